@@ -69,7 +69,9 @@ or in the cycle after (the later one wins; the second compared against the regis
 row, every input a register), and ``bk_*`` is the one or the other, with the generation
 compared on each side of that choice. So the window addressed in cycle ``c`` is the table
 as it is at the end of ``c + 1``: a pipeline that writes in the cycle after the read
-needs no snoop of its own.
+needs no snoop of its own. Both sides of every choice are outputs too (``bk_sides``), and
+the bypassed tag is compared with ``rd_tag`` before its register, so that a caller's logic
+on the window starts from the output registers rather than behind the choices.
 """
 
 from types import SimpleNamespace
@@ -93,13 +95,19 @@ GEN_WIDTH = 4
 
 
 def sides_layout(p):
-    """A bank's count and last-access stamp on both sides of the window read's bypass
-    choice (``BucketTable.bk_sides``): ``ent`` / ``meta``, the choice of the ``ent`` /
-    ``meta`` word (the bypassed word if set); ``count_raw`` / ``last_raw`` from the block
-    RAM's read, ``count_byp`` / ``last_byp`` from the bypass register."""
+    """A bank's word on both sides of the window read's bypass choices
+    (``BucketTable.bk_sides``): ``ent`` / ``meta`` / ``mark``, the choice of the ``ent`` /
+    ``meta`` / ``mark`` word (the bypassed word if set); the ``*_raw`` fields from the block
+    RAM's read, the ``*_byp`` ones from the bypass registers: the count, the last-access
+    stamp, the fresh bit, the mark, the valid bit with its generation compared
+    (``valid_*``: tracked), the raw tag, and ``tag_eq_byp``, the bypassed tag compared in
+    the cycle before with ``rd_tag`` (the tag of the request the window is read for)."""
     return data.StructLayout({
         "ent": 1, "count_raw": p.COUNT_WIDTH, "count_byp": p.COUNT_WIDTH,
+        "tag_raw": p.TAG_WIDTH, "tag_eq_byp": 1,
         "meta": 1, "last_raw": p.TS_WIDTH, "last_byp": p.TS_WIDTH,
+        "fresh_raw": 1, "fresh_byp": 1, "valid_raw": 1, "valid_byp": 1,
+        "mark": 1, "mark_raw": 1, "mark_byp": 1,
     })
 
 
@@ -162,14 +170,19 @@ class BucketTable(wiring.Component):
     bk_sc_row_hit : Out(PROBE)
         Bank ``b``'s row ``bk_row[b]`` is the row of this cycle's scrubber mark write
         (``sc_mark_row``; with ``output_register`` a register).
+    rd_tag : In(TAG_WIDTH)
+        With ``output_register``: the tag the window read in flight is compared with (the
+        tag of the request whose window is on ``bk_*`` in the next cycle), for
+        ``bk_sides.tag_eq_byp``. Unused without ``output_register``.
     bk_sides : Out(ArrayLayout(sides_layout(params), PROBE))
-        Bank ``b``'s count and last-access stamp as the two sides of the bypass choice
-        (``sides_layout``): ``bk_count[b]`` is ``count_byp`` if ``ent`` else
-        ``count_raw``, ``bk_last[b]`` is ``last_byp`` if ``meta`` else ``last_raw``; every
-        one a register with ``output_register`` (the ``*_raw`` the block RAMs' output
-        registers), so that a caller can do its arithmetic on both sides and choose
-        after it. Without ``output_register``: ``ent = meta = 0``, the raw sides the
-        outputs.
+        Bank ``b``'s word as the two sides of the bypass choices (``sides_layout``):
+        ``bk_count[b]`` / ``bk_tag[b]`` is the ``*_byp`` side if ``ent`` else the ``*_raw``
+        one, ``bk_last[b]``, ``bk_fresh[b]``, ``bk_valid[b]`` likewise by ``meta``,
+        ``bk_mark_raw[b]`` by ``mark``, and ``bk_tag[b] == rd_tag`` (of the cycle before)
+        is ``tag_eq_byp`` if ``ent``; every one a register with ``output_register`` (the
+        ``*_raw`` the block RAMs' output registers, ``valid_raw`` one LUT after them), so
+        that a caller can do its logic on both sides and choose after it. Without
+        ``output_register``: ``ent = meta = mark = 0``, the raw sides the outputs.
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -287,6 +300,7 @@ class BucketTable(wiring.Component):
             "bk_mark_raw": Out(p.PROBE),
             "bk_row": Out(data.ArrayLayout(range(self.rows), p.PROBE)),
             "bk_sc_row_hit": Out(p.PROBE),
+            "rd_tag": In(p.TAG_WIDTH),
             "bk_sides": Out(data.ArrayLayout(sides_layout(p), p.PROBE)),
             "sc_mark_en": Out(p.PROBE),
             "sc_mark_row": Out(range(self.rows)),
@@ -577,8 +591,12 @@ class BucketTable(wiring.Component):
                 row_qq = Signal(range(rows), name=f"rd_row_qq{b}")
                 sc_hit = Signal(name=f"rd_sc_row_hit{b}")
                 m.d.sync += [row_qq.eq(row_q), sc_hit.eq(row_q == sc_row_qq)]
-                e_alt, e_alt_data, e_raw = bypass_registered(ent_r, ent_w, ent_layout,
-                                                             ent_hit, row_q, f"ent{b}")
+                # (the bypassed tag compared here, a cycle ahead, with the tag of the
+                # request the window is read for: only the raw word's comparison is
+                # behind the block RAM's output register)
+                e_alt, e_alt_data, e_raw, e_alt_tag_eq = bypass_registered(
+                    ent_r, ent_w, ent_layout, ent_hit, row_q, f"ent{b}",
+                    lambda word: word.tag == self.rd_tag)
                 def tracked(word):
                     return word.valid & (word.gen == self.generation)
                 t_alt, t_alt_data, t_raw, alt_tracked = bypass_registered(
@@ -606,6 +624,15 @@ class BucketTable(wiring.Component):
                     self.bk_sides[b].count_raw.eq(e_raw.count),
                     self.bk_sides[b].last_byp.eq(t_alt_data.last),
                     self.bk_sides[b].last_raw.eq(t_raw.last),
+                    self.bk_sides[b].tag_raw.eq(e_raw.tag),
+                    self.bk_sides[b].tag_eq_byp.eq(e_alt_tag_eq),
+                    self.bk_sides[b].fresh_byp.eq(t_alt_data.fresh),
+                    self.bk_sides[b].fresh_raw.eq(t_raw.fresh),
+                    self.bk_sides[b].valid_byp.eq(alt_tracked),
+                    self.bk_sides[b].valid_raw.eq(tracked(t_raw)),
+                    self.bk_sides[b].mark.eq(k_alt),
+                    self.bk_sides[b].mark_byp.eq(k_alt_data),
+                    self.bk_sides[b].mark_raw.eq(k_raw),
                 ]
                 continue
             # The reads as a transparent port would return them (see bypass()).
@@ -633,6 +660,10 @@ class BucketTable(wiring.Component):
                 self.bk_sc_row_hit[b].eq(row_q == sc_row_qqq),
                 self.bk_sides[b].count_raw.eq(ent_rd.count),
                 self.bk_sides[b].last_raw.eq(meta_rd.last),
+                self.bk_sides[b].tag_raw.eq(ent_rd.tag),
+                self.bk_sides[b].fresh_raw.eq(meta_rd.fresh),
+                self.bk_sides[b].valid_raw.eq(self.bk_valid[b]),
+                self.bk_sides[b].mark_raw.eq(mark_rd),
             ]
 
         m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]

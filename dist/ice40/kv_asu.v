@@ -306,7 +306,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   reg \$25 ;
   reg \$26 ;
   wire [41:0] \$27 ;
-  wire [307:0] \$28 ;
+  wire [435:0] \$28 ;
   wire [27:0] \$29 ;
   reg [34:0] \$3 ;
   reg [34:0] \$4 ;
@@ -323,91 +323,163 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \ahead.valid ;
   wire [6:0] ahead_start;
   wire [31:0] bk_count;
-  wire [31:0] \bk_count$91 ;
+  wire [31:0] \bk_count$93 ;
   wire [3:0] bk_fresh;
-  wire [3:0] \bk_fresh$97 ;
+  wire [3:0] \bk_fresh$99 ;
   wire [23:0] bk_last;
-  wire [23:0] \bk_last$93 ;
+  wire [23:0] \bk_last$95 ;
   wire [3:0] bk_mark_raw;
-  wire [3:0] \bk_mark_raw$99 ;
+  wire [3:0] \bk_mark_raw$101 ;
   wire [19:0] bk_row;
-  wire [19:0] \bk_row$101 ;
+  wire [19:0] \bk_row$103 ;
   wire [3:0] bk_sc_row_hit;
-  wire [3:0] \bk_sc_row_hit$103 ;
-  wire [119:0] bk_sides;
-  wire [119:0] \bk_sides$105 ;
-  wire [7:0] \bk_sides$105[0].count_byp ;
-  wire [7:0] \bk_sides$105[0].count_raw ;
-  wire \bk_sides$105[0].ent ;
-  wire [5:0] \bk_sides$105[0].last_byp ;
-  wire [5:0] \bk_sides$105[0].last_raw ;
-  wire \bk_sides$105[0].meta ;
-  wire [7:0] \bk_sides$105[1].count_byp ;
-  wire [7:0] \bk_sides$105[1].count_raw ;
-  wire \bk_sides$105[1].ent ;
-  wire [5:0] \bk_sides$105[1].last_byp ;
-  wire [5:0] \bk_sides$105[1].last_raw ;
-  wire \bk_sides$105[1].meta ;
-  wire [7:0] \bk_sides$105[2].count_byp ;
-  wire [7:0] \bk_sides$105[2].count_raw ;
-  wire \bk_sides$105[2].ent ;
-  wire [5:0] \bk_sides$105[2].last_byp ;
-  wire [5:0] \bk_sides$105[2].last_raw ;
-  wire \bk_sides$105[2].meta ;
-  wire [7:0] \bk_sides$105[3].count_byp ;
-  wire [7:0] \bk_sides$105[3].count_raw ;
-  wire \bk_sides$105[3].ent ;
-  wire [5:0] \bk_sides$105[3].last_byp ;
-  wire [5:0] \bk_sides$105[3].last_raw ;
-  wire \bk_sides$105[3].meta ;
+  wire [3:0] \bk_sc_row_hit$105 ;
+  wire [247:0] bk_sides;
+  wire [247:0] \bk_sides$107 ;
+  wire [7:0] \bk_sides$107[0].count_byp ;
+  wire [7:0] \bk_sides$107[0].count_raw ;
+  wire \bk_sides$107[0].ent ;
+  wire \bk_sides$107[0].fresh_byp ;
+  wire \bk_sides$107[0].fresh_raw ;
+  wire [5:0] \bk_sides$107[0].last_byp ;
+  wire [5:0] \bk_sides$107[0].last_raw ;
+  wire \bk_sides$107[0].mark ;
+  wire \bk_sides$107[0].mark_byp ;
+  wire \bk_sides$107[0].mark_raw ;
+  wire \bk_sides$107[0].meta ;
+  wire \bk_sides$107[0].tag_eq_byp ;
+  wire [23:0] \bk_sides$107[0].tag_raw ;
+  wire \bk_sides$107[0].valid_byp ;
+  wire \bk_sides$107[0].valid_raw ;
+  wire [7:0] \bk_sides$107[1].count_byp ;
+  wire [7:0] \bk_sides$107[1].count_raw ;
+  wire \bk_sides$107[1].ent ;
+  wire \bk_sides$107[1].fresh_byp ;
+  wire \bk_sides$107[1].fresh_raw ;
+  wire [5:0] \bk_sides$107[1].last_byp ;
+  wire [5:0] \bk_sides$107[1].last_raw ;
+  wire \bk_sides$107[1].mark ;
+  wire \bk_sides$107[1].mark_byp ;
+  wire \bk_sides$107[1].mark_raw ;
+  wire \bk_sides$107[1].meta ;
+  wire \bk_sides$107[1].tag_eq_byp ;
+  wire [23:0] \bk_sides$107[1].tag_raw ;
+  wire \bk_sides$107[1].valid_byp ;
+  wire \bk_sides$107[1].valid_raw ;
+  wire [7:0] \bk_sides$107[2].count_byp ;
+  wire [7:0] \bk_sides$107[2].count_raw ;
+  wire \bk_sides$107[2].ent ;
+  wire \bk_sides$107[2].fresh_byp ;
+  wire \bk_sides$107[2].fresh_raw ;
+  wire [5:0] \bk_sides$107[2].last_byp ;
+  wire [5:0] \bk_sides$107[2].last_raw ;
+  wire \bk_sides$107[2].mark ;
+  wire \bk_sides$107[2].mark_byp ;
+  wire \bk_sides$107[2].mark_raw ;
+  wire \bk_sides$107[2].meta ;
+  wire \bk_sides$107[2].tag_eq_byp ;
+  wire [23:0] \bk_sides$107[2].tag_raw ;
+  wire \bk_sides$107[2].valid_byp ;
+  wire \bk_sides$107[2].valid_raw ;
+  wire [7:0] \bk_sides$107[3].count_byp ;
+  wire [7:0] \bk_sides$107[3].count_raw ;
+  wire \bk_sides$107[3].ent ;
+  wire \bk_sides$107[3].fresh_byp ;
+  wire \bk_sides$107[3].fresh_raw ;
+  wire [5:0] \bk_sides$107[3].last_byp ;
+  wire [5:0] \bk_sides$107[3].last_raw ;
+  wire \bk_sides$107[3].mark ;
+  wire \bk_sides$107[3].mark_byp ;
+  wire \bk_sides$107[3].mark_raw ;
+  wire \bk_sides$107[3].meta ;
+  wire \bk_sides$107[3].tag_eq_byp ;
+  wire [23:0] \bk_sides$107[3].tag_raw ;
+  wire \bk_sides$107[3].valid_byp ;
+  wire \bk_sides$107[3].valid_raw ;
   wire [7:0] \bk_sides[0].count_byp ;
   wire [7:0] \bk_sides[0].count_raw ;
   wire \bk_sides[0].ent ;
+  wire \bk_sides[0].fresh_byp ;
+  wire \bk_sides[0].fresh_raw ;
   wire [5:0] \bk_sides[0].last_byp ;
   wire [5:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].mark ;
+  wire \bk_sides[0].mark_byp ;
+  wire \bk_sides[0].mark_raw ;
   wire \bk_sides[0].meta ;
+  wire \bk_sides[0].tag_eq_byp ;
+  wire [23:0] \bk_sides[0].tag_raw ;
+  wire \bk_sides[0].valid_byp ;
+  wire \bk_sides[0].valid_raw ;
   wire [7:0] \bk_sides[1].count_byp ;
   wire [7:0] \bk_sides[1].count_raw ;
   wire \bk_sides[1].ent ;
+  wire \bk_sides[1].fresh_byp ;
+  wire \bk_sides[1].fresh_raw ;
   wire [5:0] \bk_sides[1].last_byp ;
   wire [5:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].mark ;
+  wire \bk_sides[1].mark_byp ;
+  wire \bk_sides[1].mark_raw ;
   wire \bk_sides[1].meta ;
+  wire \bk_sides[1].tag_eq_byp ;
+  wire [23:0] \bk_sides[1].tag_raw ;
+  wire \bk_sides[1].valid_byp ;
+  wire \bk_sides[1].valid_raw ;
   wire [7:0] \bk_sides[2].count_byp ;
   wire [7:0] \bk_sides[2].count_raw ;
   wire \bk_sides[2].ent ;
+  wire \bk_sides[2].fresh_byp ;
+  wire \bk_sides[2].fresh_raw ;
   wire [5:0] \bk_sides[2].last_byp ;
   wire [5:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].mark ;
+  wire \bk_sides[2].mark_byp ;
+  wire \bk_sides[2].mark_raw ;
   wire \bk_sides[2].meta ;
+  wire \bk_sides[2].tag_eq_byp ;
+  wire [23:0] \bk_sides[2].tag_raw ;
+  wire \bk_sides[2].valid_byp ;
+  wire \bk_sides[2].valid_raw ;
   wire [7:0] \bk_sides[3].count_byp ;
   wire [7:0] \bk_sides[3].count_raw ;
   wire \bk_sides[3].ent ;
+  wire \bk_sides[3].fresh_byp ;
+  wire \bk_sides[3].fresh_raw ;
   wire [5:0] \bk_sides[3].last_byp ;
   wire [5:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].mark ;
+  wire \bk_sides[3].mark_byp ;
+  wire \bk_sides[3].mark_raw ;
   wire \bk_sides[3].meta ;
+  wire \bk_sides[3].tag_eq_byp ;
+  wire [23:0] \bk_sides[3].tag_raw ;
+  wire \bk_sides[3].valid_byp ;
+  wire \bk_sides[3].valid_raw ;
   wire [95:0] bk_tag;
-  wire [95:0] \bk_tag$89 ;
+  wire [95:0] \bk_tag$91 ;
   wire [3:0] bk_valid;
-  wire [3:0] \bk_valid$95 ;
+  wire [3:0] \bk_valid$97 ;
   wire busy;
   wire \busy$74 ;
   wire \busy$75 ;
   wire \busy$76 ;
   input [62:0] cfg;
   wire [62:0] cfg;
-  wire [62:0] \cfg$108 ;
-  wire [7:0] \cfg$108.c2 ;
-  wire [7:0] \cfg$108.c3 ;
-  wire [31:0] \cfg$108.hash_seed ;
-  wire [4:0] \cfg$108.w1 ;
-  wire [4:0] \cfg$108.w2 ;
-  wire [4:0] \cfg$108.w3 ;
-  wire [62:0] \cfg$122 ;
-  wire [7:0] \cfg$122.c2 ;
-  wire [7:0] \cfg$122.c3 ;
-  wire [31:0] \cfg$122.hash_seed ;
-  wire [4:0] \cfg$122.w1 ;
-  wire [4:0] \cfg$122.w2 ;
-  wire [4:0] \cfg$122.w3 ;
+  wire [62:0] \cfg$110 ;
+  wire [7:0] \cfg$110.c2 ;
+  wire [7:0] \cfg$110.c3 ;
+  wire [31:0] \cfg$110.hash_seed ;
+  wire [4:0] \cfg$110.w1 ;
+  wire [4:0] \cfg$110.w2 ;
+  wire [4:0] \cfg$110.w3 ;
+  wire [62:0] \cfg$124 ;
+  wire [7:0] \cfg$124.c2 ;
+  wire [7:0] \cfg$124.c3 ;
+  wire [31:0] \cfg$124.hash_seed ;
+  wire [4:0] \cfg$124.w1 ;
+  wire [4:0] \cfg$124.w2 ;
+  wire [4:0] \cfg$124.w3 ;
   wire [62:0] \cfg$82 ;
   wire [7:0] \cfg$82.c2 ;
   wire [7:0] \cfg$82.c3 ;
@@ -433,37 +505,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$142 ;
+  wire [63:0] \cycle$145 ;
   wire [63:0] \cycle$45 ;
   wire [213:0] decision;
-  wire [213:0] \decision$121 ;
-  wire \decision$121.any_free ;
-  wire [7:0] \decision$121.cnt_after ;
-  wire [7:0] \decision$121.cnt_after_inc ;
-  wire \decision$121.free_mark ;
-  wire [6:0] \decision$121.free_slot ;
-  wire [5:0] \decision$121.hit_age ;
-  wire [7:0] \decision$121.hit_cnt ;
-  wire \decision$121.hit_mark ;
-  wire [6:0] \decision$121.hit_slot ;
-  wire \decision$121.inv ;
-  wire [95:0] \decision$121.lane_tag ;
-  wire [1:0] \decision$121.min_tlevel ;
-  wire [1:0] \decision$121.op ;
-  wire \decision$121.present ;
-  wire [5:0] \decision$121.t ;
-  wire [23:0] \decision$121.tag ;
-  wire [6:0] \decision$121.tail_slot ;
-  wire \decision$121.take ;
-  wire \decision$121.valid ;
-  wire [3:0] \decision$121.vict_lane ;
-  wire \decision$121.vict_mark ;
-  wire [6:0] \decision$121.vict_slot ;
-  wire \decision$121.vict_t0 ;
-  wire \decision$121.wr ;
-  wire [3:0] \decision$121.wr_lane ;
-  wire \decision$121.wr_mark ;
-  wire [6:0] \decision$121.wr_slot ;
+  wire [213:0] \decision$123 ;
+  wire \decision$123.any_free ;
+  wire [7:0] \decision$123.cnt_after ;
+  wire [7:0] \decision$123.cnt_after_inc ;
+  wire \decision$123.free_mark ;
+  wire [6:0] \decision$123.free_slot ;
+  wire [5:0] \decision$123.hit_age ;
+  wire [7:0] \decision$123.hit_cnt ;
+  wire \decision$123.hit_mark ;
+  wire [6:0] \decision$123.hit_slot ;
+  wire \decision$123.inv ;
+  wire [95:0] \decision$123.lane_tag ;
+  wire [1:0] \decision$123.min_tlevel ;
+  wire [1:0] \decision$123.op ;
+  wire \decision$123.present ;
+  wire [5:0] \decision$123.t ;
+  wire [23:0] \decision$123.tag ;
+  wire [6:0] \decision$123.tail_slot ;
+  wire \decision$123.take ;
+  wire \decision$123.valid ;
+  wire [3:0] \decision$123.vict_lane ;
+  wire \decision$123.vict_mark ;
+  wire [6:0] \decision$123.vict_slot ;
+  wire \decision$123.vict_t0 ;
+  wire \decision$123.wr ;
+  wire [3:0] \decision$123.wr_lane ;
+  wire \decision$123.wr_mark ;
+  wire [6:0] \decision$123.wr_slot ;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -509,10 +581,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   input enable;
   wire enable;
   wire \enable$37 ;
+  wire [6:0] evict_slot;
   input flush;
   wire flush;
-  wire \flush$123 ;
-  wire \flush$138 ;
+  wire \flush$125 ;
+  wire \flush$141 ;
   wire \flush$43 ;
   output flushing;
   wire flushing;
@@ -561,67 +634,67 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [6:0] inv_slot;
   wire [63:0] key;
   wire [369:0] lanes;
-  wire [369:0] \lanes$115 ;
-  wire [5:0] \lanes$115.age_ahead ;
-  wire \lanes$115.ahead_beyond_w1 ;
-  wire [3:0] \lanes$115.ahead_in_window ;
-  wire [15:0] \lanes$115.ahead_lane ;
-  wire [3:0] \lanes$115.ahead_older ;
-  wire [3:0] \lanes$115.beyond_w1 ;
-  wire [3:0] \lanes$115.forward_older ;
-  wire [3:0] \lanes$115.forwarded ;
-  wire [259:0] \lanes$115.lane ;
-  wire [5:0] \lanes$115.lane[0].age ;
-  wire [7:0] \lanes$115.lane[0].count ;
-  wire [7:0] \lanes$115.lane[0].count_inc ;
-  wire [7:0] \lanes$115.lane[0].count_inc2 ;
-  wire \lanes$115.lane[0].mark ;
-  wire \lanes$115.lane[0].match ;
-  wire \lanes$115.lane[0].sc_row_hit ;
-  wire [6:0] \lanes$115.lane[0].slot ;
-  wire [23:0] \lanes$115.lane[0].tag ;
-  wire \lanes$115.lane[0].valid ;
-  wire [5:0] \lanes$115.lane[1].age ;
-  wire [7:0] \lanes$115.lane[1].count ;
-  wire [7:0] \lanes$115.lane[1].count_inc ;
-  wire [7:0] \lanes$115.lane[1].count_inc2 ;
-  wire \lanes$115.lane[1].mark ;
-  wire \lanes$115.lane[1].match ;
-  wire \lanes$115.lane[1].sc_row_hit ;
-  wire [6:0] \lanes$115.lane[1].slot ;
-  wire [23:0] \lanes$115.lane[1].tag ;
-  wire \lanes$115.lane[1].valid ;
-  wire [5:0] \lanes$115.lane[2].age ;
-  wire [7:0] \lanes$115.lane[2].count ;
-  wire [7:0] \lanes$115.lane[2].count_inc ;
-  wire [7:0] \lanes$115.lane[2].count_inc2 ;
-  wire \lanes$115.lane[2].mark ;
-  wire \lanes$115.lane[2].match ;
-  wire \lanes$115.lane[2].sc_row_hit ;
-  wire [6:0] \lanes$115.lane[2].slot ;
-  wire [23:0] \lanes$115.lane[2].tag ;
-  wire \lanes$115.lane[2].valid ;
-  wire [5:0] \lanes$115.lane[3].age ;
-  wire [7:0] \lanes$115.lane[3].count ;
-  wire [7:0] \lanes$115.lane[3].count_inc ;
-  wire [7:0] \lanes$115.lane[3].count_inc2 ;
-  wire \lanes$115.lane[3].mark ;
-  wire \lanes$115.lane[3].match ;
-  wire \lanes$115.lane[3].sc_row_hit ;
-  wire [6:0] \lanes$115.lane[3].slot ;
-  wire [23:0] \lanes$115.lane[3].tag ;
-  wire \lanes$115.lane[3].valid ;
-  wire [15:0] \lanes$115.older ;
-  wire [3:0] \lanes$115.older_ahead ;
-  wire [3:0] \lanes$115.older_forward ;
-  wire [34:0] \lanes$115.request ;
-  wire [1:0] \lanes$115.request.min_tlevel ;
-  wire [1:0] \lanes$115.request.op ;
-  wire [5:0] \lanes$115.request.t ;
-  wire [23:0] \lanes$115.request.tag ;
-  wire \lanes$115.request.valid ;
-  wire \lanes$115.same_line_ahead ;
-  wire [6:0] \lanes$115.start ;
+  wire [369:0] \lanes$117 ;
+  wire [5:0] \lanes$117.age_ahead ;
+  wire \lanes$117.ahead_beyond_w1 ;
+  wire [3:0] \lanes$117.ahead_in_window ;
+  wire [15:0] \lanes$117.ahead_lane ;
+  wire [3:0] \lanes$117.ahead_older ;
+  wire [3:0] \lanes$117.beyond_w1 ;
+  wire [3:0] \lanes$117.forward_older ;
+  wire [3:0] \lanes$117.forwarded ;
+  wire [259:0] \lanes$117.lane ;
+  wire [5:0] \lanes$117.lane[0].age ;
+  wire [7:0] \lanes$117.lane[0].count ;
+  wire [7:0] \lanes$117.lane[0].count_inc ;
+  wire [7:0] \lanes$117.lane[0].count_inc2 ;
+  wire \lanes$117.lane[0].mark ;
+  wire \lanes$117.lane[0].match ;
+  wire \lanes$117.lane[0].sc_row_hit ;
+  wire [6:0] \lanes$117.lane[0].slot ;
+  wire [23:0] \lanes$117.lane[0].tag ;
+  wire \lanes$117.lane[0].valid ;
+  wire [5:0] \lanes$117.lane[1].age ;
+  wire [7:0] \lanes$117.lane[1].count ;
+  wire [7:0] \lanes$117.lane[1].count_inc ;
+  wire [7:0] \lanes$117.lane[1].count_inc2 ;
+  wire \lanes$117.lane[1].mark ;
+  wire \lanes$117.lane[1].match ;
+  wire \lanes$117.lane[1].sc_row_hit ;
+  wire [6:0] \lanes$117.lane[1].slot ;
+  wire [23:0] \lanes$117.lane[1].tag ;
+  wire \lanes$117.lane[1].valid ;
+  wire [5:0] \lanes$117.lane[2].age ;
+  wire [7:0] \lanes$117.lane[2].count ;
+  wire [7:0] \lanes$117.lane[2].count_inc ;
+  wire [7:0] \lanes$117.lane[2].count_inc2 ;
+  wire \lanes$117.lane[2].mark ;
+  wire \lanes$117.lane[2].match ;
+  wire \lanes$117.lane[2].sc_row_hit ;
+  wire [6:0] \lanes$117.lane[2].slot ;
+  wire [23:0] \lanes$117.lane[2].tag ;
+  wire \lanes$117.lane[2].valid ;
+  wire [5:0] \lanes$117.lane[3].age ;
+  wire [7:0] \lanes$117.lane[3].count ;
+  wire [7:0] \lanes$117.lane[3].count_inc ;
+  wire [7:0] \lanes$117.lane[3].count_inc2 ;
+  wire \lanes$117.lane[3].mark ;
+  wire \lanes$117.lane[3].match ;
+  wire \lanes$117.lane[3].sc_row_hit ;
+  wire [6:0] \lanes$117.lane[3].slot ;
+  wire [23:0] \lanes$117.lane[3].tag ;
+  wire \lanes$117.lane[3].valid ;
+  wire [15:0] \lanes$117.older ;
+  wire [3:0] \lanes$117.older_ahead ;
+  wire [3:0] \lanes$117.older_forward ;
+  wire [34:0] \lanes$117.request ;
+  wire [1:0] \lanes$117.request.min_tlevel ;
+  wire [1:0] \lanes$117.request.op ;
+  wire [5:0] \lanes$117.request.t ;
+  wire [23:0] \lanes$117.request.tag ;
+  wire \lanes$117.request.valid ;
+  wire \lanes$117.same_line_ahead ;
+  wire [6:0] \lanes$117.start ;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
@@ -690,19 +763,29 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   (* enum_value_11 = "POP" *)
   wire [1:0] lru_cmd;
   wire [6:0] lru_slot;
+  wire [41:0] m;
+  wire [34:0] \m.request ;
+  wire [1:0] \m.request.min_tlevel ;
+  wire [1:0] \m.request.op ;
+  wire [5:0] \m.request.t ;
+  wire [23:0] \m.request.tag ;
+  wire \m.request.valid ;
+  wire [6:0] \m.start ;
   input nonblocking;
   wire nonblocking;
   wire \nonblocking$41 ;
   output [7:0] occupancy;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$135 ;
+  wire [7:0] \occupancy$138 ;
   wire pop;
+  wire pop_now;
   wire [48:0] r_data;
   wire r_en;
   output r_rdy;
   wire r_rdy;
   wire [6:0] rd_slot;
   wire [6:0] \rd_slot$87 ;
+  wire [23:0] rd_tag;
   input [35:0] req__payload;
   wire [35:0] req__payload;
   wire [35:0] \req__payload$31 ;
@@ -827,121 +910,165 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [23:0] \s9.tag ;
   wire \s9.valid ;
   wire [23:0] sc_last;
-  wire [23:0] \sc_last$146 ;
+  wire [23:0] \sc_last$149 ;
   wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$110 ;
-  wire [3:0] \sc_mark_intent$118 ;
+  wire [3:0] \sc_mark_intent$112 ;
+  wire [3:0] \sc_mark_intent$120 ;
   wire [4:0] sc_mark_row_next;
-  wire [4:0] \sc_mark_row_next$114 ;
+  wire [4:0] \sc_mark_row_next$116 ;
   wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$112 ;
-  wire [3:0] \sc_mark_value$119 ;
+  wire [3:0] \sc_mark_value$114 ;
+  wire [3:0] \sc_mark_value$121 ;
   wire [4:0] sc_row;
-  wire [4:0] \sc_row$144 ;
+  wire [4:0] \sc_row$147 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$150 ;
+  wire [3:0] \sc_set$153 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$148 ;
+  wire [3:0] \sc_valid$151 ;
   wire [31:0] seed;
   wire [6:0] slot;
   output [13:0] stat_inc;
   wire [13:0] stat_inc;
-  wire [13:0] \stat_inc$140 ;
+  wire [13:0] \stat_inc$143 ;
   wire [4:0] sweep_row;
   wire [6:0] tail;
-  wire [6:0] \tail$81 ;
   wire [48:0] w_data;
   wire w_en;
-  wire [422:0] window;
-  wire [422:0] \window$107 ;
-  wire [307:0] \window$107.bank ;
-  wire [7:0] \window$107.bank[0].count ;
-  wire \window$107.bank[0].fresh ;
-  wire [5:0] \window$107.bank[0].last ;
-  wire \window$107.bank[0].mark ;
-  wire [4:0] \window$107.bank[0].row ;
-  wire \window$107.bank[0].sc_row_hit ;
-  wire [29:0] \window$107.bank[0].sides ;
-  wire [7:0] \window$107.bank[0].sides.count_byp ;
-  wire [7:0] \window$107.bank[0].sides.count_raw ;
-  wire \window$107.bank[0].sides.ent ;
-  wire [5:0] \window$107.bank[0].sides.last_byp ;
-  wire [5:0] \window$107.bank[0].sides.last_raw ;
-  wire \window$107.bank[0].sides.meta ;
-  wire [23:0] \window$107.bank[0].tag ;
-  wire \window$107.bank[0].valid ;
-  wire [7:0] \window$107.bank[1].count ;
-  wire \window$107.bank[1].fresh ;
-  wire [5:0] \window$107.bank[1].last ;
-  wire \window$107.bank[1].mark ;
-  wire [4:0] \window$107.bank[1].row ;
-  wire \window$107.bank[1].sc_row_hit ;
-  wire [29:0] \window$107.bank[1].sides ;
-  wire [7:0] \window$107.bank[1].sides.count_byp ;
-  wire [7:0] \window$107.bank[1].sides.count_raw ;
-  wire \window$107.bank[1].sides.ent ;
-  wire [5:0] \window$107.bank[1].sides.last_byp ;
-  wire [5:0] \window$107.bank[1].sides.last_raw ;
-  wire \window$107.bank[1].sides.meta ;
-  wire [23:0] \window$107.bank[1].tag ;
-  wire \window$107.bank[1].valid ;
-  wire [7:0] \window$107.bank[2].count ;
-  wire \window$107.bank[2].fresh ;
-  wire [5:0] \window$107.bank[2].last ;
-  wire \window$107.bank[2].mark ;
-  wire [4:0] \window$107.bank[2].row ;
-  wire \window$107.bank[2].sc_row_hit ;
-  wire [29:0] \window$107.bank[2].sides ;
-  wire [7:0] \window$107.bank[2].sides.count_byp ;
-  wire [7:0] \window$107.bank[2].sides.count_raw ;
-  wire \window$107.bank[2].sides.ent ;
-  wire [5:0] \window$107.bank[2].sides.last_byp ;
-  wire [5:0] \window$107.bank[2].sides.last_raw ;
-  wire \window$107.bank[2].sides.meta ;
-  wire [23:0] \window$107.bank[2].tag ;
-  wire \window$107.bank[2].valid ;
-  wire [7:0] \window$107.bank[3].count ;
-  wire \window$107.bank[3].fresh ;
-  wire [5:0] \window$107.bank[3].last ;
-  wire \window$107.bank[3].mark ;
-  wire [4:0] \window$107.bank[3].row ;
-  wire \window$107.bank[3].sc_row_hit ;
-  wire [29:0] \window$107.bank[3].sides ;
-  wire [7:0] \window$107.bank[3].sides.count_byp ;
-  wire [7:0] \window$107.bank[3].sides.count_raw ;
-  wire \window$107.bank[3].sides.ent ;
-  wire [5:0] \window$107.bank[3].sides.last_byp ;
-  wire [5:0] \window$107.bank[3].sides.last_raw ;
-  wire \window$107.bank[3].sides.meta ;
-  wire [23:0] \window$107.bank[3].tag ;
-  wire \window$107.bank[3].valid ;
-  wire [5:0] \window$107.forward_age ;
-  wire [27:0] \window$107.lane_slot ;
-  wire [15:0] \window$107.overlap ;
-  wire [15:0] \window$107.overlap_next ;
-  wire [34:0] \window$107.request ;
-  wire [1:0] \window$107.request.min_tlevel ;
-  wire [1:0] \window$107.request.op ;
-  wire [5:0] \window$107.request.t ;
-  wire [23:0] \window$107.request.tag ;
-  wire \window$107.request.valid ;
-  wire \window$107.same_line ;
-  wire [6:0] \window$107.start ;
-  wire [5:0] \window$107.t_w1 ;
-  wire [307:0] \window.bank ;
+  wire [550:0] window;
+  wire [550:0] \window$109 ;
+  wire [435:0] \window$109.bank ;
+  wire [7:0] \window$109.bank[0].count ;
+  wire \window$109.bank[0].fresh ;
+  wire [5:0] \window$109.bank[0].last ;
+  wire \window$109.bank[0].mark ;
+  wire [4:0] \window$109.bank[0].row ;
+  wire \window$109.bank[0].sc_row_hit ;
+  wire [61:0] \window$109.bank[0].sides ;
+  wire [7:0] \window$109.bank[0].sides.count_byp ;
+  wire [7:0] \window$109.bank[0].sides.count_raw ;
+  wire \window$109.bank[0].sides.ent ;
+  wire \window$109.bank[0].sides.fresh_byp ;
+  wire \window$109.bank[0].sides.fresh_raw ;
+  wire [5:0] \window$109.bank[0].sides.last_byp ;
+  wire [5:0] \window$109.bank[0].sides.last_raw ;
+  wire \window$109.bank[0].sides.mark ;
+  wire \window$109.bank[0].sides.mark_byp ;
+  wire \window$109.bank[0].sides.mark_raw ;
+  wire \window$109.bank[0].sides.meta ;
+  wire \window$109.bank[0].sides.tag_eq_byp ;
+  wire [23:0] \window$109.bank[0].sides.tag_raw ;
+  wire \window$109.bank[0].sides.valid_byp ;
+  wire \window$109.bank[0].sides.valid_raw ;
+  wire [23:0] \window$109.bank[0].tag ;
+  wire \window$109.bank[0].valid ;
+  wire [7:0] \window$109.bank[1].count ;
+  wire \window$109.bank[1].fresh ;
+  wire [5:0] \window$109.bank[1].last ;
+  wire \window$109.bank[1].mark ;
+  wire [4:0] \window$109.bank[1].row ;
+  wire \window$109.bank[1].sc_row_hit ;
+  wire [61:0] \window$109.bank[1].sides ;
+  wire [7:0] \window$109.bank[1].sides.count_byp ;
+  wire [7:0] \window$109.bank[1].sides.count_raw ;
+  wire \window$109.bank[1].sides.ent ;
+  wire \window$109.bank[1].sides.fresh_byp ;
+  wire \window$109.bank[1].sides.fresh_raw ;
+  wire [5:0] \window$109.bank[1].sides.last_byp ;
+  wire [5:0] \window$109.bank[1].sides.last_raw ;
+  wire \window$109.bank[1].sides.mark ;
+  wire \window$109.bank[1].sides.mark_byp ;
+  wire \window$109.bank[1].sides.mark_raw ;
+  wire \window$109.bank[1].sides.meta ;
+  wire \window$109.bank[1].sides.tag_eq_byp ;
+  wire [23:0] \window$109.bank[1].sides.tag_raw ;
+  wire \window$109.bank[1].sides.valid_byp ;
+  wire \window$109.bank[1].sides.valid_raw ;
+  wire [23:0] \window$109.bank[1].tag ;
+  wire \window$109.bank[1].valid ;
+  wire [7:0] \window$109.bank[2].count ;
+  wire \window$109.bank[2].fresh ;
+  wire [5:0] \window$109.bank[2].last ;
+  wire \window$109.bank[2].mark ;
+  wire [4:0] \window$109.bank[2].row ;
+  wire \window$109.bank[2].sc_row_hit ;
+  wire [61:0] \window$109.bank[2].sides ;
+  wire [7:0] \window$109.bank[2].sides.count_byp ;
+  wire [7:0] \window$109.bank[2].sides.count_raw ;
+  wire \window$109.bank[2].sides.ent ;
+  wire \window$109.bank[2].sides.fresh_byp ;
+  wire \window$109.bank[2].sides.fresh_raw ;
+  wire [5:0] \window$109.bank[2].sides.last_byp ;
+  wire [5:0] \window$109.bank[2].sides.last_raw ;
+  wire \window$109.bank[2].sides.mark ;
+  wire \window$109.bank[2].sides.mark_byp ;
+  wire \window$109.bank[2].sides.mark_raw ;
+  wire \window$109.bank[2].sides.meta ;
+  wire \window$109.bank[2].sides.tag_eq_byp ;
+  wire [23:0] \window$109.bank[2].sides.tag_raw ;
+  wire \window$109.bank[2].sides.valid_byp ;
+  wire \window$109.bank[2].sides.valid_raw ;
+  wire [23:0] \window$109.bank[2].tag ;
+  wire \window$109.bank[2].valid ;
+  wire [7:0] \window$109.bank[3].count ;
+  wire \window$109.bank[3].fresh ;
+  wire [5:0] \window$109.bank[3].last ;
+  wire \window$109.bank[3].mark ;
+  wire [4:0] \window$109.bank[3].row ;
+  wire \window$109.bank[3].sc_row_hit ;
+  wire [61:0] \window$109.bank[3].sides ;
+  wire [7:0] \window$109.bank[3].sides.count_byp ;
+  wire [7:0] \window$109.bank[3].sides.count_raw ;
+  wire \window$109.bank[3].sides.ent ;
+  wire \window$109.bank[3].sides.fresh_byp ;
+  wire \window$109.bank[3].sides.fresh_raw ;
+  wire [5:0] \window$109.bank[3].sides.last_byp ;
+  wire [5:0] \window$109.bank[3].sides.last_raw ;
+  wire \window$109.bank[3].sides.mark ;
+  wire \window$109.bank[3].sides.mark_byp ;
+  wire \window$109.bank[3].sides.mark_raw ;
+  wire \window$109.bank[3].sides.meta ;
+  wire \window$109.bank[3].sides.tag_eq_byp ;
+  wire [23:0] \window$109.bank[3].sides.tag_raw ;
+  wire \window$109.bank[3].sides.valid_byp ;
+  wire \window$109.bank[3].sides.valid_raw ;
+  wire [23:0] \window$109.bank[3].tag ;
+  wire \window$109.bank[3].valid ;
+  wire [5:0] \window$109.forward_age ;
+  wire [27:0] \window$109.lane_slot ;
+  wire [15:0] \window$109.overlap ;
+  wire [15:0] \window$109.overlap_next ;
+  wire [34:0] \window$109.request ;
+  wire [1:0] \window$109.request.min_tlevel ;
+  wire [1:0] \window$109.request.op ;
+  wire [5:0] \window$109.request.t ;
+  wire [23:0] \window$109.request.tag ;
+  wire \window$109.request.valid ;
+  wire \window$109.same_line ;
+  wire [6:0] \window$109.start ;
+  wire [5:0] \window$109.t_w1 ;
+  wire [435:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [4:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
-  wire [29:0] \window.bank[0].sides ;
+  wire [61:0] \window.bank[0].sides ;
   wire [7:0] \window.bank[0].sides.count_byp ;
   wire [7:0] \window.bank[0].sides.count_raw ;
   wire \window.bank[0].sides.ent ;
+  wire \window.bank[0].sides.fresh_byp ;
+  wire \window.bank[0].sides.fresh_raw ;
   wire [5:0] \window.bank[0].sides.last_byp ;
   wire [5:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.mark ;
+  wire \window.bank[0].sides.mark_byp ;
+  wire \window.bank[0].sides.mark_raw ;
   wire \window.bank[0].sides.meta ;
+  wire \window.bank[0].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[0].sides.tag_raw ;
+  wire \window.bank[0].sides.valid_byp ;
+  wire \window.bank[0].sides.valid_raw ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [7:0] \window.bank[1].count ;
@@ -950,13 +1077,22 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[1].mark ;
   wire [4:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
-  wire [29:0] \window.bank[1].sides ;
+  wire [61:0] \window.bank[1].sides ;
   wire [7:0] \window.bank[1].sides.count_byp ;
   wire [7:0] \window.bank[1].sides.count_raw ;
   wire \window.bank[1].sides.ent ;
+  wire \window.bank[1].sides.fresh_byp ;
+  wire \window.bank[1].sides.fresh_raw ;
   wire [5:0] \window.bank[1].sides.last_byp ;
   wire [5:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.mark ;
+  wire \window.bank[1].sides.mark_byp ;
+  wire \window.bank[1].sides.mark_raw ;
   wire \window.bank[1].sides.meta ;
+  wire \window.bank[1].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[1].sides.tag_raw ;
+  wire \window.bank[1].sides.valid_byp ;
+  wire \window.bank[1].sides.valid_raw ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [7:0] \window.bank[2].count ;
@@ -965,13 +1101,22 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[2].mark ;
   wire [4:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
-  wire [29:0] \window.bank[2].sides ;
+  wire [61:0] \window.bank[2].sides ;
   wire [7:0] \window.bank[2].sides.count_byp ;
   wire [7:0] \window.bank[2].sides.count_raw ;
   wire \window.bank[2].sides.ent ;
+  wire \window.bank[2].sides.fresh_byp ;
+  wire \window.bank[2].sides.fresh_raw ;
   wire [5:0] \window.bank[2].sides.last_byp ;
   wire [5:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.mark ;
+  wire \window.bank[2].sides.mark_byp ;
+  wire \window.bank[2].sides.mark_raw ;
   wire \window.bank[2].sides.meta ;
+  wire \window.bank[2].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[2].sides.tag_raw ;
+  wire \window.bank[2].sides.valid_byp ;
+  wire \window.bank[2].sides.valid_raw ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [7:0] \window.bank[3].count ;
@@ -980,13 +1125,22 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[3].mark ;
   wire [4:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
-  wire [29:0] \window.bank[3].sides ;
+  wire [61:0] \window.bank[3].sides ;
   wire [7:0] \window.bank[3].sides.count_byp ;
   wire [7:0] \window.bank[3].sides.count_raw ;
   wire \window.bank[3].sides.ent ;
+  wire \window.bank[3].sides.fresh_byp ;
+  wire \window.bank[3].sides.fresh_raw ;
   wire [5:0] \window.bank[3].sides.last_byp ;
   wire [5:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.mark ;
+  wire \window.bank[3].sides.mark_byp ;
+  wire \window.bank[3].sides.mark_raw ;
   wire \window.bank[3].sides.meta ;
+  wire \window.bank[3].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[3].sides.tag_raw ;
+  wire \window.bank[3].sides.valid_byp ;
+  wire \window.bank[3].sides.valid_raw ;
   wire [23:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
@@ -1010,7 +1164,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [23:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
   assign busy = | { \busy$76 , 1'h0, \busy$74 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
-  assign \$2  = { 2'h0, \stat_inc$140  } | \$1 ;
+  assign \$2  = { 2'h0, \stat_inc$143  } | \$1 ;
   always @(posedge clk)
     s1 <= \$3 ;
   always @(posedge clk)
@@ -1090,7 +1244,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .occupancy(occupancy),
     .response__payload(w_data),
     .rst(rst),
-    .stat_inc(\stat_inc$140 )
+    .stat_inc(\stat_inc$143 )
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -1101,19 +1255,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .w_en(\busy$76 ),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$174  \hash$174  (
+  \kv_asu.core.hash$177  \hash$177  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$2591$5 (s0[28:5]),
+    .\port$2702$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
-  \kv_asu.core.lanes$181  \lanes$181  (
+  \kv_asu.core.lanes$184  \lanes$184  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2592$0 (\$27 ),
-    .\port$2593$0 (\$28 ),
-    .\port$2597$0 (\$29 )
+    .\port$2703$0 (\$27 ),
+    .\port$2704$0 (\$28 ),
+    .\port$2708$0 (\$29 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1148,8 +1302,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clk(clk),
     .generation(generation),
     .inv_slot(decision[87:81]),
-    .\port$2613$188 (decision[205:188]),
-    .\port$2613$5 (decision[34:5]),
+    .\port$2724$188 (decision[205:188]),
+    .\port$2724$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1165,7 +1319,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .lanes(lanes),
     .list_empty(list_empty)
   );
-  \kv_asu.core.window$180  \window$180  (
+  \kv_asu.core.window$183  \window$183  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1178,9 +1332,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .busy(\busy$74 ),
     .clk(clk),
     .hash(\hash$79 [6:0]),
-    .\port$2592$0 (\$27 ),
-    .\port$2593$0 (\$28 ),
-    .\port$2597$0 (\$29 ),
+    .\port$2703$0 (\$27 ),
+    .\port$2704$0 (\$28 ),
+    .\port$2708$0 (\$29 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1402,33 +1556,36 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \busy$75  = 1'h0;
   assign request = s11;
   assign hash = \hash$79 [6:0];
-  assign \tail$81  = tail;
+  assign evict_slot = tail;
   assign \cfg$82  = cfg;
   assign ahead = lanes[34:0];
   assign ahead_start = lanes[41:35];
   assign \rd_slot$87  = rd_slot;
-  assign \bk_tag$89  = bk_tag;
-  assign \bk_count$91  = bk_count;
-  assign \bk_last$93  = bk_last;
-  assign \bk_valid$95  = bk_valid;
-  assign \bk_fresh$97  = bk_fresh;
-  assign \bk_mark_raw$99  = bk_mark_raw;
-  assign \bk_row$101  = bk_row;
-  assign \bk_sc_row_hit$103  = bk_sc_row_hit;
-  assign \bk_sides$105  = bk_sides;
+  assign rd_tag = 24'h000000;
+  assign m = 42'h00000000000;
+  assign \bk_tag$91  = bk_tag;
+  assign \bk_count$93  = bk_count;
+  assign \bk_last$95  = bk_last;
+  assign \bk_valid$97  = bk_valid;
+  assign \bk_fresh$99  = bk_fresh;
+  assign \bk_mark_raw$101  = bk_mark_raw;
+  assign \bk_row$103  = bk_row;
+  assign \bk_sc_row_hit$105  = bk_sc_row_hit;
+  assign \bk_sides$107  = bk_sides;
   assign window = { 45'h000000000000, \$28 , \$29 , \$27  };
-  assign \window$107  = { 45'h000000000000, \$28 , \$29 , \$27  };
-  assign \cfg$108  = cfg;
-  assign \sc_mark_intent$110  = sc_mark_intent;
-  assign \sc_mark_value$112  = sc_mark_value;
-  assign \sc_mark_row_next$114  = sc_mark_row_next;
-  assign \lanes$115  = lanes;
+  assign \window$109  = { 45'h000000000000, \$28 , \$29 , \$27  };
+  assign \cfg$110  = cfg;
+  assign \sc_mark_intent$112  = sc_mark_intent;
+  assign \sc_mark_value$114  = sc_mark_value;
+  assign \sc_mark_row_next$116  = sc_mark_row_next;
+  assign \lanes$117  = lanes;
   assign empty = list_empty;
-  assign \sc_mark_intent$118  = sc_mark_intent;
-  assign \sc_mark_value$119  = sc_mark_value;
-  assign \decision$121  = decision;
-  assign \cfg$122  = cfg;
-  assign \flush$123  = flush;
+  assign \sc_mark_intent$120  = sc_mark_intent;
+  assign \sc_mark_value$121  = sc_mark_value;
+  assign \decision$123  = decision;
+  assign \cfg$124  = cfg;
+  assign \flush$125  = flush;
+  assign pop_now = decision[197];
   assign wr_en = decision[196];
   assign wr_slot = decision[194:188];
   assign wr_count = decision[205:198];
@@ -1438,14 +1595,14 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign inv_en = decision[197];
   assign inv_slot = decision[87:81];
   assign lru_cmd = cmd;
-  assign \occupancy$135  = occupancy;
+  assign \occupancy$138  = occupancy;
   assign lru_slot = slot;
-  assign \flush$138  = flush;
-  assign \cycle$142  = cycle;
-  assign \sc_row$144  = sc_row;
-  assign \sc_last$146  = sc_last;
-  assign \sc_valid$148  = sc_valid;
-  assign \sc_set$150  = sc_set;
+  assign \flush$141  = flush;
+  assign \cycle$145  = cycle;
+  assign \sc_row$147  = sc_row;
+  assign \sc_last$149  = sc_last;
+  assign \sc_valid$151  = sc_valid;
+  assign \sc_set$153  = sc_set;
   assign w_en = \busy$76 ;
   assign response__valid = \busy$76 ;
   assign response__payload = w_data;
@@ -1601,54 +1758,133 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \lanes.age_ahead  = lanes[349:344];
   assign \lanes.ahead_in_window  = lanes[353:350];
   assign \lanes.ahead_lane  = lanes[369:354];
+  assign \m.request  = 35'h000000000;
+  assign \m.request.valid  = 1'h0;
+  assign \m.request.op  = 2'h0;
+  assign \m.request.min_tlevel  = 2'h0;
+  assign \m.request.tag  = 24'h000000;
+  assign \m.request.t  = 6'h00;
+  assign \m.start  = 7'h00;
   assign \bk_sides[0].ent  = bk_sides[0];
   assign \bk_sides[0].count_raw  = bk_sides[8:1];
   assign \bk_sides[0].count_byp  = bk_sides[16:9];
-  assign \bk_sides[0].meta  = bk_sides[17];
-  assign \bk_sides[0].last_raw  = bk_sides[23:18];
-  assign \bk_sides[0].last_byp  = bk_sides[29:24];
-  assign \bk_sides[1].ent  = bk_sides[30];
-  assign \bk_sides[1].count_raw  = bk_sides[38:31];
-  assign \bk_sides[1].count_byp  = bk_sides[46:39];
-  assign \bk_sides[1].meta  = bk_sides[47];
-  assign \bk_sides[1].last_raw  = bk_sides[53:48];
-  assign \bk_sides[1].last_byp  = bk_sides[59:54];
-  assign \bk_sides[2].ent  = bk_sides[60];
-  assign \bk_sides[2].count_raw  = bk_sides[68:61];
-  assign \bk_sides[2].count_byp  = bk_sides[76:69];
-  assign \bk_sides[2].meta  = bk_sides[77];
-  assign \bk_sides[2].last_raw  = bk_sides[83:78];
-  assign \bk_sides[2].last_byp  = bk_sides[89:84];
-  assign \bk_sides[3].ent  = bk_sides[90];
-  assign \bk_sides[3].count_raw  = bk_sides[98:91];
-  assign \bk_sides[3].count_byp  = bk_sides[106:99];
-  assign \bk_sides[3].meta  = bk_sides[107];
-  assign \bk_sides[3].last_raw  = bk_sides[113:108];
-  assign \bk_sides[3].last_byp  = bk_sides[119:114];
-  assign \bk_sides$105[0].ent  = bk_sides[0];
-  assign \bk_sides$105[0].count_raw  = bk_sides[8:1];
-  assign \bk_sides$105[0].count_byp  = bk_sides[16:9];
-  assign \bk_sides$105[0].meta  = bk_sides[17];
-  assign \bk_sides$105[0].last_raw  = bk_sides[23:18];
-  assign \bk_sides$105[0].last_byp  = bk_sides[29:24];
-  assign \bk_sides$105[1].ent  = bk_sides[30];
-  assign \bk_sides$105[1].count_raw  = bk_sides[38:31];
-  assign \bk_sides$105[1].count_byp  = bk_sides[46:39];
-  assign \bk_sides$105[1].meta  = bk_sides[47];
-  assign \bk_sides$105[1].last_raw  = bk_sides[53:48];
-  assign \bk_sides$105[1].last_byp  = bk_sides[59:54];
-  assign \bk_sides$105[2].ent  = bk_sides[60];
-  assign \bk_sides$105[2].count_raw  = bk_sides[68:61];
-  assign \bk_sides$105[2].count_byp  = bk_sides[76:69];
-  assign \bk_sides$105[2].meta  = bk_sides[77];
-  assign \bk_sides$105[2].last_raw  = bk_sides[83:78];
-  assign \bk_sides$105[2].last_byp  = bk_sides[89:84];
-  assign \bk_sides$105[3].ent  = bk_sides[90];
-  assign \bk_sides$105[3].count_raw  = bk_sides[98:91];
-  assign \bk_sides$105[3].count_byp  = bk_sides[106:99];
-  assign \bk_sides$105[3].meta  = bk_sides[107];
-  assign \bk_sides$105[3].last_raw  = bk_sides[113:108];
-  assign \bk_sides$105[3].last_byp  = bk_sides[119:114];
+  assign \bk_sides[0].tag_raw  = bk_sides[40:17];
+  assign \bk_sides[0].tag_eq_byp  = bk_sides[41];
+  assign \bk_sides[0].meta  = bk_sides[42];
+  assign \bk_sides[0].last_raw  = bk_sides[48:43];
+  assign \bk_sides[0].last_byp  = bk_sides[54:49];
+  assign \bk_sides[0].fresh_raw  = bk_sides[55];
+  assign \bk_sides[0].fresh_byp  = bk_sides[56];
+  assign \bk_sides[0].valid_raw  = bk_sides[57];
+  assign \bk_sides[0].valid_byp  = bk_sides[58];
+  assign \bk_sides[0].mark  = bk_sides[59];
+  assign \bk_sides[0].mark_raw  = bk_sides[60];
+  assign \bk_sides[0].mark_byp  = bk_sides[61];
+  assign \bk_sides[1].ent  = bk_sides[62];
+  assign \bk_sides[1].count_raw  = bk_sides[70:63];
+  assign \bk_sides[1].count_byp  = bk_sides[78:71];
+  assign \bk_sides[1].tag_raw  = bk_sides[102:79];
+  assign \bk_sides[1].tag_eq_byp  = bk_sides[103];
+  assign \bk_sides[1].meta  = bk_sides[104];
+  assign \bk_sides[1].last_raw  = bk_sides[110:105];
+  assign \bk_sides[1].last_byp  = bk_sides[116:111];
+  assign \bk_sides[1].fresh_raw  = bk_sides[117];
+  assign \bk_sides[1].fresh_byp  = bk_sides[118];
+  assign \bk_sides[1].valid_raw  = bk_sides[119];
+  assign \bk_sides[1].valid_byp  = bk_sides[120];
+  assign \bk_sides[1].mark  = bk_sides[121];
+  assign \bk_sides[1].mark_raw  = bk_sides[122];
+  assign \bk_sides[1].mark_byp  = bk_sides[123];
+  assign \bk_sides[2].ent  = bk_sides[124];
+  assign \bk_sides[2].count_raw  = bk_sides[132:125];
+  assign \bk_sides[2].count_byp  = bk_sides[140:133];
+  assign \bk_sides[2].tag_raw  = bk_sides[164:141];
+  assign \bk_sides[2].tag_eq_byp  = bk_sides[165];
+  assign \bk_sides[2].meta  = bk_sides[166];
+  assign \bk_sides[2].last_raw  = bk_sides[172:167];
+  assign \bk_sides[2].last_byp  = bk_sides[178:173];
+  assign \bk_sides[2].fresh_raw  = bk_sides[179];
+  assign \bk_sides[2].fresh_byp  = bk_sides[180];
+  assign \bk_sides[2].valid_raw  = bk_sides[181];
+  assign \bk_sides[2].valid_byp  = bk_sides[182];
+  assign \bk_sides[2].mark  = bk_sides[183];
+  assign \bk_sides[2].mark_raw  = bk_sides[184];
+  assign \bk_sides[2].mark_byp  = bk_sides[185];
+  assign \bk_sides[3].ent  = bk_sides[186];
+  assign \bk_sides[3].count_raw  = bk_sides[194:187];
+  assign \bk_sides[3].count_byp  = bk_sides[202:195];
+  assign \bk_sides[3].tag_raw  = bk_sides[226:203];
+  assign \bk_sides[3].tag_eq_byp  = bk_sides[227];
+  assign \bk_sides[3].meta  = bk_sides[228];
+  assign \bk_sides[3].last_raw  = bk_sides[234:229];
+  assign \bk_sides[3].last_byp  = bk_sides[240:235];
+  assign \bk_sides[3].fresh_raw  = bk_sides[241];
+  assign \bk_sides[3].fresh_byp  = bk_sides[242];
+  assign \bk_sides[3].valid_raw  = bk_sides[243];
+  assign \bk_sides[3].valid_byp  = bk_sides[244];
+  assign \bk_sides[3].mark  = bk_sides[245];
+  assign \bk_sides[3].mark_raw  = bk_sides[246];
+  assign \bk_sides[3].mark_byp  = bk_sides[247];
+  assign \bk_sides$107[0].ent  = bk_sides[0];
+  assign \bk_sides$107[0].count_raw  = bk_sides[8:1];
+  assign \bk_sides$107[0].count_byp  = bk_sides[16:9];
+  assign \bk_sides$107[0].tag_raw  = bk_sides[40:17];
+  assign \bk_sides$107[0].tag_eq_byp  = bk_sides[41];
+  assign \bk_sides$107[0].meta  = bk_sides[42];
+  assign \bk_sides$107[0].last_raw  = bk_sides[48:43];
+  assign \bk_sides$107[0].last_byp  = bk_sides[54:49];
+  assign \bk_sides$107[0].fresh_raw  = bk_sides[55];
+  assign \bk_sides$107[0].fresh_byp  = bk_sides[56];
+  assign \bk_sides$107[0].valid_raw  = bk_sides[57];
+  assign \bk_sides$107[0].valid_byp  = bk_sides[58];
+  assign \bk_sides$107[0].mark  = bk_sides[59];
+  assign \bk_sides$107[0].mark_raw  = bk_sides[60];
+  assign \bk_sides$107[0].mark_byp  = bk_sides[61];
+  assign \bk_sides$107[1].ent  = bk_sides[62];
+  assign \bk_sides$107[1].count_raw  = bk_sides[70:63];
+  assign \bk_sides$107[1].count_byp  = bk_sides[78:71];
+  assign \bk_sides$107[1].tag_raw  = bk_sides[102:79];
+  assign \bk_sides$107[1].tag_eq_byp  = bk_sides[103];
+  assign \bk_sides$107[1].meta  = bk_sides[104];
+  assign \bk_sides$107[1].last_raw  = bk_sides[110:105];
+  assign \bk_sides$107[1].last_byp  = bk_sides[116:111];
+  assign \bk_sides$107[1].fresh_raw  = bk_sides[117];
+  assign \bk_sides$107[1].fresh_byp  = bk_sides[118];
+  assign \bk_sides$107[1].valid_raw  = bk_sides[119];
+  assign \bk_sides$107[1].valid_byp  = bk_sides[120];
+  assign \bk_sides$107[1].mark  = bk_sides[121];
+  assign \bk_sides$107[1].mark_raw  = bk_sides[122];
+  assign \bk_sides$107[1].mark_byp  = bk_sides[123];
+  assign \bk_sides$107[2].ent  = bk_sides[124];
+  assign \bk_sides$107[2].count_raw  = bk_sides[132:125];
+  assign \bk_sides$107[2].count_byp  = bk_sides[140:133];
+  assign \bk_sides$107[2].tag_raw  = bk_sides[164:141];
+  assign \bk_sides$107[2].tag_eq_byp  = bk_sides[165];
+  assign \bk_sides$107[2].meta  = bk_sides[166];
+  assign \bk_sides$107[2].last_raw  = bk_sides[172:167];
+  assign \bk_sides$107[2].last_byp  = bk_sides[178:173];
+  assign \bk_sides$107[2].fresh_raw  = bk_sides[179];
+  assign \bk_sides$107[2].fresh_byp  = bk_sides[180];
+  assign \bk_sides$107[2].valid_raw  = bk_sides[181];
+  assign \bk_sides$107[2].valid_byp  = bk_sides[182];
+  assign \bk_sides$107[2].mark  = bk_sides[183];
+  assign \bk_sides$107[2].mark_raw  = bk_sides[184];
+  assign \bk_sides$107[2].mark_byp  = bk_sides[185];
+  assign \bk_sides$107[3].ent  = bk_sides[186];
+  assign \bk_sides$107[3].count_raw  = bk_sides[194:187];
+  assign \bk_sides$107[3].count_byp  = bk_sides[202:195];
+  assign \bk_sides$107[3].tag_raw  = bk_sides[226:203];
+  assign \bk_sides$107[3].tag_eq_byp  = bk_sides[227];
+  assign \bk_sides$107[3].meta  = bk_sides[228];
+  assign \bk_sides$107[3].last_raw  = bk_sides[234:229];
+  assign \bk_sides$107[3].last_byp  = bk_sides[240:235];
+  assign \bk_sides$107[3].fresh_raw  = bk_sides[241];
+  assign \bk_sides$107[3].fresh_byp  = bk_sides[242];
+  assign \bk_sides$107[3].valid_raw  = bk_sides[243];
+  assign \bk_sides$107[3].valid_byp  = bk_sides[244];
+  assign \bk_sides$107[3].mark  = bk_sides[245];
+  assign \bk_sides$107[3].mark_raw  = bk_sides[246];
+  assign \bk_sides$107[3].mark_byp  = bk_sides[247];
   assign \window.request  = \$27 [34:0];
   assign \window.request.valid  = \$27 [0];
   assign \window.request.op  = \$27 [2:1];
@@ -1666,203 +1902,275 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \window.bank[0].mark  = \$28 [40];
   assign \window.bank[0].row  = \$28 [45:41];
   assign \window.bank[0].sc_row_hit  = \$28 [46];
-  assign \window.bank[0].sides  = \$28 [76:47];
+  assign \window.bank[0].sides  = \$28 [108:47];
   assign \window.bank[0].sides.ent  = \$28 [47];
   assign \window.bank[0].sides.count_raw  = \$28 [55:48];
   assign \window.bank[0].sides.count_byp  = \$28 [63:56];
-  assign \window.bank[0].sides.meta  = \$28 [64];
-  assign \window.bank[0].sides.last_raw  = \$28 [70:65];
-  assign \window.bank[0].sides.last_byp  = \$28 [76:71];
-  assign \window.bank[1].tag  = \$28 [100:77];
-  assign \window.bank[1].count  = \$28 [108:101];
-  assign \window.bank[1].last  = \$28 [114:109];
-  assign \window.bank[1].valid  = \$28 [115];
-  assign \window.bank[1].fresh  = \$28 [116];
-  assign \window.bank[1].mark  = \$28 [117];
-  assign \window.bank[1].row  = \$28 [122:118];
-  assign \window.bank[1].sc_row_hit  = \$28 [123];
-  assign \window.bank[1].sides  = \$28 [153:124];
-  assign \window.bank[1].sides.ent  = \$28 [124];
-  assign \window.bank[1].sides.count_raw  = \$28 [132:125];
-  assign \window.bank[1].sides.count_byp  = \$28 [140:133];
-  assign \window.bank[1].sides.meta  = \$28 [141];
-  assign \window.bank[1].sides.last_raw  = \$28 [147:142];
-  assign \window.bank[1].sides.last_byp  = \$28 [153:148];
-  assign \window.bank[2].tag  = \$28 [177:154];
-  assign \window.bank[2].count  = \$28 [185:178];
-  assign \window.bank[2].last  = \$28 [191:186];
-  assign \window.bank[2].valid  = \$28 [192];
-  assign \window.bank[2].fresh  = \$28 [193];
-  assign \window.bank[2].mark  = \$28 [194];
-  assign \window.bank[2].row  = \$28 [199:195];
-  assign \window.bank[2].sc_row_hit  = \$28 [200];
-  assign \window.bank[2].sides  = \$28 [230:201];
-  assign \window.bank[2].sides.ent  = \$28 [201];
-  assign \window.bank[2].sides.count_raw  = \$28 [209:202];
-  assign \window.bank[2].sides.count_byp  = \$28 [217:210];
-  assign \window.bank[2].sides.meta  = \$28 [218];
-  assign \window.bank[2].sides.last_raw  = \$28 [224:219];
-  assign \window.bank[2].sides.last_byp  = \$28 [230:225];
-  assign \window.bank[3].tag  = \$28 [254:231];
-  assign \window.bank[3].count  = \$28 [262:255];
-  assign \window.bank[3].last  = \$28 [268:263];
-  assign \window.bank[3].valid  = \$28 [269];
-  assign \window.bank[3].fresh  = \$28 [270];
-  assign \window.bank[3].mark  = \$28 [271];
-  assign \window.bank[3].row  = \$28 [276:272];
-  assign \window.bank[3].sc_row_hit  = \$28 [277];
-  assign \window.bank[3].sides  = \$28 [307:278];
-  assign \window.bank[3].sides.ent  = \$28 [278];
-  assign \window.bank[3].sides.count_raw  = \$28 [286:279];
-  assign \window.bank[3].sides.count_byp  = \$28 [294:287];
-  assign \window.bank[3].sides.meta  = \$28 [295];
-  assign \window.bank[3].sides.last_raw  = \$28 [301:296];
-  assign \window.bank[3].sides.last_byp  = \$28 [307:302];
+  assign \window.bank[0].sides.tag_raw  = \$28 [87:64];
+  assign \window.bank[0].sides.tag_eq_byp  = \$28 [88];
+  assign \window.bank[0].sides.meta  = \$28 [89];
+  assign \window.bank[0].sides.last_raw  = \$28 [95:90];
+  assign \window.bank[0].sides.last_byp  = \$28 [101:96];
+  assign \window.bank[0].sides.fresh_raw  = \$28 [102];
+  assign \window.bank[0].sides.fresh_byp  = \$28 [103];
+  assign \window.bank[0].sides.valid_raw  = \$28 [104];
+  assign \window.bank[0].sides.valid_byp  = \$28 [105];
+  assign \window.bank[0].sides.mark  = \$28 [106];
+  assign \window.bank[0].sides.mark_raw  = \$28 [107];
+  assign \window.bank[0].sides.mark_byp  = \$28 [108];
+  assign \window.bank[1].tag  = \$28 [132:109];
+  assign \window.bank[1].count  = \$28 [140:133];
+  assign \window.bank[1].last  = \$28 [146:141];
+  assign \window.bank[1].valid  = \$28 [147];
+  assign \window.bank[1].fresh  = \$28 [148];
+  assign \window.bank[1].mark  = \$28 [149];
+  assign \window.bank[1].row  = \$28 [154:150];
+  assign \window.bank[1].sc_row_hit  = \$28 [155];
+  assign \window.bank[1].sides  = \$28 [217:156];
+  assign \window.bank[1].sides.ent  = \$28 [156];
+  assign \window.bank[1].sides.count_raw  = \$28 [164:157];
+  assign \window.bank[1].sides.count_byp  = \$28 [172:165];
+  assign \window.bank[1].sides.tag_raw  = \$28 [196:173];
+  assign \window.bank[1].sides.tag_eq_byp  = \$28 [197];
+  assign \window.bank[1].sides.meta  = \$28 [198];
+  assign \window.bank[1].sides.last_raw  = \$28 [204:199];
+  assign \window.bank[1].sides.last_byp  = \$28 [210:205];
+  assign \window.bank[1].sides.fresh_raw  = \$28 [211];
+  assign \window.bank[1].sides.fresh_byp  = \$28 [212];
+  assign \window.bank[1].sides.valid_raw  = \$28 [213];
+  assign \window.bank[1].sides.valid_byp  = \$28 [214];
+  assign \window.bank[1].sides.mark  = \$28 [215];
+  assign \window.bank[1].sides.mark_raw  = \$28 [216];
+  assign \window.bank[1].sides.mark_byp  = \$28 [217];
+  assign \window.bank[2].tag  = \$28 [241:218];
+  assign \window.bank[2].count  = \$28 [249:242];
+  assign \window.bank[2].last  = \$28 [255:250];
+  assign \window.bank[2].valid  = \$28 [256];
+  assign \window.bank[2].fresh  = \$28 [257];
+  assign \window.bank[2].mark  = \$28 [258];
+  assign \window.bank[2].row  = \$28 [263:259];
+  assign \window.bank[2].sc_row_hit  = \$28 [264];
+  assign \window.bank[2].sides  = \$28 [326:265];
+  assign \window.bank[2].sides.ent  = \$28 [265];
+  assign \window.bank[2].sides.count_raw  = \$28 [273:266];
+  assign \window.bank[2].sides.count_byp  = \$28 [281:274];
+  assign \window.bank[2].sides.tag_raw  = \$28 [305:282];
+  assign \window.bank[2].sides.tag_eq_byp  = \$28 [306];
+  assign \window.bank[2].sides.meta  = \$28 [307];
+  assign \window.bank[2].sides.last_raw  = \$28 [313:308];
+  assign \window.bank[2].sides.last_byp  = \$28 [319:314];
+  assign \window.bank[2].sides.fresh_raw  = \$28 [320];
+  assign \window.bank[2].sides.fresh_byp  = \$28 [321];
+  assign \window.bank[2].sides.valid_raw  = \$28 [322];
+  assign \window.bank[2].sides.valid_byp  = \$28 [323];
+  assign \window.bank[2].sides.mark  = \$28 [324];
+  assign \window.bank[2].sides.mark_raw  = \$28 [325];
+  assign \window.bank[2].sides.mark_byp  = \$28 [326];
+  assign \window.bank[3].tag  = \$28 [350:327];
+  assign \window.bank[3].count  = \$28 [358:351];
+  assign \window.bank[3].last  = \$28 [364:359];
+  assign \window.bank[3].valid  = \$28 [365];
+  assign \window.bank[3].fresh  = \$28 [366];
+  assign \window.bank[3].mark  = \$28 [367];
+  assign \window.bank[3].row  = \$28 [372:368];
+  assign \window.bank[3].sc_row_hit  = \$28 [373];
+  assign \window.bank[3].sides  = \$28 [435:374];
+  assign \window.bank[3].sides.ent  = \$28 [374];
+  assign \window.bank[3].sides.count_raw  = \$28 [382:375];
+  assign \window.bank[3].sides.count_byp  = \$28 [390:383];
+  assign \window.bank[3].sides.tag_raw  = \$28 [414:391];
+  assign \window.bank[3].sides.tag_eq_byp  = \$28 [415];
+  assign \window.bank[3].sides.meta  = \$28 [416];
+  assign \window.bank[3].sides.last_raw  = \$28 [422:417];
+  assign \window.bank[3].sides.last_byp  = \$28 [428:423];
+  assign \window.bank[3].sides.fresh_raw  = \$28 [429];
+  assign \window.bank[3].sides.fresh_byp  = \$28 [430];
+  assign \window.bank[3].sides.valid_raw  = \$28 [431];
+  assign \window.bank[3].sides.valid_byp  = \$28 [432];
+  assign \window.bank[3].sides.mark  = \$28 [433];
+  assign \window.bank[3].sides.mark_raw  = \$28 [434];
+  assign \window.bank[3].sides.mark_byp  = \$28 [435];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
-  assign \window$107.request  = \$27 [34:0];
-  assign \window$107.request.valid  = \$27 [0];
-  assign \window$107.request.op  = \$27 [2:1];
-  assign \window$107.request.min_tlevel  = \$27 [4:3];
-  assign \window$107.request.tag  = \$27 [28:5];
-  assign \window$107.request.t  = \$27 [34:29];
-  assign \window$107.start  = \$27 [41:35];
-  assign \window$107.lane_slot  = \$29 ;
-  assign \window$107.bank  = \$28 ;
-  assign \window$107.bank[0].tag  = \$28 [23:0];
-  assign \window$107.bank[0].count  = \$28 [31:24];
-  assign \window$107.bank[0].last  = \$28 [37:32];
-  assign \window$107.bank[0].valid  = \$28 [38];
-  assign \window$107.bank[0].fresh  = \$28 [39];
-  assign \window$107.bank[0].mark  = \$28 [40];
-  assign \window$107.bank[0].row  = \$28 [45:41];
-  assign \window$107.bank[0].sc_row_hit  = \$28 [46];
-  assign \window$107.bank[0].sides  = \$28 [76:47];
-  assign \window$107.bank[0].sides.ent  = \$28 [47];
-  assign \window$107.bank[0].sides.count_raw  = \$28 [55:48];
-  assign \window$107.bank[0].sides.count_byp  = \$28 [63:56];
-  assign \window$107.bank[0].sides.meta  = \$28 [64];
-  assign \window$107.bank[0].sides.last_raw  = \$28 [70:65];
-  assign \window$107.bank[0].sides.last_byp  = \$28 [76:71];
-  assign \window$107.bank[1].tag  = \$28 [100:77];
-  assign \window$107.bank[1].count  = \$28 [108:101];
-  assign \window$107.bank[1].last  = \$28 [114:109];
-  assign \window$107.bank[1].valid  = \$28 [115];
-  assign \window$107.bank[1].fresh  = \$28 [116];
-  assign \window$107.bank[1].mark  = \$28 [117];
-  assign \window$107.bank[1].row  = \$28 [122:118];
-  assign \window$107.bank[1].sc_row_hit  = \$28 [123];
-  assign \window$107.bank[1].sides  = \$28 [153:124];
-  assign \window$107.bank[1].sides.ent  = \$28 [124];
-  assign \window$107.bank[1].sides.count_raw  = \$28 [132:125];
-  assign \window$107.bank[1].sides.count_byp  = \$28 [140:133];
-  assign \window$107.bank[1].sides.meta  = \$28 [141];
-  assign \window$107.bank[1].sides.last_raw  = \$28 [147:142];
-  assign \window$107.bank[1].sides.last_byp  = \$28 [153:148];
-  assign \window$107.bank[2].tag  = \$28 [177:154];
-  assign \window$107.bank[2].count  = \$28 [185:178];
-  assign \window$107.bank[2].last  = \$28 [191:186];
-  assign \window$107.bank[2].valid  = \$28 [192];
-  assign \window$107.bank[2].fresh  = \$28 [193];
-  assign \window$107.bank[2].mark  = \$28 [194];
-  assign \window$107.bank[2].row  = \$28 [199:195];
-  assign \window$107.bank[2].sc_row_hit  = \$28 [200];
-  assign \window$107.bank[2].sides  = \$28 [230:201];
-  assign \window$107.bank[2].sides.ent  = \$28 [201];
-  assign \window$107.bank[2].sides.count_raw  = \$28 [209:202];
-  assign \window$107.bank[2].sides.count_byp  = \$28 [217:210];
-  assign \window$107.bank[2].sides.meta  = \$28 [218];
-  assign \window$107.bank[2].sides.last_raw  = \$28 [224:219];
-  assign \window$107.bank[2].sides.last_byp  = \$28 [230:225];
-  assign \window$107.bank[3].tag  = \$28 [254:231];
-  assign \window$107.bank[3].count  = \$28 [262:255];
-  assign \window$107.bank[3].last  = \$28 [268:263];
-  assign \window$107.bank[3].valid  = \$28 [269];
-  assign \window$107.bank[3].fresh  = \$28 [270];
-  assign \window$107.bank[3].mark  = \$28 [271];
-  assign \window$107.bank[3].row  = \$28 [276:272];
-  assign \window$107.bank[3].sc_row_hit  = \$28 [277];
-  assign \window$107.bank[3].sides  = \$28 [307:278];
-  assign \window$107.bank[3].sides.ent  = \$28 [278];
-  assign \window$107.bank[3].sides.count_raw  = \$28 [286:279];
-  assign \window$107.bank[3].sides.count_byp  = \$28 [294:287];
-  assign \window$107.bank[3].sides.meta  = \$28 [295];
-  assign \window$107.bank[3].sides.last_raw  = \$28 [301:296];
-  assign \window$107.bank[3].sides.last_byp  = \$28 [307:302];
-  assign \window$107.overlap  = 16'h0000;
-  assign \window$107.overlap_next  = 16'h0000;
-  assign \window$107.same_line  = 1'h0;
-  assign \window$107.forward_age  = 6'h00;
-  assign \window$107.t_w1  = 6'h00;
-  assign \cfg$108.c3  = cfg[7:0];
-  assign \cfg$108.c2  = cfg[15:8];
-  assign \cfg$108.w3  = cfg[20:16];
-  assign \cfg$108.w2  = cfg[25:21];
-  assign \cfg$108.w1  = cfg[30:26];
-  assign \cfg$108.hash_seed  = cfg[62:31];
-  assign \lanes$115.request  = lanes[34:0];
-  assign \lanes$115.request.valid  = lanes[0];
-  assign \lanes$115.request.op  = lanes[2:1];
-  assign \lanes$115.request.min_tlevel  = lanes[4:3];
-  assign \lanes$115.request.tag  = lanes[28:5];
-  assign \lanes$115.request.t  = lanes[34:29];
-  assign \lanes$115.start  = lanes[41:35];
-  assign \lanes$115.lane  = lanes[301:42];
-  assign \lanes$115.lane[0].valid  = lanes[42];
-  assign \lanes$115.lane[0].match  = lanes[43];
-  assign \lanes$115.lane[0].age  = lanes[49:44];
-  assign \lanes$115.lane[0].tag  = lanes[73:50];
-  assign \lanes$115.lane[0].count  = lanes[81:74];
-  assign \lanes$115.lane[0].mark  = lanes[82];
-  assign \lanes$115.lane[0].slot  = lanes[89:83];
-  assign \lanes$115.lane[0].count_inc  = lanes[97:90];
-  assign \lanes$115.lane[0].count_inc2  = lanes[105:98];
-  assign \lanes$115.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes$115.lane[1].valid  = lanes[107];
-  assign \lanes$115.lane[1].match  = lanes[108];
-  assign \lanes$115.lane[1].age  = lanes[114:109];
-  assign \lanes$115.lane[1].tag  = lanes[138:115];
-  assign \lanes$115.lane[1].count  = lanes[146:139];
-  assign \lanes$115.lane[1].mark  = lanes[147];
-  assign \lanes$115.lane[1].slot  = lanes[154:148];
-  assign \lanes$115.lane[1].count_inc  = lanes[162:155];
-  assign \lanes$115.lane[1].count_inc2  = lanes[170:163];
-  assign \lanes$115.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes$115.lane[2].valid  = lanes[172];
-  assign \lanes$115.lane[2].match  = lanes[173];
-  assign \lanes$115.lane[2].age  = lanes[179:174];
-  assign \lanes$115.lane[2].tag  = lanes[203:180];
-  assign \lanes$115.lane[2].count  = lanes[211:204];
-  assign \lanes$115.lane[2].mark  = lanes[212];
-  assign \lanes$115.lane[2].slot  = lanes[219:213];
-  assign \lanes$115.lane[2].count_inc  = lanes[227:220];
-  assign \lanes$115.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes$115.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes$115.lane[3].valid  = lanes[237];
-  assign \lanes$115.lane[3].match  = lanes[238];
-  assign \lanes$115.lane[3].age  = lanes[244:239];
-  assign \lanes$115.lane[3].tag  = lanes[268:245];
-  assign \lanes$115.lane[3].count  = lanes[276:269];
-  assign \lanes$115.lane[3].mark  = lanes[277];
-  assign \lanes$115.lane[3].slot  = lanes[284:278];
-  assign \lanes$115.lane[3].count_inc  = lanes[292:285];
-  assign \lanes$115.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes$115.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes$115.older  = lanes[317:302];
-  assign \lanes$115.forwarded  = lanes[321:318];
-  assign \lanes$115.forward_older  = lanes[325:322];
-  assign \lanes$115.older_forward  = lanes[329:326];
-  assign \lanes$115.older_ahead  = lanes[333:330];
-  assign \lanes$115.ahead_older  = lanes[337:334];
-  assign \lanes$115.beyond_w1  = lanes[341:338];
-  assign \lanes$115.ahead_beyond_w1  = lanes[342];
-  assign \lanes$115.same_line_ahead  = lanes[343];
-  assign \lanes$115.age_ahead  = lanes[349:344];
-  assign \lanes$115.ahead_in_window  = lanes[353:350];
-  assign \lanes$115.ahead_lane  = lanes[369:354];
+  assign \window$109.request  = \$27 [34:0];
+  assign \window$109.request.valid  = \$27 [0];
+  assign \window$109.request.op  = \$27 [2:1];
+  assign \window$109.request.min_tlevel  = \$27 [4:3];
+  assign \window$109.request.tag  = \$27 [28:5];
+  assign \window$109.request.t  = \$27 [34:29];
+  assign \window$109.start  = \$27 [41:35];
+  assign \window$109.lane_slot  = \$29 ;
+  assign \window$109.bank  = \$28 ;
+  assign \window$109.bank[0].tag  = \$28 [23:0];
+  assign \window$109.bank[0].count  = \$28 [31:24];
+  assign \window$109.bank[0].last  = \$28 [37:32];
+  assign \window$109.bank[0].valid  = \$28 [38];
+  assign \window$109.bank[0].fresh  = \$28 [39];
+  assign \window$109.bank[0].mark  = \$28 [40];
+  assign \window$109.bank[0].row  = \$28 [45:41];
+  assign \window$109.bank[0].sc_row_hit  = \$28 [46];
+  assign \window$109.bank[0].sides  = \$28 [108:47];
+  assign \window$109.bank[0].sides.ent  = \$28 [47];
+  assign \window$109.bank[0].sides.count_raw  = \$28 [55:48];
+  assign \window$109.bank[0].sides.count_byp  = \$28 [63:56];
+  assign \window$109.bank[0].sides.tag_raw  = \$28 [87:64];
+  assign \window$109.bank[0].sides.tag_eq_byp  = \$28 [88];
+  assign \window$109.bank[0].sides.meta  = \$28 [89];
+  assign \window$109.bank[0].sides.last_raw  = \$28 [95:90];
+  assign \window$109.bank[0].sides.last_byp  = \$28 [101:96];
+  assign \window$109.bank[0].sides.fresh_raw  = \$28 [102];
+  assign \window$109.bank[0].sides.fresh_byp  = \$28 [103];
+  assign \window$109.bank[0].sides.valid_raw  = \$28 [104];
+  assign \window$109.bank[0].sides.valid_byp  = \$28 [105];
+  assign \window$109.bank[0].sides.mark  = \$28 [106];
+  assign \window$109.bank[0].sides.mark_raw  = \$28 [107];
+  assign \window$109.bank[0].sides.mark_byp  = \$28 [108];
+  assign \window$109.bank[1].tag  = \$28 [132:109];
+  assign \window$109.bank[1].count  = \$28 [140:133];
+  assign \window$109.bank[1].last  = \$28 [146:141];
+  assign \window$109.bank[1].valid  = \$28 [147];
+  assign \window$109.bank[1].fresh  = \$28 [148];
+  assign \window$109.bank[1].mark  = \$28 [149];
+  assign \window$109.bank[1].row  = \$28 [154:150];
+  assign \window$109.bank[1].sc_row_hit  = \$28 [155];
+  assign \window$109.bank[1].sides  = \$28 [217:156];
+  assign \window$109.bank[1].sides.ent  = \$28 [156];
+  assign \window$109.bank[1].sides.count_raw  = \$28 [164:157];
+  assign \window$109.bank[1].sides.count_byp  = \$28 [172:165];
+  assign \window$109.bank[1].sides.tag_raw  = \$28 [196:173];
+  assign \window$109.bank[1].sides.tag_eq_byp  = \$28 [197];
+  assign \window$109.bank[1].sides.meta  = \$28 [198];
+  assign \window$109.bank[1].sides.last_raw  = \$28 [204:199];
+  assign \window$109.bank[1].sides.last_byp  = \$28 [210:205];
+  assign \window$109.bank[1].sides.fresh_raw  = \$28 [211];
+  assign \window$109.bank[1].sides.fresh_byp  = \$28 [212];
+  assign \window$109.bank[1].sides.valid_raw  = \$28 [213];
+  assign \window$109.bank[1].sides.valid_byp  = \$28 [214];
+  assign \window$109.bank[1].sides.mark  = \$28 [215];
+  assign \window$109.bank[1].sides.mark_raw  = \$28 [216];
+  assign \window$109.bank[1].sides.mark_byp  = \$28 [217];
+  assign \window$109.bank[2].tag  = \$28 [241:218];
+  assign \window$109.bank[2].count  = \$28 [249:242];
+  assign \window$109.bank[2].last  = \$28 [255:250];
+  assign \window$109.bank[2].valid  = \$28 [256];
+  assign \window$109.bank[2].fresh  = \$28 [257];
+  assign \window$109.bank[2].mark  = \$28 [258];
+  assign \window$109.bank[2].row  = \$28 [263:259];
+  assign \window$109.bank[2].sc_row_hit  = \$28 [264];
+  assign \window$109.bank[2].sides  = \$28 [326:265];
+  assign \window$109.bank[2].sides.ent  = \$28 [265];
+  assign \window$109.bank[2].sides.count_raw  = \$28 [273:266];
+  assign \window$109.bank[2].sides.count_byp  = \$28 [281:274];
+  assign \window$109.bank[2].sides.tag_raw  = \$28 [305:282];
+  assign \window$109.bank[2].sides.tag_eq_byp  = \$28 [306];
+  assign \window$109.bank[2].sides.meta  = \$28 [307];
+  assign \window$109.bank[2].sides.last_raw  = \$28 [313:308];
+  assign \window$109.bank[2].sides.last_byp  = \$28 [319:314];
+  assign \window$109.bank[2].sides.fresh_raw  = \$28 [320];
+  assign \window$109.bank[2].sides.fresh_byp  = \$28 [321];
+  assign \window$109.bank[2].sides.valid_raw  = \$28 [322];
+  assign \window$109.bank[2].sides.valid_byp  = \$28 [323];
+  assign \window$109.bank[2].sides.mark  = \$28 [324];
+  assign \window$109.bank[2].sides.mark_raw  = \$28 [325];
+  assign \window$109.bank[2].sides.mark_byp  = \$28 [326];
+  assign \window$109.bank[3].tag  = \$28 [350:327];
+  assign \window$109.bank[3].count  = \$28 [358:351];
+  assign \window$109.bank[3].last  = \$28 [364:359];
+  assign \window$109.bank[3].valid  = \$28 [365];
+  assign \window$109.bank[3].fresh  = \$28 [366];
+  assign \window$109.bank[3].mark  = \$28 [367];
+  assign \window$109.bank[3].row  = \$28 [372:368];
+  assign \window$109.bank[3].sc_row_hit  = \$28 [373];
+  assign \window$109.bank[3].sides  = \$28 [435:374];
+  assign \window$109.bank[3].sides.ent  = \$28 [374];
+  assign \window$109.bank[3].sides.count_raw  = \$28 [382:375];
+  assign \window$109.bank[3].sides.count_byp  = \$28 [390:383];
+  assign \window$109.bank[3].sides.tag_raw  = \$28 [414:391];
+  assign \window$109.bank[3].sides.tag_eq_byp  = \$28 [415];
+  assign \window$109.bank[3].sides.meta  = \$28 [416];
+  assign \window$109.bank[3].sides.last_raw  = \$28 [422:417];
+  assign \window$109.bank[3].sides.last_byp  = \$28 [428:423];
+  assign \window$109.bank[3].sides.fresh_raw  = \$28 [429];
+  assign \window$109.bank[3].sides.fresh_byp  = \$28 [430];
+  assign \window$109.bank[3].sides.valid_raw  = \$28 [431];
+  assign \window$109.bank[3].sides.valid_byp  = \$28 [432];
+  assign \window$109.bank[3].sides.mark  = \$28 [433];
+  assign \window$109.bank[3].sides.mark_raw  = \$28 [434];
+  assign \window$109.bank[3].sides.mark_byp  = \$28 [435];
+  assign \window$109.overlap  = 16'h0000;
+  assign \window$109.overlap_next  = 16'h0000;
+  assign \window$109.same_line  = 1'h0;
+  assign \window$109.forward_age  = 6'h00;
+  assign \window$109.t_w1  = 6'h00;
+  assign \cfg$110.c3  = cfg[7:0];
+  assign \cfg$110.c2  = cfg[15:8];
+  assign \cfg$110.w3  = cfg[20:16];
+  assign \cfg$110.w2  = cfg[25:21];
+  assign \cfg$110.w1  = cfg[30:26];
+  assign \cfg$110.hash_seed  = cfg[62:31];
+  assign \lanes$117.request  = lanes[34:0];
+  assign \lanes$117.request.valid  = lanes[0];
+  assign \lanes$117.request.op  = lanes[2:1];
+  assign \lanes$117.request.min_tlevel  = lanes[4:3];
+  assign \lanes$117.request.tag  = lanes[28:5];
+  assign \lanes$117.request.t  = lanes[34:29];
+  assign \lanes$117.start  = lanes[41:35];
+  assign \lanes$117.lane  = lanes[301:42];
+  assign \lanes$117.lane[0].valid  = lanes[42];
+  assign \lanes$117.lane[0].match  = lanes[43];
+  assign \lanes$117.lane[0].age  = lanes[49:44];
+  assign \lanes$117.lane[0].tag  = lanes[73:50];
+  assign \lanes$117.lane[0].count  = lanes[81:74];
+  assign \lanes$117.lane[0].mark  = lanes[82];
+  assign \lanes$117.lane[0].slot  = lanes[89:83];
+  assign \lanes$117.lane[0].count_inc  = lanes[97:90];
+  assign \lanes$117.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes$117.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes$117.lane[1].valid  = lanes[107];
+  assign \lanes$117.lane[1].match  = lanes[108];
+  assign \lanes$117.lane[1].age  = lanes[114:109];
+  assign \lanes$117.lane[1].tag  = lanes[138:115];
+  assign \lanes$117.lane[1].count  = lanes[146:139];
+  assign \lanes$117.lane[1].mark  = lanes[147];
+  assign \lanes$117.lane[1].slot  = lanes[154:148];
+  assign \lanes$117.lane[1].count_inc  = lanes[162:155];
+  assign \lanes$117.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes$117.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes$117.lane[2].valid  = lanes[172];
+  assign \lanes$117.lane[2].match  = lanes[173];
+  assign \lanes$117.lane[2].age  = lanes[179:174];
+  assign \lanes$117.lane[2].tag  = lanes[203:180];
+  assign \lanes$117.lane[2].count  = lanes[211:204];
+  assign \lanes$117.lane[2].mark  = lanes[212];
+  assign \lanes$117.lane[2].slot  = lanes[219:213];
+  assign \lanes$117.lane[2].count_inc  = lanes[227:220];
+  assign \lanes$117.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes$117.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes$117.lane[3].valid  = lanes[237];
+  assign \lanes$117.lane[3].match  = lanes[238];
+  assign \lanes$117.lane[3].age  = lanes[244:239];
+  assign \lanes$117.lane[3].tag  = lanes[268:245];
+  assign \lanes$117.lane[3].count  = lanes[276:269];
+  assign \lanes$117.lane[3].mark  = lanes[277];
+  assign \lanes$117.lane[3].slot  = lanes[284:278];
+  assign \lanes$117.lane[3].count_inc  = lanes[292:285];
+  assign \lanes$117.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes$117.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes$117.older  = lanes[317:302];
+  assign \lanes$117.forwarded  = lanes[321:318];
+  assign \lanes$117.forward_older  = lanes[325:322];
+  assign \lanes$117.older_forward  = lanes[329:326];
+  assign \lanes$117.older_ahead  = lanes[333:330];
+  assign \lanes$117.ahead_older  = lanes[337:334];
+  assign \lanes$117.beyond_w1  = lanes[341:338];
+  assign \lanes$117.ahead_beyond_w1  = lanes[342];
+  assign \lanes$117.same_line_ahead  = lanes[343];
+  assign \lanes$117.age_ahead  = lanes[349:344];
+  assign \lanes$117.ahead_in_window  = lanes[353:350];
+  assign \lanes$117.ahead_lane  = lanes[369:354];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1890,39 +2198,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision.inv  = decision[197];
   assign \decision.cnt_after  = decision[205:198];
   assign \decision.cnt_after_inc  = decision[213:206];
-  assign \decision$121.valid  = decision[0];
-  assign \decision$121.op  = decision[2:1];
-  assign \decision$121.min_tlevel  = decision[4:3];
-  assign \decision$121.tag  = decision[28:5];
-  assign \decision$121.t  = decision[34:29];
-  assign \decision$121.present  = decision[35];
-  assign \decision$121.hit_slot  = decision[42:36];
-  assign \decision$121.hit_cnt  = decision[50:43];
-  assign \decision$121.hit_age  = decision[56:51];
-  assign \decision$121.hit_mark  = decision[57];
-  assign \decision$121.any_free  = decision[58];
-  assign \decision$121.free_slot  = decision[65:59];
-  assign \decision$121.free_mark  = decision[66];
-  assign \decision$121.vict_t0  = decision[67];
-  assign \decision$121.vict_slot  = decision[74:68];
-  assign \decision$121.vict_lane  = decision[78:75];
-  assign \decision$121.vict_mark  = decision[79];
-  assign \decision$121.take  = decision[80];
-  assign \decision$121.tail_slot  = decision[87:81];
-  assign \decision$121.lane_tag  = decision[183:88];
-  assign \decision$121.wr_lane  = decision[187:184];
-  assign \decision$121.wr_slot  = decision[194:188];
-  assign \decision$121.wr_mark  = decision[195];
-  assign \decision$121.wr  = decision[196];
-  assign \decision$121.inv  = decision[197];
-  assign \decision$121.cnt_after  = decision[205:198];
-  assign \decision$121.cnt_after_inc  = decision[213:206];
-  assign \cfg$122.c3  = cfg[7:0];
-  assign \cfg$122.c2  = cfg[15:8];
-  assign \cfg$122.w3  = cfg[20:16];
-  assign \cfg$122.w2  = cfg[25:21];
-  assign \cfg$122.w1  = cfg[30:26];
-  assign \cfg$122.hash_seed  = cfg[62:31];
+  assign \decision$123.valid  = decision[0];
+  assign \decision$123.op  = decision[2:1];
+  assign \decision$123.min_tlevel  = decision[4:3];
+  assign \decision$123.tag  = decision[28:5];
+  assign \decision$123.t  = decision[34:29];
+  assign \decision$123.present  = decision[35];
+  assign \decision$123.hit_slot  = decision[42:36];
+  assign \decision$123.hit_cnt  = decision[50:43];
+  assign \decision$123.hit_age  = decision[56:51];
+  assign \decision$123.hit_mark  = decision[57];
+  assign \decision$123.any_free  = decision[58];
+  assign \decision$123.free_slot  = decision[65:59];
+  assign \decision$123.free_mark  = decision[66];
+  assign \decision$123.vict_t0  = decision[67];
+  assign \decision$123.vict_slot  = decision[74:68];
+  assign \decision$123.vict_lane  = decision[78:75];
+  assign \decision$123.vict_mark  = decision[79];
+  assign \decision$123.take  = decision[80];
+  assign \decision$123.tail_slot  = decision[87:81];
+  assign \decision$123.lane_tag  = decision[183:88];
+  assign \decision$123.wr_lane  = decision[187:184];
+  assign \decision$123.wr_slot  = decision[194:188];
+  assign \decision$123.wr_mark  = decision[195];
+  assign \decision$123.wr  = decision[196];
+  assign \decision$123.inv  = decision[197];
+  assign \decision$123.cnt_after  = decision[205:198];
+  assign \decision$123.cnt_after_inc  = decision[213:206];
+  assign \cfg$124.c3  = cfg[7:0];
+  assign \cfg$124.c2  = cfg[15:8];
+  assign \cfg$124.w3  = cfg[20:16];
+  assign \cfg$124.w2  = cfg[25:21];
+  assign \cfg$124.w1  = cfg[30:26];
+  assign \cfg$124.hash_seed  = cfg[62:31];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -1981,30 +2289,38 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
   wire \$36 ;
   wire \$37 ;
   wire \$38 ;
-  wire [5:0] \$39 ;
+  wire \$39 ;
   wire \$4 ;
-  wire [6:0] \$40 ;
-  wire [5:0] \$41 ;
+  wire \$40 ;
+  wire \$41 ;
   wire \$42 ;
   wire \$43 ;
-  wire [4:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire \$46 ;
-  wire \$47 ;
+  wire \$44 ;
+  wire [5:0] \$45 ;
+  wire [6:0] \$46 ;
+  wire [5:0] \$47 ;
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
-  wire \$50 ;
-  wire \$51 ;
-  reg [4:0] \$52 ;
-  reg [4:0] \$53 ;
-  reg \$54 ;
-  reg [3:0] \$55 ;
-  reg [3:0] \$56 ;
-  reg \$57 ;
-  reg [1:0] \$58 ;
-  reg [34:0] \$59 ;
+  wire [4:0] \$50 ;
+  wire [4:0] \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  reg [4:0] \$59 ;
   wire \$6 ;
+  reg [4:0] \$60 ;
+  reg \$61 ;
+  reg [3:0] \$62 ;
+  reg [3:0] \$63 ;
+  reg \$64 ;
+  reg [1:0] \$65 ;
+  reg [1:0] \$66 ;
+  reg [34:0] \$67 ;
   wire \$7 ;
   wire \$8 ;
   wire \$9 ;
@@ -2038,7 +2354,8 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
   wire nonblocking;
   input pop;
   wire pop;
-  reg [1:0] recent = 2'h0;
+  reg [1:0] recent_evict = 2'h0;
+  reg [1:0] recent_observe = 2'h0;
   input [35:0] req__payload;
   wire [35:0] req__payload;
   wire [31:0] \req__payload.addr ;
@@ -2067,40 +2384,57 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
   wire untrack;
   (* init = 4'h0 *)
   wire [3:0] used;
-  assign \$37  = ~ \$36 ;
-  assign \$38  = req__valid & \$37 ;
-  assign dropped = \$38  & nonblocking;
-  assign \$39  = inflight + accept;
-  assign \$40  = \$39  - pop;
-  assign \$41  = sweep_row + 1'h1;
-  assign \$42  = sweep_row == 5'h1f;
-  assign \$43  = generations_used == 4'hf;
-  assign \$44  = generation + 1'h1;
-  assign \$45  = generations_used + 1'h1;
-  assign \$46  = s0[0] | busy;
-  assign \$47  = ~ \$46 ;
-  assign \$48  = ~ accept;
-  assign \$49  = \$47  & \$48 ;
-  assign \$50  = req__payload[1:0] != 1'h1;
-  assign \$51  = accept & \$50 ;
+  assign \$29  = ~ hold;
+  assign \$30  = enable & \$29 ;
+  assign \$31  = ~ flush;
+  assign \$32  = \$30  & \$31 ;
+  assign \$33  = ~ flushing;
+  assign \$34  = \$32  & \$33 ;
+  assign \$35  = inflight < 5'h12;
+  assign \$36  = \$34  & \$35 ;
+  assign \$37  = | recent_observe;
+  assign \$38  = | recent_evict;
+  assign \$39  = \$37  | \$38 ;
+  assign \$40  = req__payload[1] & \$39 ;
+  assign \$41  = ~ \$40 ;
+  assign \$42  = \$36  & \$41 ;
+  assign \$43  = ~ \$42 ;
+  assign \$44  = req__valid & \$43 ;
+  assign dropped = \$44  & nonblocking;
+  assign \$45  = inflight + accept;
+  assign \$46  = \$45  - pop;
+  assign \$47  = sweep_row + 1'h1;
+  assign \$48  = sweep_row == 5'h1f;
+  assign \$49  = generations_used == 4'hf;
+  assign \$50  = generation + 1'h1;
+  assign \$51  = generations_used + 1'h1;
+  assign \$52  = s0[0] | busy;
+  assign \$53  = ~ \$52 ;
+  assign \$54  = ~ accept;
+  assign \$55  = \$53  & \$54 ;
+  assign \$56  = ! req__payload[1:0];
+  assign \$57  = accept & \$56 ;
+  assign \$58  = accept & req__payload[1];
   always @(posedge clk)
-    inflight <= \$52 ;
+    inflight <= \$59 ;
   always @(posedge clk)
     rst_q <= rst;
   always @(posedge clk)
-    sweep_row <= \$53 ;
+    sweep_row <= \$60 ;
   always @(posedge clk)
-    flushing <= \$54 ;
+    flushing <= \$61 ;
   always @(posedge clk)
-    generations_used <= \$55 ;
+    generations_used <= \$62 ;
   always @(posedge clk)
-    generation <= \$56 ;
+    generation <= \$63 ;
   always @(posedge clk)
-    idle <= \$57 ;
+    idle <= \$64 ;
   always @(posedge clk)
-    recent <= \$58 ;
+    recent_observe <= \$65 ;
   always @(posedge clk)
-    s0 <= \$59 ;
+    recent_evict <= \$66 ;
+  always @(posedge clk)
+    s0 <= \$67 ;
   assign accept = req__valid & can_take;
   assign \$1  = ~ rst_q;
   assign untrack = rst ? \$1  : flush;
@@ -2112,132 +2446,131 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
   assign \$7  = \$5  & \$6 ;
   assign \$8  = inflight < 5'h12;
   assign \$9  = \$7  & \$8 ;
-  assign \$10  = | recent;
-  assign \$11  = req__payload[1] & \$10 ;
-  assign \$12  = ~ \$11 ;
-  assign can_take = \$9  & \$12 ;
-  assign \$13  = ~ hold;
-  assign \$14  = enable & \$13 ;
-  assign \$15  = ~ flush;
-  assign \$16  = \$14  & \$15 ;
-  assign \$17  = ~ flushing;
+  assign \$10  = | recent_observe;
+  assign \$11  = | recent_evict;
+  assign \$12  = \$10  | \$11 ;
+  assign \$13  = req__payload[1] & \$12 ;
+  assign \$14  = ~ \$13 ;
+  assign can_take = \$9  & \$14 ;
+  assign \$15  = ~ hold;
+  assign \$16  = enable & \$15 ;
+  assign \$17  = ~ flush;
   assign \$18  = \$16  & \$17 ;
-  assign \$19  = inflight < 5'h12;
+  assign \$19  = ~ flushing;
   assign \$20  = \$18  & \$19 ;
-  assign \$21  = | recent;
-  assign \$22  = req__payload[1] & \$21 ;
-  assign \$23  = ~ \$22 ;
-  assign \$24  = \$20  & \$23 ;
-  assign req__ready = \$24  | nonblocking;
-  assign \$25  = ~ hold;
-  assign \$26  = enable & \$25 ;
-  assign \$27  = ~ flush;
-  assign \$28  = \$26  & \$27 ;
-  assign \$29  = ~ flushing;
-  assign \$30  = \$28  & \$29 ;
-  assign \$31  = inflight < 5'h12;
-  assign \$32  = \$30  & \$31 ;
-  assign \$33  = | recent;
-  assign \$34  = req__payload[1] & \$33 ;
-  assign \$35  = ~ \$34 ;
-  assign \$36  = \$32  & \$35 ;
+  assign \$21  = inflight < 5'h12;
+  assign \$22  = \$20  & \$21 ;
+  assign \$23  = | recent_observe;
+  assign \$24  = | recent_evict;
+  assign \$25  = \$23  | \$24 ;
+  assign \$26  = req__payload[1] & \$25 ;
+  assign \$27  = ~ \$26 ;
+  assign \$28  = \$22  & \$27 ;
+  assign req__ready = \$28  | nonblocking;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$52  = \$40 [4:0];
+    \$59  = \$46 [4:0];
     if (rst) begin
-      \$52  = 5'h00;
+      \$59  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$53  = sweep_row;
+    \$60  = sweep_row;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
-        \$53  = 5'h00;
+        \$60  = 5'h00;
       end else begin
-        \$53  = \$41 [4:0];
-        if (\$42 ) begin
-          \$53  = 5'h00;
+        \$60  = \$47 [4:0];
+        if (\$48 ) begin
+          \$60  = 5'h00;
         end
       end
     end else if (untrack) begin
-      if (\$43 ) begin
-        \$53  = 5'h00;
+      if (\$49 ) begin
+        \$60  = 5'h00;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$54  = flushing;
+    \$61  = flushing;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
       end else begin
-        if (\$42 ) begin
-          \$54  = 1'h0;
+        if (\$48 ) begin
+          \$61  = 1'h0;
         end
       end
     end else if (untrack) begin
-      if (\$43 ) begin
-        \$54  = 1'h1;
+      if (\$49 ) begin
+        \$61  = 1'h1;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$55  = generations_used;
+    \$62  = generations_used;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
       end else begin
-        if (\$42 ) begin
-          \$55  = 4'h0;
+        if (\$48 ) begin
+          \$62  = 4'h0;
         end
       end
     end else if (untrack) begin
       (* full_case = 32'd1 *)
-      if (\$43 ) begin
+      if (\$49 ) begin
       end else begin
-        \$55  = \$45 [3:0];
+        \$62  = \$51 [3:0];
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$56  = generation;
+    \$63  = generation;
     if (flushing) begin
     end else if (untrack) begin
       (* full_case = 32'd1 *)
-      if (\$43 ) begin
+      if (\$49 ) begin
       end else begin
-        \$56  = \$44 [3:0];
+        \$63  = \$50 [3:0];
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$57  = \$49 ;
+    \$64  = \$55 ;
     if (rst) begin
-      \$57  = 1'h1;
+      \$64  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$58  = { recent[0], \$51  };
+    \$65  = { recent_observe[0], \$57  };
     if (rst) begin
-      \$58  = 2'h0;
+      \$65  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$59 [0] = accept;
-    \$59 [2:1] = req__payload[1:0];
-    \$59 [4:3] = req__payload[3:2];
-    \$59 [28:5] = req__payload[35:12];
-    \$59 [34:29] = cycle[7:2];
+    \$66  = { recent_evict[0], \$58  };
     if (rst) begin
-      \$59  = 35'h000000000;
+      \$66  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$67 [0] = accept;
+    \$67 [2:1] = req__payload[1:0];
+    \$67 [4:3] = req__payload[3:2];
+    \$67 [28:5] = req__payload[35:12];
+    \$67 [34:29] = cycle[7:2];
+    if (rst) begin
+      \$67  = 35'h000000000;
     end
   end
   assign \generation$8  = generation;
@@ -2450,7 +2783,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2613$43 (e2[56:43])
+    .\port$2724$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2751,7 +3084,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2613$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2724$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2772,15 +3105,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2613$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2613$43 ;
-  wire [13:0] \port$2613$43 ;
+  input [13:0] \port$2724$43 ;
+  wire [13:0] \port$2724$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2613$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2613$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2724$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2724$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2613$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2613$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2613$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2724$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2724$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2724$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2794,8 +3127,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2613$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2613$43 [7:0];
-  assign age = \port$2613$43 [13:8];
+  assign count = \port$2724$43 [7:0];
+  assign age = \port$2724$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2999,7 +3332,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$174 (rst, out_h, \port$2591$5 , seed, clk);
+module \kv_asu.core.hash$177 (rst, out_h, \port$2702$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -3156,8 +3489,8 @@ module \kv_asu.core.hash$174 (rst, out_h, \port$2591$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2591$5 ;
-  wire [23:0] \port$2591$5 ;
+  input [23:0] \port$2702$5 ;
+  wire [23:0] \port$2702$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3165,21 +3498,21 @@ module \kv_asu.core.hash$174 (rst, out_h, \port$2591$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2591$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2591$5 [23:16] + { \port$2591$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2591$5 [23:16], 6'h00 } + { \port$2591$5 [23:16], 8'h00 };
+  assign \$1  = \port$2702$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2702$5 [23:16] + { \port$2702$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2702$5 [23:16], 6'h00 } + { \port$2702$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2591$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2591$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2591$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2702$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2702$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2702$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2591$5 [10:0], 5'h00 } + { \port$2591$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2591$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2591$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2702$5 [10:0], 5'h00 } + { \port$2702$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2702$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2702$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2591$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2591$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2702$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2702$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3325,7 +3658,7 @@ module \kv_asu.core.hash$174 (rst, out_h, \port$2591$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2591$5  };
+  assign key = { 40'h0000000000, \port$2702$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3357,136 +3690,224 @@ module \kv_asu.core.hash$174 (rst, out_h, \port$2591$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2592$0 );
+module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2703$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
-  wire [6:0] \$10 ;
-  wire [8:0] \$100 ;
-  wire [8:0] \$101 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire [5:0] \$101 ;
   wire \$102 ;
-  wire [8:0] \$103 ;
-  wire [8:0] \$104 ;
-  wire \$105 ;
-  wire \$106 ;
+  wire [6:0] \$103 ;
+  wire \$104 ;
+  wire [6:0] \$105 ;
+  wire [4:0] \$106 ;
   wire \$107 ;
-  wire \$108 ;
+  wire [6:0] \$108 ;
   wire \$109 ;
-  wire [6:0] \$11 ;
-  wire [8:0] \$110 ;
-  wire [8:0] \$111 ;
+  wire \$11 ;
+  wire \$110 ;
+  wire [6:0] \$111 ;
   wire \$112 ;
-  wire [8:0] \$113 ;
-  wire [8:0] \$114 ;
+  wire [6:0] \$113 ;
+  wire [4:0] \$114 ;
   wire \$115 ;
-  wire \$116 ;
+  wire [6:0] \$116 ;
   wire \$117 ;
-  wire \$118 ;
+  wire [5:0] \$118 ;
   wire \$119 ;
-  wire [5:0] \$12 ;
-  wire [8:0] \$120 ;
-  wire [8:0] \$121 ;
-  wire \$122 ;
-  wire [8:0] \$123 ;
-  wire [8:0] \$124 ;
-  wire \$125 ;
+  wire \$12 ;
+  wire [6:0] \$120 ;
+  wire \$121 ;
+  wire [6:0] \$122 ;
+  wire [4:0] \$123 ;
+  wire \$124 ;
+  wire [6:0] \$125 ;
   wire \$126 ;
   wire \$127 ;
-  wire \$128 ;
+  wire [6:0] \$128 ;
+  wire \$129 ;
   wire \$13 ;
-  wire [6:0] \$14 ;
-  wire [6:0] \$15 ;
-  wire [5:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire \$18 ;
-  wire [6:0] \$19 ;
+  wire [6:0] \$130 ;
+  wire [4:0] \$131 ;
+  wire \$132 ;
+  wire [6:0] \$133 ;
+  wire \$134 ;
+  wire [5:0] \$135 ;
+  wire \$136 ;
+  wire [6:0] \$137 ;
+  wire \$138 ;
+  wire [6:0] \$139 ;
+  wire \$14 ;
+  wire [4:0] \$140 ;
+  wire \$141 ;
+  wire [6:0] \$142 ;
+  wire \$143 ;
+  wire \$144 ;
+  wire [6:0] \$145 ;
+  wire \$146 ;
+  wire [6:0] \$147 ;
+  wire [4:0] \$148 ;
+  wire \$149 ;
+  wire \$15 ;
+  wire [6:0] \$150 ;
+  wire \$151 ;
+  wire [5:0] \$152 ;
+  wire [2:0] \$153 ;
+  wire [2:0] \$154 ;
+  wire [2:0] \$155 ;
+  wire [2:0] \$156 ;
+  wire [2:0] \$157 ;
+  wire [2:0] \$158 ;
+  wire [2:0] \$159 ;
+  wire \$16 ;
+  wire [2:0] \$160 ;
+  wire [2:0] \$161 ;
+  wire [2:0] \$162 ;
+  wire [2:0] \$163 ;
+  wire [2:0] \$164 ;
+  wire [2:0] \$165 ;
+  wire [2:0] \$166 ;
+  wire [2:0] \$167 ;
+  wire [2:0] \$168 ;
+  wire [2:0] \$169 ;
+  wire \$17 ;
+  wire [2:0] \$170 ;
+  wire [2:0] \$171 ;
+  wire [2:0] \$172 ;
+  wire [2:0] \$173 ;
+  wire [2:0] \$174 ;
+  wire [2:0] \$175 ;
+  wire [2:0] \$176 ;
+  wire \$177 ;
+  wire [8:0] \$178 ;
+  wire [8:0] \$179 ;
+  wire [6:0] \$18 ;
+  wire \$180 ;
+  wire [8:0] \$181 ;
+  wire [8:0] \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire [8:0] \$188 ;
+  wire [8:0] \$189 ;
+  wire \$19 ;
+  wire \$190 ;
+  wire [8:0] \$191 ;
+  wire [8:0] \$192 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  wire [8:0] \$198 ;
+  wire [8:0] \$199 ;
   wire \$2 ;
   wire [6:0] \$20 ;
-  wire [5:0] \$21 ;
+  wire \$200 ;
+  wire [8:0] \$201 ;
+  wire [8:0] \$202 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire \$206 ;
+  wire \$207 ;
+  wire [8:0] \$208 ;
+  wire [8:0] \$209 ;
+  wire [4:0] \$21 ;
+  wire \$210 ;
+  wire [8:0] \$211 ;
+  wire [8:0] \$212 ;
+  wire \$213 ;
+  wire \$214 ;
+  wire \$215 ;
+  wire \$216 ;
   wire \$22 ;
-  wire \$23 ;
-  wire [6:0] \$24 ;
-  wire [6:0] \$25 ;
-  wire [5:0] \$26 ;
+  wire [6:0] \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire [6:0] \$26 ;
   wire \$27 ;
   wire [6:0] \$28 ;
-  wire [6:0] \$29 ;
+  wire [4:0] \$29 ;
   wire \$3 ;
-  wire [5:0] \$30 ;
-  wire [4:0] \$31 ;
+  wire \$30 ;
+  wire [6:0] \$31 ;
   wire \$32 ;
-  wire [6:0] \$33 ;
-  wire [6:0] \$34 ;
-  wire [5:0] \$35 ;
+  wire [5:0] \$33 ;
+  wire \$34 ;
+  wire [6:0] \$35 ;
   wire \$36 ;
-  wire \$37 ;
-  wire [6:0] \$38 ;
-  wire [6:0] \$39 ;
+  wire [6:0] \$37 ;
+  wire [4:0] \$38 ;
+  wire \$39 ;
   wire \$4 ;
-  wire [5:0] \$40 ;
+  wire [6:0] \$40 ;
   wire \$41 ;
-  wire [6:0] \$42 ;
+  wire \$42 ;
   wire [6:0] \$43 ;
-  wire [5:0] \$44 ;
-  wire [4:0] \$45 ;
-  wire \$46 ;
-  wire [6:0] \$47 ;
+  wire \$44 ;
+  wire [6:0] \$45 ;
+  wire [4:0] \$46 ;
+  wire \$47 ;
   wire [6:0] \$48 ;
-  wire [5:0] \$49 ;
+  wire \$49 ;
   wire \$5 ;
-  wire \$50 ;
+  wire [5:0] \$50 ;
   wire \$51 ;
   wire [6:0] \$52 ;
-  wire [6:0] \$53 ;
-  wire [5:0] \$54 ;
-  wire \$55 ;
-  wire [6:0] \$56 ;
+  wire \$53 ;
+  wire [6:0] \$54 ;
+  wire [4:0] \$55 ;
+  wire \$56 ;
   wire [6:0] \$57 ;
-  wire [5:0] \$58 ;
-  wire [4:0] \$59 ;
+  wire \$58 ;
+  wire \$59 ;
   wire \$6 ;
-  wire \$60 ;
-  wire [6:0] \$61 ;
+  wire [6:0] \$60 ;
+  wire \$61 ;
   wire [6:0] \$62 ;
-  wire [5:0] \$63 ;
+  wire [4:0] \$63 ;
   wire \$64 ;
-  wire [2:0] \$65 ;
-  wire [2:0] \$66 ;
-  wire [2:0] \$67 ;
-  wire [2:0] \$68 ;
-  wire [2:0] \$69 ;
+  wire [6:0] \$65 ;
+  wire \$66 ;
+  wire [5:0] \$67 ;
+  wire \$68 ;
+  wire [6:0] \$69 ;
   wire \$7 ;
-  wire [2:0] \$70 ;
-  wire [2:0] \$71 ;
-  wire [2:0] \$72 ;
-  wire [2:0] \$73 ;
-  wire [2:0] \$74 ;
-  wire [2:0] \$75 ;
-  wire [2:0] \$76 ;
-  wire [2:0] \$77 ;
-  wire [2:0] \$78 ;
-  wire [2:0] \$79 ;
+  wire \$70 ;
+  wire [6:0] \$71 ;
+  wire [4:0] \$72 ;
+  wire \$73 ;
+  wire [6:0] \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire [6:0] \$77 ;
+  wire \$78 ;
+  wire [6:0] \$79 ;
   wire \$8 ;
-  wire [2:0] \$80 ;
-  wire [2:0] \$81 ;
-  wire [2:0] \$82 ;
-  wire [2:0] \$83 ;
-  wire [2:0] \$84 ;
-  wire [2:0] \$85 ;
-  wire [2:0] \$86 ;
-  wire [2:0] \$87 ;
-  wire [2:0] \$88 ;
-  wire \$89 ;
+  wire [4:0] \$80 ;
+  wire \$81 ;
+  wire [6:0] \$82 ;
+  wire \$83 ;
+  wire [5:0] \$84 ;
+  wire \$85 ;
+  wire [6:0] \$86 ;
+  wire \$87 ;
+  wire [6:0] \$88 ;
+  wire [4:0] \$89 ;
   wire \$9 ;
-  wire [8:0] \$90 ;
-  wire [8:0] \$91 ;
+  wire \$90 ;
+  wire [6:0] \$91 ;
   wire \$92 ;
-  wire [8:0] \$93 ;
-  wire [8:0] \$94 ;
+  wire \$93 ;
+  wire [6:0] \$94 ;
   wire \$95 ;
-  wire \$96 ;
-  wire \$97 ;
+  wire [6:0] \$96 ;
+  wire [4:0] \$97 ;
   wire \$98 ;
-  wire \$99 ;
+  wire [6:0] \$99 ;
   reg [5:0] age0;
   reg [5:0] age1;
   reg [5:0] age2;
@@ -3579,12 +4000,12 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2592$0 ;
-  wire [41:0] \port$2592$0 ;
-  input [307:0] \port$2593$0 ;
-  wire [307:0] \port$2593$0 ;
-  input [27:0] \port$2597$0 ;
-  wire [27:0] \port$2597$0 ;
+  input [41:0] \port$2703$0 ;
+  wire [41:0] \port$2703$0 ;
+  input [435:0] \port$2704$0 ;
+  wire [435:0] \port$2704$0 ;
+  input [27:0] \port$2708$0 ;
+  wire [27:0] \port$2708$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -3593,21 +4014,30 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   reg valid1;
   reg valid2;
   reg valid3;
-  wire [422:0] window;
-  wire [307:0] \window.bank ;
+  wire [550:0] window;
+  wire [435:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [4:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
-  wire [29:0] \window.bank[0].sides ;
+  wire [61:0] \window.bank[0].sides ;
   wire [7:0] \window.bank[0].sides.count_byp ;
   wire [7:0] \window.bank[0].sides.count_raw ;
   wire \window.bank[0].sides.ent ;
+  wire \window.bank[0].sides.fresh_byp ;
+  wire \window.bank[0].sides.fresh_raw ;
   wire [5:0] \window.bank[0].sides.last_byp ;
   wire [5:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.mark ;
+  wire \window.bank[0].sides.mark_byp ;
+  wire \window.bank[0].sides.mark_raw ;
   wire \window.bank[0].sides.meta ;
+  wire \window.bank[0].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[0].sides.tag_raw ;
+  wire \window.bank[0].sides.valid_byp ;
+  wire \window.bank[0].sides.valid_raw ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [7:0] \window.bank[1].count ;
@@ -3616,13 +4046,22 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   wire \window.bank[1].mark ;
   wire [4:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
-  wire [29:0] \window.bank[1].sides ;
+  wire [61:0] \window.bank[1].sides ;
   wire [7:0] \window.bank[1].sides.count_byp ;
   wire [7:0] \window.bank[1].sides.count_raw ;
   wire \window.bank[1].sides.ent ;
+  wire \window.bank[1].sides.fresh_byp ;
+  wire \window.bank[1].sides.fresh_raw ;
   wire [5:0] \window.bank[1].sides.last_byp ;
   wire [5:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.mark ;
+  wire \window.bank[1].sides.mark_byp ;
+  wire \window.bank[1].sides.mark_raw ;
   wire \window.bank[1].sides.meta ;
+  wire \window.bank[1].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[1].sides.tag_raw ;
+  wire \window.bank[1].sides.valid_byp ;
+  wire \window.bank[1].sides.valid_raw ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [7:0] \window.bank[2].count ;
@@ -3631,13 +4070,22 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   wire \window.bank[2].mark ;
   wire [4:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
-  wire [29:0] \window.bank[2].sides ;
+  wire [61:0] \window.bank[2].sides ;
   wire [7:0] \window.bank[2].sides.count_byp ;
   wire [7:0] \window.bank[2].sides.count_raw ;
   wire \window.bank[2].sides.ent ;
+  wire \window.bank[2].sides.fresh_byp ;
+  wire \window.bank[2].sides.fresh_raw ;
   wire [5:0] \window.bank[2].sides.last_byp ;
   wire [5:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.mark ;
+  wire \window.bank[2].sides.mark_byp ;
+  wire \window.bank[2].sides.mark_raw ;
   wire \window.bank[2].sides.meta ;
+  wire \window.bank[2].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[2].sides.tag_raw ;
+  wire \window.bank[2].sides.valid_byp ;
+  wire \window.bank[2].sides.valid_raw ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [7:0] \window.bank[3].count ;
@@ -3646,13 +4094,22 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   wire \window.bank[3].mark ;
   wire [4:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
-  wire [29:0] \window.bank[3].sides ;
+  wire [61:0] \window.bank[3].sides ;
   wire [7:0] \window.bank[3].sides.count_byp ;
   wire [7:0] \window.bank[3].sides.count_raw ;
   wire \window.bank[3].sides.ent ;
+  wire \window.bank[3].sides.fresh_byp ;
+  wire \window.bank[3].sides.fresh_raw ;
   wire [5:0] \window.bank[3].sides.last_byp ;
   wire [5:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.mark ;
+  wire \window.bank[3].sides.mark_byp ;
+  wire \window.bank[3].sides.mark_raw ;
   wire \window.bank[3].sides.meta ;
+  wire \window.bank[3].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[3].sides.tag_raw ;
+  wire \window.bank[3].sides.valid_byp ;
+  wire \window.bank[3].sides.valid_raw ;
   wire [23:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
@@ -3668,152 +4125,244 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2593$0 [23:0] == \port$2592$0 [28:5];
-  assign \$2  = \port$2593$0 [38] & \$1 ;
-  assign \$3  = \port$2593$0 [100:77] == \port$2592$0 [28:5];
-  assign \$4  = \port$2593$0 [115] & \$3 ;
-  assign \$5  = \port$2593$0 [177:154] == \port$2592$0 [28:5];
-  assign \$6  = \port$2593$0 [192] & \$5 ;
-  assign \$7  = \port$2593$0 [254:231] == \port$2592$0 [28:5];
-  assign \$8  = \port$2593$0 [269] & \$7 ;
-  assign \$9  = \port$2593$0 [39] ^ \port$2593$0 [40];
-  assign \$10  = \port$2592$0 [34:29] - \port$2593$0 [76:71];
-  assign \$11  = \port$2592$0 [34:29] - \port$2593$0 [70:65];
-  assign \$12  = \port$2593$0 [64] ? \$10 [5:0] : \$11 [5:0];
-  assign \$13  = \$9  | \$12 [5];
-  assign \$14  = \port$2592$0 [34:29] - \port$2593$0 [76:71];
-  assign \$15  = \port$2592$0 [34:29] - \port$2593$0 [70:65];
-  assign \$16  = \port$2593$0 [64] ? \$14 [5:0] : \$15 [5:0];
-  assign \$17  = \$13  ? 5'h00 : \$16 [4:0];
-  assign \$18  = \port$2593$0 [39] ^ \port$2593$0 [40];
-  assign \$19  = \port$2592$0 [34:29] - \port$2593$0 [76:71];
-  assign \$20  = \port$2592$0 [34:29] - \port$2593$0 [70:65];
-  assign \$21  = \port$2593$0 [64] ? \$19 [5:0] : \$20 [5:0];
-  assign \$22  = \$18  | \$21 [5];
-  assign \$23  = \port$2593$0 [116] ^ \port$2593$0 [117];
-  assign \$24  = \port$2592$0 [34:29] - \port$2593$0 [153:148];
-  assign \$25  = \port$2592$0 [34:29] - \port$2593$0 [147:142];
-  assign \$26  = \port$2593$0 [141] ? \$24 [5:0] : \$25 [5:0];
-  assign \$27  = \$23  | \$26 [5];
-  assign \$28  = \port$2592$0 [34:29] - \port$2593$0 [153:148];
-  assign \$29  = \port$2592$0 [34:29] - \port$2593$0 [147:142];
-  assign \$30  = \port$2593$0 [141] ? \$28 [5:0] : \$29 [5:0];
-  assign \$31  = \$27  ? 5'h00 : \$30 [4:0];
-  assign \$32  = \port$2593$0 [116] ^ \port$2593$0 [117];
-  assign \$33  = \port$2592$0 [34:29] - \port$2593$0 [153:148];
-  assign \$34  = \port$2592$0 [34:29] - \port$2593$0 [147:142];
-  assign \$35  = \port$2593$0 [141] ? \$33 [5:0] : \$34 [5:0];
-  assign \$36  = \$32  | \$35 [5];
-  assign \$37  = \port$2593$0 [193] ^ \port$2593$0 [194];
-  assign \$38  = \port$2592$0 [34:29] - \port$2593$0 [230:225];
-  assign \$39  = \port$2592$0 [34:29] - \port$2593$0 [224:219];
-  assign \$40  = \port$2593$0 [218] ? \$38 [5:0] : \$39 [5:0];
-  assign \$41  = \$37  | \$40 [5];
-  assign \$42  = \port$2592$0 [34:29] - \port$2593$0 [230:225];
-  assign \$43  = \port$2592$0 [34:29] - \port$2593$0 [224:219];
-  assign \$44  = \port$2593$0 [218] ? \$42 [5:0] : \$43 [5:0];
-  assign \$45  = \$41  ? 5'h00 : \$44 [4:0];
-  assign \$46  = \port$2593$0 [193] ^ \port$2593$0 [194];
-  assign \$47  = \port$2592$0 [34:29] - \port$2593$0 [230:225];
-  assign \$48  = \port$2592$0 [34:29] - \port$2593$0 [224:219];
-  assign \$49  = \port$2593$0 [218] ? \$47 [5:0] : \$48 [5:0];
-  assign \$50  = \$46  | \$49 [5];
-  assign \$51  = \port$2593$0 [270] ^ \port$2593$0 [271];
-  assign \$52  = \port$2592$0 [34:29] - \port$2593$0 [307:302];
-  assign \$53  = \port$2592$0 [34:29] - \port$2593$0 [301:296];
-  assign \$54  = \port$2593$0 [295] ? \$52 [5:0] : \$53 [5:0];
-  assign \$55  = \$51  | \$54 [5];
-  assign \$56  = \port$2592$0 [34:29] - \port$2593$0 [307:302];
-  assign \$57  = \port$2592$0 [34:29] - \port$2593$0 [301:296];
-  assign \$58  = \port$2593$0 [295] ? \$56 [5:0] : \$57 [5:0];
-  assign \$59  = \$55  ? 5'h00 : \$58 [4:0];
-  assign \$60  = \port$2593$0 [270] ^ \port$2593$0 [271];
-  assign \$61  = \port$2592$0 [34:29] - \port$2593$0 [307:302];
-  assign \$62  = \port$2592$0 [34:29] - \port$2593$0 [301:296];
-  assign \$63  = \port$2593$0 [295] ? \$61 [5:0] : \$62 [5:0];
-  assign \$64  = \$60  | \$63 [5];
-  assign \$65  = \port$2597$0 [1:0] + 1'h0;
-  assign \$66  = \port$2597$0 [1:0] + 1'h0;
-  assign \$67  = \port$2597$0 [1:0] + 1'h0;
-  assign \$68  = \port$2597$0 [1:0] + 1'h0;
-  assign \$69  = \port$2597$0 [1:0] + 1'h0;
-  assign \$70  = \port$2597$0 [1:0] + 1'h0;
-  assign \$71  = \port$2597$0 [8:7] + 1'h0;
-  assign \$72  = \port$2597$0 [8:7] + 1'h0;
-  assign \$73  = \port$2597$0 [8:7] + 1'h0;
-  assign \$74  = \port$2597$0 [8:7] + 1'h0;
-  assign \$75  = \port$2597$0 [8:7] + 1'h0;
-  assign \$76  = \port$2597$0 [8:7] + 1'h0;
-  assign \$77  = \port$2597$0 [15:14] + 1'h0;
-  assign \$78  = \port$2597$0 [15:14] + 1'h0;
-  assign \$79  = \port$2597$0 [15:14] + 1'h0;
-  assign \$80  = \port$2597$0 [15:14] + 1'h0;
-  assign \$81  = \port$2597$0 [15:14] + 1'h0;
-  assign \$82  = \port$2597$0 [15:14] + 1'h0;
-  assign \$83  = \port$2597$0 [22:21] + 1'h0;
-  assign \$84  = \port$2597$0 [22:21] + 1'h0;
-  assign \$85  = \port$2597$0 [22:21] + 1'h0;
-  assign \$86  = \port$2597$0 [22:21] + 1'h0;
-  assign \$87  = \port$2597$0 [22:21] + 1'h0;
-  assign \$88  = \port$2597$0 [22:21] + 1'h0;
-  assign \$89  = cnt0 >= 8'hff;
-  assign \$90  = cnt0 + 1'h1;
-  assign \$91  = \$89  ? 9'h0ff : \$90 ;
-  assign \$92  = cnt0 >= 8'hfe;
-  assign \$93  = cnt0 + 2'h2;
-  assign \$94  = \$92  ? 9'h0ff : \$93 ;
-  assign \$95  = age0 > cfg[30:26];
-  assign \$96  = age0 > age1;
-  assign \$97  = age0 > age2;
-  assign \$98  = age0 > age3;
-  assign \$99  = cnt1 >= 8'hff;
-  assign \$100  = cnt1 + 1'h1;
-  assign \$101  = \$99  ? 9'h0ff : \$100 ;
-  assign \$102  = cnt1 >= 8'hfe;
-  assign \$103  = cnt1 + 2'h2;
-  assign \$104  = \$102  ? 9'h0ff : \$103 ;
-  assign \$105  = age1 > cfg[30:26];
-  assign \$106  = age1 > age0;
-  assign \$107  = age1 > age2;
-  assign \$108  = age1 > age3;
-  assign \$109  = cnt2 >= 8'hff;
-  assign \$110  = cnt2 + 1'h1;
-  assign \$111  = \$109  ? 9'h0ff : \$110 ;
-  assign \$112  = cnt2 >= 8'hfe;
-  assign \$113  = cnt2 + 2'h2;
-  assign \$114  = \$112  ? 9'h0ff : \$113 ;
-  assign \$115  = age2 > cfg[30:26];
-  assign \$116  = age2 > age0;
-  assign \$117  = age2 > age1;
-  assign \$118  = age2 > age3;
-  assign \$119  = cnt3 >= 8'hff;
-  assign \$120  = cnt3 + 1'h1;
-  assign \$121  = \$119  ? 9'h0ff : \$120 ;
-  assign \$122  = cnt3 >= 8'hfe;
-  assign \$123  = cnt3 + 2'h2;
-  assign \$124  = \$122  ? 9'h0ff : \$123 ;
-  assign \$125  = age3 > cfg[30:26];
-  assign \$126  = age3 > age0;
-  assign \$127  = age3 > age1;
-  assign \$128  = age3 > age2;
+  assign \$1  = \port$2704$0 [89] ? \port$2704$0 [105] : \port$2704$0 [104];
+  assign \$2  = \port$2704$0 [87:64] == \port$2703$0 [28:5];
+  assign \$3  = \port$2704$0 [47] ? \port$2704$0 [88] : \$2 ;
+  assign \$4  = \$1  & \$3 ;
+  assign \$5  = \port$2704$0 [198] ? \port$2704$0 [214] : \port$2704$0 [213];
+  assign \$6  = \port$2704$0 [196:173] == \port$2703$0 [28:5];
+  assign \$7  = \port$2704$0 [156] ? \port$2704$0 [197] : \$6 ;
+  assign \$8  = \$5  & \$7 ;
+  assign \$9  = \port$2704$0 [307] ? \port$2704$0 [323] : \port$2704$0 [322];
+  assign \$10  = \port$2704$0 [305:282] == \port$2703$0 [28:5];
+  assign \$11  = \port$2704$0 [265] ? \port$2704$0 [306] : \$10 ;
+  assign \$12  = \$9  & \$11 ;
+  assign \$13  = \port$2704$0 [416] ? \port$2704$0 [432] : \port$2704$0 [431];
+  assign \$14  = \port$2704$0 [414:391] == \port$2703$0 [28:5];
+  assign \$15  = \port$2704$0 [374] ? \port$2704$0 [415] : \$14 ;
+  assign \$16  = \$13  & \$15 ;
+  assign \$17  = \port$2704$0 [103] ^ \port$2704$0 [108];
+  assign \$18  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$19  = \$17  | \$18 [5];
+  assign \$20  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
+  assign \$22  = \port$2704$0 [103] ^ \port$2704$0 [108];
+  assign \$23  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$24  = \$22  | \$23 [5];
+  assign \$25  = \port$2704$0 [103] ^ \port$2704$0 [107];
+  assign \$26  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$27  = \$25  | \$26 [5];
+  assign \$28  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$29  = \$27  ? 5'h00 : \$28 [4:0];
+  assign \$30  = \port$2704$0 [103] ^ \port$2704$0 [107];
+  assign \$31  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$32  = \$30  | \$31 [5];
+  assign \$33  = \port$2704$0 [106] ? { \$24 , \$21  } : { \$32 , \$29  };
+  assign \$34  = \port$2704$0 [102] ^ \port$2704$0 [108];
+  assign \$35  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$36  = \$34  | \$35 [5];
+  assign \$37  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$38  = \$36  ? 5'h00 : \$37 [4:0];
+  assign \$39  = \port$2704$0 [102] ^ \port$2704$0 [108];
+  assign \$40  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$41  = \$39  | \$40 [5];
+  assign \$42  = \port$2704$0 [102] ^ \port$2704$0 [107];
+  assign \$43  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$44  = \$42  | \$43 [5];
+  assign \$45  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$46  = \$44  ? 5'h00 : \$45 [4:0];
+  assign \$47  = \port$2704$0 [102] ^ \port$2704$0 [107];
+  assign \$48  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$49  = \$47  | \$48 [5];
+  assign \$50  = \port$2704$0 [106] ? { \$41 , \$38  } : { \$49 , \$46  };
+  assign age_bank0 = \port$2704$0 [89] ? \$33  : \$50 ;
+  assign \$51  = \port$2704$0 [212] ^ \port$2704$0 [217];
+  assign \$52  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$53  = \$51  | \$52 [5];
+  assign \$54  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$55  = \$53  ? 5'h00 : \$54 [4:0];
+  assign \$56  = \port$2704$0 [212] ^ \port$2704$0 [217];
+  assign \$57  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$58  = \$56  | \$57 [5];
+  assign \$59  = \port$2704$0 [212] ^ \port$2704$0 [216];
+  assign \$60  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$61  = \$59  | \$60 [5];
+  assign \$62  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$63  = \$61  ? 5'h00 : \$62 [4:0];
+  assign \$64  = \port$2704$0 [212] ^ \port$2704$0 [216];
+  assign \$65  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$66  = \$64  | \$65 [5];
+  assign \$67  = \port$2704$0 [215] ? { \$58 , \$55  } : { \$66 , \$63  };
+  assign \$68  = \port$2704$0 [211] ^ \port$2704$0 [217];
+  assign \$69  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$70  = \$68  | \$69 [5];
+  assign \$71  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$72  = \$70  ? 5'h00 : \$71 [4:0];
+  assign \$73  = \port$2704$0 [211] ^ \port$2704$0 [217];
+  assign \$74  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$75  = \$73  | \$74 [5];
+  assign \$76  = \port$2704$0 [211] ^ \port$2704$0 [216];
+  assign \$77  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$78  = \$76  | \$77 [5];
+  assign \$79  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$80  = \$78  ? 5'h00 : \$79 [4:0];
+  assign \$81  = \port$2704$0 [211] ^ \port$2704$0 [216];
+  assign \$82  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$83  = \$81  | \$82 [5];
+  assign \$84  = \port$2704$0 [215] ? { \$75 , \$72  } : { \$83 , \$80  };
+  assign age_bank1 = \port$2704$0 [198] ? \$67  : \$84 ;
+  assign \$85  = \port$2704$0 [321] ^ \port$2704$0 [326];
+  assign \$86  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$87  = \$85  | \$86 [5];
+  assign \$88  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$89  = \$87  ? 5'h00 : \$88 [4:0];
+  assign \$90  = \port$2704$0 [321] ^ \port$2704$0 [326];
+  assign \$91  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$92  = \$90  | \$91 [5];
+  assign \$93  = \port$2704$0 [321] ^ \port$2704$0 [325];
+  assign \$94  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$95  = \$93  | \$94 [5];
+  assign \$96  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$97  = \$95  ? 5'h00 : \$96 [4:0];
+  assign \$98  = \port$2704$0 [321] ^ \port$2704$0 [325];
+  assign \$99  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$100  = \$98  | \$99 [5];
+  assign \$101  = \port$2704$0 [324] ? { \$92 , \$89  } : { \$100 , \$97  };
+  assign \$102  = \port$2704$0 [320] ^ \port$2704$0 [326];
+  assign \$103  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$104  = \$102  | \$103 [5];
+  assign \$105  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$106  = \$104  ? 5'h00 : \$105 [4:0];
+  assign \$107  = \port$2704$0 [320] ^ \port$2704$0 [326];
+  assign \$108  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$109  = \$107  | \$108 [5];
+  assign \$110  = \port$2704$0 [320] ^ \port$2704$0 [325];
+  assign \$111  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$112  = \$110  | \$111 [5];
+  assign \$113  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$114  = \$112  ? 5'h00 : \$113 [4:0];
+  assign \$115  = \port$2704$0 [320] ^ \port$2704$0 [325];
+  assign \$116  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$117  = \$115  | \$116 [5];
+  assign \$118  = \port$2704$0 [324] ? { \$109 , \$106  } : { \$117 , \$114  };
+  assign age_bank2 = \port$2704$0 [307] ? \$101  : \$118 ;
+  assign \$119  = \port$2704$0 [430] ^ \port$2704$0 [435];
+  assign \$120  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$121  = \$119  | \$120 [5];
+  assign \$122  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$123  = \$121  ? 5'h00 : \$122 [4:0];
+  assign \$124  = \port$2704$0 [430] ^ \port$2704$0 [435];
+  assign \$125  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$126  = \$124  | \$125 [5];
+  assign \$127  = \port$2704$0 [430] ^ \port$2704$0 [434];
+  assign \$128  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$129  = \$127  | \$128 [5];
+  assign \$130  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$131  = \$129  ? 5'h00 : \$130 [4:0];
+  assign \$132  = \port$2704$0 [430] ^ \port$2704$0 [434];
+  assign \$133  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$134  = \$132  | \$133 [5];
+  assign \$135  = \port$2704$0 [433] ? { \$126 , \$123  } : { \$134 , \$131  };
+  assign \$136  = \port$2704$0 [429] ^ \port$2704$0 [435];
+  assign \$137  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$138  = \$136  | \$137 [5];
+  assign \$139  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$140  = \$138  ? 5'h00 : \$139 [4:0];
+  assign \$141  = \port$2704$0 [429] ^ \port$2704$0 [435];
+  assign \$142  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$143  = \$141  | \$142 [5];
+  assign \$144  = \port$2704$0 [429] ^ \port$2704$0 [434];
+  assign \$145  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$146  = \$144  | \$145 [5];
+  assign \$147  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$148  = \$146  ? 5'h00 : \$147 [4:0];
+  assign \$149  = \port$2704$0 [429] ^ \port$2704$0 [434];
+  assign \$150  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$151  = \$149  | \$150 [5];
+  assign \$152  = \port$2704$0 [433] ? { \$143 , \$140  } : { \$151 , \$148  };
+  assign age_bank3 = \port$2704$0 [416] ? \$135  : \$152 ;
+  assign \$153  = \port$2708$0 [1:0] + 1'h0;
+  assign \$154  = \port$2708$0 [1:0] + 1'h0;
+  assign \$155  = \port$2708$0 [1:0] + 1'h0;
+  assign \$156  = \port$2708$0 [1:0] + 1'h0;
+  assign \$157  = \port$2708$0 [1:0] + 1'h0;
+  assign \$158  = \port$2708$0 [1:0] + 1'h0;
+  assign \$159  = \port$2708$0 [8:7] + 1'h0;
+  assign \$160  = \port$2708$0 [8:7] + 1'h0;
+  assign \$161  = \port$2708$0 [8:7] + 1'h0;
+  assign \$162  = \port$2708$0 [8:7] + 1'h0;
+  assign \$163  = \port$2708$0 [8:7] + 1'h0;
+  assign \$164  = \port$2708$0 [8:7] + 1'h0;
+  assign \$165  = \port$2708$0 [15:14] + 1'h0;
+  assign \$166  = \port$2708$0 [15:14] + 1'h0;
+  assign \$167  = \port$2708$0 [15:14] + 1'h0;
+  assign \$168  = \port$2708$0 [15:14] + 1'h0;
+  assign \$169  = \port$2708$0 [15:14] + 1'h0;
+  assign \$170  = \port$2708$0 [15:14] + 1'h0;
+  assign \$171  = \port$2708$0 [22:21] + 1'h0;
+  assign \$172  = \port$2708$0 [22:21] + 1'h0;
+  assign \$173  = \port$2708$0 [22:21] + 1'h0;
+  assign \$174  = \port$2708$0 [22:21] + 1'h0;
+  assign \$175  = \port$2708$0 [22:21] + 1'h0;
+  assign \$176  = \port$2708$0 [22:21] + 1'h0;
+  assign \$177  = cnt0 >= 8'hff;
+  assign \$178  = cnt0 + 1'h1;
+  assign \$179  = \$177  ? 9'h0ff : \$178 ;
+  assign \$180  = cnt0 >= 8'hfe;
+  assign \$181  = cnt0 + 2'h2;
+  assign \$182  = \$180  ? 9'h0ff : \$181 ;
+  assign \$183  = age0 > cfg[30:26];
+  assign \$184  = age0 > age1;
+  assign \$185  = age0 > age2;
+  assign \$186  = age0 > age3;
+  assign \$187  = cnt1 >= 8'hff;
+  assign \$188  = cnt1 + 1'h1;
+  assign \$189  = \$187  ? 9'h0ff : \$188 ;
+  assign \$190  = cnt1 >= 8'hfe;
+  assign \$191  = cnt1 + 2'h2;
+  assign \$192  = \$190  ? 9'h0ff : \$191 ;
+  assign \$193  = age1 > cfg[30:26];
+  assign \$194  = age1 > age0;
+  assign \$195  = age1 > age2;
+  assign \$196  = age1 > age3;
+  assign \$197  = cnt2 >= 8'hff;
+  assign \$198  = cnt2 + 1'h1;
+  assign \$199  = \$197  ? 9'h0ff : \$198 ;
+  assign \$200  = cnt2 >= 8'hfe;
+  assign \$201  = cnt2 + 2'h2;
+  assign \$202  = \$200  ? 9'h0ff : \$201 ;
+  assign \$203  = age2 > cfg[30:26];
+  assign \$204  = age2 > age0;
+  assign \$205  = age2 > age1;
+  assign \$206  = age2 > age3;
+  assign \$207  = cnt3 >= 8'hff;
+  assign \$208  = cnt3 + 1'h1;
+  assign \$209  = \$207  ? 9'h0ff : \$208 ;
+  assign \$210  = cnt3 >= 8'hfe;
+  assign \$211  = cnt3 + 2'h2;
+  assign \$212  = \$210  ? 9'h0ff : \$211 ;
+  assign \$213  = age3 > cfg[30:26];
+  assign \$214  = age3 > age0;
+  assign \$215  = age3 > age1;
+  assign \$216  = age3 > age2;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$65 [1:0])
+    casez (\$153 [1:0])
       2'h0:
-          valid0 = \port$2593$0 [38];
+          valid0 = \port$2704$0 [38];
       2'h1:
-          valid0 = \port$2593$0 [115];
+          valid0 = \port$2704$0 [147];
       2'h2:
-          valid0 = \port$2593$0 [192];
+          valid0 = \port$2704$0 [256];
       2'h3:
-          valid0 = \port$2593$0 [269];
+          valid0 = \port$2704$0 [365];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$66 [1:0])
+    casez (\$154 [1:0])
       2'h0:
           match0 = match_b[0];
       2'h1:
@@ -3827,49 +4376,49 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$67 [1:0])
+    casez (\$155 [1:0])
       2'h0:
-          tag0 = \port$2593$0 [23:0];
+          tag0 = \port$2704$0 [23:0];
       2'h1:
-          tag0 = \port$2593$0 [100:77];
+          tag0 = \port$2704$0 [132:109];
       2'h2:
-          tag0 = \port$2593$0 [177:154];
+          tag0 = \port$2704$0 [241:218];
       2'h3:
-          tag0 = \port$2593$0 [254:231];
+          tag0 = \port$2704$0 [350:327];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$68 [1:0])
+    casez (\$156 [1:0])
       2'h0:
-          age0 = { \$22 , \$17  };
+          age0 = age_bank0;
       2'h1:
-          age0 = { \$36 , \$31  };
+          age0 = age_bank1;
       2'h2:
-          age0 = { \$50 , \$45  };
+          age0 = age_bank2;
       2'h3:
-          age0 = { \$64 , \$59  };
+          age0 = age_bank3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$69 [1:0])
+    casez (\$157 [1:0])
       2'h0:
-          cnt0 = \port$2593$0 [31:24];
+          cnt0 = \port$2704$0 [31:24];
       2'h1:
-          cnt0 = \port$2593$0 [108:101];
+          cnt0 = \port$2704$0 [140:133];
       2'h2:
-          cnt0 = \port$2593$0 [185:178];
+          cnt0 = \port$2704$0 [249:242];
       2'h3:
-          cnt0 = \port$2593$0 [262:255];
+          cnt0 = \port$2704$0 [358:351];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$70 [1:0])
+    casez (\$158 [1:0])
       2'h0:
           mark0 = mark_now_b[0];
       2'h1:
@@ -3883,21 +4432,21 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$71 [1:0])
+    casez (\$159 [1:0])
       2'h0:
-          valid1 = \port$2593$0 [38];
+          valid1 = \port$2704$0 [38];
       2'h1:
-          valid1 = \port$2593$0 [115];
+          valid1 = \port$2704$0 [147];
       2'h2:
-          valid1 = \port$2593$0 [192];
+          valid1 = \port$2704$0 [256];
       2'h3:
-          valid1 = \port$2593$0 [269];
+          valid1 = \port$2704$0 [365];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$72 [1:0])
+    casez (\$160 [1:0])
       2'h0:
           match1 = match_b[0];
       2'h1:
@@ -3911,49 +4460,49 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$73 [1:0])
+    casez (\$161 [1:0])
       2'h0:
-          tag1 = \port$2593$0 [23:0];
+          tag1 = \port$2704$0 [23:0];
       2'h1:
-          tag1 = \port$2593$0 [100:77];
+          tag1 = \port$2704$0 [132:109];
       2'h2:
-          tag1 = \port$2593$0 [177:154];
+          tag1 = \port$2704$0 [241:218];
       2'h3:
-          tag1 = \port$2593$0 [254:231];
+          tag1 = \port$2704$0 [350:327];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$74 [1:0])
+    casez (\$162 [1:0])
       2'h0:
-          age1 = { \$22 , \$17  };
+          age1 = age_bank0;
       2'h1:
-          age1 = { \$36 , \$31  };
+          age1 = age_bank1;
       2'h2:
-          age1 = { \$50 , \$45  };
+          age1 = age_bank2;
       2'h3:
-          age1 = { \$64 , \$59  };
+          age1 = age_bank3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$75 [1:0])
+    casez (\$163 [1:0])
       2'h0:
-          cnt1 = \port$2593$0 [31:24];
+          cnt1 = \port$2704$0 [31:24];
       2'h1:
-          cnt1 = \port$2593$0 [108:101];
+          cnt1 = \port$2704$0 [140:133];
       2'h2:
-          cnt1 = \port$2593$0 [185:178];
+          cnt1 = \port$2704$0 [249:242];
       2'h3:
-          cnt1 = \port$2593$0 [262:255];
+          cnt1 = \port$2704$0 [358:351];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$76 [1:0])
+    casez (\$164 [1:0])
       2'h0:
           mark1 = mark_now_b[0];
       2'h1:
@@ -3967,21 +4516,21 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$77 [1:0])
+    casez (\$165 [1:0])
       2'h0:
-          valid2 = \port$2593$0 [38];
+          valid2 = \port$2704$0 [38];
       2'h1:
-          valid2 = \port$2593$0 [115];
+          valid2 = \port$2704$0 [147];
       2'h2:
-          valid2 = \port$2593$0 [192];
+          valid2 = \port$2704$0 [256];
       2'h3:
-          valid2 = \port$2593$0 [269];
+          valid2 = \port$2704$0 [365];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$78 [1:0])
+    casez (\$166 [1:0])
       2'h0:
           match2 = match_b[0];
       2'h1:
@@ -3995,49 +4544,49 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$79 [1:0])
+    casez (\$167 [1:0])
       2'h0:
-          tag2 = \port$2593$0 [23:0];
+          tag2 = \port$2704$0 [23:0];
       2'h1:
-          tag2 = \port$2593$0 [100:77];
+          tag2 = \port$2704$0 [132:109];
       2'h2:
-          tag2 = \port$2593$0 [177:154];
+          tag2 = \port$2704$0 [241:218];
       2'h3:
-          tag2 = \port$2593$0 [254:231];
+          tag2 = \port$2704$0 [350:327];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$80 [1:0])
+    casez (\$168 [1:0])
       2'h0:
-          age2 = { \$22 , \$17  };
+          age2 = age_bank0;
       2'h1:
-          age2 = { \$36 , \$31  };
+          age2 = age_bank1;
       2'h2:
-          age2 = { \$50 , \$45  };
+          age2 = age_bank2;
       2'h3:
-          age2 = { \$64 , \$59  };
+          age2 = age_bank3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$81 [1:0])
+    casez (\$169 [1:0])
       2'h0:
-          cnt2 = \port$2593$0 [31:24];
+          cnt2 = \port$2704$0 [31:24];
       2'h1:
-          cnt2 = \port$2593$0 [108:101];
+          cnt2 = \port$2704$0 [140:133];
       2'h2:
-          cnt2 = \port$2593$0 [185:178];
+          cnt2 = \port$2704$0 [249:242];
       2'h3:
-          cnt2 = \port$2593$0 [262:255];
+          cnt2 = \port$2704$0 [358:351];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$82 [1:0])
+    casez (\$170 [1:0])
       2'h0:
           mark2 = mark_now_b[0];
       2'h1:
@@ -4051,21 +4600,21 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$83 [1:0])
+    casez (\$171 [1:0])
       2'h0:
-          valid3 = \port$2593$0 [38];
+          valid3 = \port$2704$0 [38];
       2'h1:
-          valid3 = \port$2593$0 [115];
+          valid3 = \port$2704$0 [147];
       2'h2:
-          valid3 = \port$2593$0 [192];
+          valid3 = \port$2704$0 [256];
       2'h3:
-          valid3 = \port$2593$0 [269];
+          valid3 = \port$2704$0 [365];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$84 [1:0])
+    casez (\$172 [1:0])
       2'h0:
           match3 = match_b[0];
       2'h1:
@@ -4079,49 +4628,49 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$85 [1:0])
+    casez (\$173 [1:0])
       2'h0:
-          tag3 = \port$2593$0 [23:0];
+          tag3 = \port$2704$0 [23:0];
       2'h1:
-          tag3 = \port$2593$0 [100:77];
+          tag3 = \port$2704$0 [132:109];
       2'h2:
-          tag3 = \port$2593$0 [177:154];
+          tag3 = \port$2704$0 [241:218];
       2'h3:
-          tag3 = \port$2593$0 [254:231];
+          tag3 = \port$2704$0 [350:327];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$86 [1:0])
+    casez (\$174 [1:0])
       2'h0:
-          age3 = { \$22 , \$17  };
+          age3 = age_bank0;
       2'h1:
-          age3 = { \$36 , \$31  };
+          age3 = age_bank1;
       2'h2:
-          age3 = { \$50 , \$45  };
+          age3 = age_bank2;
       2'h3:
-          age3 = { \$64 , \$59  };
+          age3 = age_bank3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$87 [1:0])
+    casez (\$175 [1:0])
       2'h0:
-          cnt3 = \port$2593$0 [31:24];
+          cnt3 = \port$2704$0 [31:24];
       2'h1:
-          cnt3 = \port$2593$0 [108:101];
+          cnt3 = \port$2704$0 [140:133];
       2'h2:
-          cnt3 = \port$2593$0 [185:178];
+          cnt3 = \port$2704$0 [249:242];
       2'h3:
-          cnt3 = \port$2593$0 [262:255];
+          cnt3 = \port$2704$0 [358:351];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$88 [1:0])
+    casez (\$176 [1:0])
       2'h0:
           mark3 = mark_now_b[0];
       2'h1:
@@ -4132,80 +4681,112 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2593$0 , \port$2597$0 , \port$2592$0  };
-  assign age_bank0 = { \$22 , \$17  };
-  assign age_bank1 = { \$36 , \$31  };
-  assign age_bank2 = { \$50 , \$45  };
-  assign age_bank3 = { \$64 , \$59  };
-  assign \window.request  = \port$2592$0 [34:0];
-  assign \window.request.valid  = \port$2592$0 [0];
-  assign \window.request.op  = \port$2592$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2592$0 [4:3];
-  assign \window.request.tag  = \port$2592$0 [28:5];
-  assign \window.request.t  = \port$2592$0 [34:29];
-  assign \window.start  = \port$2592$0 [41:35];
-  assign \window.lane_slot  = \port$2597$0 ;
-  assign \window.bank  = \port$2593$0 ;
-  assign \window.bank[0].tag  = \port$2593$0 [23:0];
-  assign \window.bank[0].count  = \port$2593$0 [31:24];
-  assign \window.bank[0].last  = \port$2593$0 [37:32];
-  assign \window.bank[0].valid  = \port$2593$0 [38];
-  assign \window.bank[0].fresh  = \port$2593$0 [39];
-  assign \window.bank[0].mark  = \port$2593$0 [40];
-  assign \window.bank[0].row  = \port$2593$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2593$0 [46];
-  assign \window.bank[0].sides  = \port$2593$0 [76:47];
-  assign \window.bank[0].sides.ent  = \port$2593$0 [47];
-  assign \window.bank[0].sides.count_raw  = \port$2593$0 [55:48];
-  assign \window.bank[0].sides.count_byp  = \port$2593$0 [63:56];
-  assign \window.bank[0].sides.meta  = \port$2593$0 [64];
-  assign \window.bank[0].sides.last_raw  = \port$2593$0 [70:65];
-  assign \window.bank[0].sides.last_byp  = \port$2593$0 [76:71];
-  assign \window.bank[1].tag  = \port$2593$0 [100:77];
-  assign \window.bank[1].count  = \port$2593$0 [108:101];
-  assign \window.bank[1].last  = \port$2593$0 [114:109];
-  assign \window.bank[1].valid  = \port$2593$0 [115];
-  assign \window.bank[1].fresh  = \port$2593$0 [116];
-  assign \window.bank[1].mark  = \port$2593$0 [117];
-  assign \window.bank[1].row  = \port$2593$0 [122:118];
-  assign \window.bank[1].sc_row_hit  = \port$2593$0 [123];
-  assign \window.bank[1].sides  = \port$2593$0 [153:124];
-  assign \window.bank[1].sides.ent  = \port$2593$0 [124];
-  assign \window.bank[1].sides.count_raw  = \port$2593$0 [132:125];
-  assign \window.bank[1].sides.count_byp  = \port$2593$0 [140:133];
-  assign \window.bank[1].sides.meta  = \port$2593$0 [141];
-  assign \window.bank[1].sides.last_raw  = \port$2593$0 [147:142];
-  assign \window.bank[1].sides.last_byp  = \port$2593$0 [153:148];
-  assign \window.bank[2].tag  = \port$2593$0 [177:154];
-  assign \window.bank[2].count  = \port$2593$0 [185:178];
-  assign \window.bank[2].last  = \port$2593$0 [191:186];
-  assign \window.bank[2].valid  = \port$2593$0 [192];
-  assign \window.bank[2].fresh  = \port$2593$0 [193];
-  assign \window.bank[2].mark  = \port$2593$0 [194];
-  assign \window.bank[2].row  = \port$2593$0 [199:195];
-  assign \window.bank[2].sc_row_hit  = \port$2593$0 [200];
-  assign \window.bank[2].sides  = \port$2593$0 [230:201];
-  assign \window.bank[2].sides.ent  = \port$2593$0 [201];
-  assign \window.bank[2].sides.count_raw  = \port$2593$0 [209:202];
-  assign \window.bank[2].sides.count_byp  = \port$2593$0 [217:210];
-  assign \window.bank[2].sides.meta  = \port$2593$0 [218];
-  assign \window.bank[2].sides.last_raw  = \port$2593$0 [224:219];
-  assign \window.bank[2].sides.last_byp  = \port$2593$0 [230:225];
-  assign \window.bank[3].tag  = \port$2593$0 [254:231];
-  assign \window.bank[3].count  = \port$2593$0 [262:255];
-  assign \window.bank[3].last  = \port$2593$0 [268:263];
-  assign \window.bank[3].valid  = \port$2593$0 [269];
-  assign \window.bank[3].fresh  = \port$2593$0 [270];
-  assign \window.bank[3].mark  = \port$2593$0 [271];
-  assign \window.bank[3].row  = \port$2593$0 [276:272];
-  assign \window.bank[3].sc_row_hit  = \port$2593$0 [277];
-  assign \window.bank[3].sides  = \port$2593$0 [307:278];
-  assign \window.bank[3].sides.ent  = \port$2593$0 [278];
-  assign \window.bank[3].sides.count_raw  = \port$2593$0 [286:279];
-  assign \window.bank[3].sides.count_byp  = \port$2593$0 [294:287];
-  assign \window.bank[3].sides.meta  = \port$2593$0 [295];
-  assign \window.bank[3].sides.last_raw  = \port$2593$0 [301:296];
-  assign \window.bank[3].sides.last_byp  = \port$2593$0 [307:302];
+  assign window = { 45'h000000000000, \port$2704$0 , \port$2708$0 , \port$2703$0  };
+  assign \window.request  = \port$2703$0 [34:0];
+  assign \window.request.valid  = \port$2703$0 [0];
+  assign \window.request.op  = \port$2703$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2703$0 [4:3];
+  assign \window.request.tag  = \port$2703$0 [28:5];
+  assign \window.request.t  = \port$2703$0 [34:29];
+  assign \window.start  = \port$2703$0 [41:35];
+  assign \window.lane_slot  = \port$2708$0 ;
+  assign \window.bank  = \port$2704$0 ;
+  assign \window.bank[0].tag  = \port$2704$0 [23:0];
+  assign \window.bank[0].count  = \port$2704$0 [31:24];
+  assign \window.bank[0].last  = \port$2704$0 [37:32];
+  assign \window.bank[0].valid  = \port$2704$0 [38];
+  assign \window.bank[0].fresh  = \port$2704$0 [39];
+  assign \window.bank[0].mark  = \port$2704$0 [40];
+  assign \window.bank[0].row  = \port$2704$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2704$0 [46];
+  assign \window.bank[0].sides  = \port$2704$0 [108:47];
+  assign \window.bank[0].sides.ent  = \port$2704$0 [47];
+  assign \window.bank[0].sides.count_raw  = \port$2704$0 [55:48];
+  assign \window.bank[0].sides.count_byp  = \port$2704$0 [63:56];
+  assign \window.bank[0].sides.tag_raw  = \port$2704$0 [87:64];
+  assign \window.bank[0].sides.tag_eq_byp  = \port$2704$0 [88];
+  assign \window.bank[0].sides.meta  = \port$2704$0 [89];
+  assign \window.bank[0].sides.last_raw  = \port$2704$0 [95:90];
+  assign \window.bank[0].sides.last_byp  = \port$2704$0 [101:96];
+  assign \window.bank[0].sides.fresh_raw  = \port$2704$0 [102];
+  assign \window.bank[0].sides.fresh_byp  = \port$2704$0 [103];
+  assign \window.bank[0].sides.valid_raw  = \port$2704$0 [104];
+  assign \window.bank[0].sides.valid_byp  = \port$2704$0 [105];
+  assign \window.bank[0].sides.mark  = \port$2704$0 [106];
+  assign \window.bank[0].sides.mark_raw  = \port$2704$0 [107];
+  assign \window.bank[0].sides.mark_byp  = \port$2704$0 [108];
+  assign \window.bank[1].tag  = \port$2704$0 [132:109];
+  assign \window.bank[1].count  = \port$2704$0 [140:133];
+  assign \window.bank[1].last  = \port$2704$0 [146:141];
+  assign \window.bank[1].valid  = \port$2704$0 [147];
+  assign \window.bank[1].fresh  = \port$2704$0 [148];
+  assign \window.bank[1].mark  = \port$2704$0 [149];
+  assign \window.bank[1].row  = \port$2704$0 [154:150];
+  assign \window.bank[1].sc_row_hit  = \port$2704$0 [155];
+  assign \window.bank[1].sides  = \port$2704$0 [217:156];
+  assign \window.bank[1].sides.ent  = \port$2704$0 [156];
+  assign \window.bank[1].sides.count_raw  = \port$2704$0 [164:157];
+  assign \window.bank[1].sides.count_byp  = \port$2704$0 [172:165];
+  assign \window.bank[1].sides.tag_raw  = \port$2704$0 [196:173];
+  assign \window.bank[1].sides.tag_eq_byp  = \port$2704$0 [197];
+  assign \window.bank[1].sides.meta  = \port$2704$0 [198];
+  assign \window.bank[1].sides.last_raw  = \port$2704$0 [204:199];
+  assign \window.bank[1].sides.last_byp  = \port$2704$0 [210:205];
+  assign \window.bank[1].sides.fresh_raw  = \port$2704$0 [211];
+  assign \window.bank[1].sides.fresh_byp  = \port$2704$0 [212];
+  assign \window.bank[1].sides.valid_raw  = \port$2704$0 [213];
+  assign \window.bank[1].sides.valid_byp  = \port$2704$0 [214];
+  assign \window.bank[1].sides.mark  = \port$2704$0 [215];
+  assign \window.bank[1].sides.mark_raw  = \port$2704$0 [216];
+  assign \window.bank[1].sides.mark_byp  = \port$2704$0 [217];
+  assign \window.bank[2].tag  = \port$2704$0 [241:218];
+  assign \window.bank[2].count  = \port$2704$0 [249:242];
+  assign \window.bank[2].last  = \port$2704$0 [255:250];
+  assign \window.bank[2].valid  = \port$2704$0 [256];
+  assign \window.bank[2].fresh  = \port$2704$0 [257];
+  assign \window.bank[2].mark  = \port$2704$0 [258];
+  assign \window.bank[2].row  = \port$2704$0 [263:259];
+  assign \window.bank[2].sc_row_hit  = \port$2704$0 [264];
+  assign \window.bank[2].sides  = \port$2704$0 [326:265];
+  assign \window.bank[2].sides.ent  = \port$2704$0 [265];
+  assign \window.bank[2].sides.count_raw  = \port$2704$0 [273:266];
+  assign \window.bank[2].sides.count_byp  = \port$2704$0 [281:274];
+  assign \window.bank[2].sides.tag_raw  = \port$2704$0 [305:282];
+  assign \window.bank[2].sides.tag_eq_byp  = \port$2704$0 [306];
+  assign \window.bank[2].sides.meta  = \port$2704$0 [307];
+  assign \window.bank[2].sides.last_raw  = \port$2704$0 [313:308];
+  assign \window.bank[2].sides.last_byp  = \port$2704$0 [319:314];
+  assign \window.bank[2].sides.fresh_raw  = \port$2704$0 [320];
+  assign \window.bank[2].sides.fresh_byp  = \port$2704$0 [321];
+  assign \window.bank[2].sides.valid_raw  = \port$2704$0 [322];
+  assign \window.bank[2].sides.valid_byp  = \port$2704$0 [323];
+  assign \window.bank[2].sides.mark  = \port$2704$0 [324];
+  assign \window.bank[2].sides.mark_raw  = \port$2704$0 [325];
+  assign \window.bank[2].sides.mark_byp  = \port$2704$0 [326];
+  assign \window.bank[3].tag  = \port$2704$0 [350:327];
+  assign \window.bank[3].count  = \port$2704$0 [358:351];
+  assign \window.bank[3].last  = \port$2704$0 [364:359];
+  assign \window.bank[3].valid  = \port$2704$0 [365];
+  assign \window.bank[3].fresh  = \port$2704$0 [366];
+  assign \window.bank[3].mark  = \port$2704$0 [367];
+  assign \window.bank[3].row  = \port$2704$0 [372:368];
+  assign \window.bank[3].sc_row_hit  = \port$2704$0 [373];
+  assign \window.bank[3].sides  = \port$2704$0 [435:374];
+  assign \window.bank[3].sides.ent  = \port$2704$0 [374];
+  assign \window.bank[3].sides.count_raw  = \port$2704$0 [382:375];
+  assign \window.bank[3].sides.count_byp  = \port$2704$0 [390:383];
+  assign \window.bank[3].sides.tag_raw  = \port$2704$0 [414:391];
+  assign \window.bank[3].sides.tag_eq_byp  = \port$2704$0 [415];
+  assign \window.bank[3].sides.meta  = \port$2704$0 [416];
+  assign \window.bank[3].sides.last_raw  = \port$2704$0 [422:417];
+  assign \window.bank[3].sides.last_byp  = \port$2704$0 [428:423];
+  assign \window.bank[3].sides.fresh_raw  = \port$2704$0 [429];
+  assign \window.bank[3].sides.fresh_byp  = \port$2704$0 [430];
+  assign \window.bank[3].sides.valid_raw  = \port$2704$0 [431];
+  assign \window.bank[3].sides.valid_byp  = \port$2704$0 [432];
+  assign \window.bank[3].sides.mark  = \port$2704$0 [433];
+  assign \window.bank[3].sides.mark_raw  = \port$2704$0 [434];
+  assign \window.bank[3].sides.mark_byp  = \port$2704$0 [435];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -4277,69 +4858,69 @@ module \kv_asu.core.lanes$181 (\port$2593$0 , \port$2597$0 , lanes, cfg, \port$2
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign lanes[316] = \$128 ;
-  assign lanes[315] = \$127 ;
-  assign lanes[314] = \$126 ;
-  assign lanes[341] = \$125 ;
-  assign lanes[300:293] = \$124 [7:0];
-  assign lanes[292:285] = \$121 [7:0];
-  assign lanes[284:278] = \port$2597$0 [27:21];
+  assign lanes[316] = \$216 ;
+  assign lanes[315] = \$215 ;
+  assign lanes[314] = \$214 ;
+  assign lanes[341] = \$213 ;
+  assign lanes[300:293] = \$212 [7:0];
+  assign lanes[292:285] = \$209 [7:0];
+  assign lanes[284:278] = \port$2708$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
   assign lanes[244:239] = age3;
   assign lanes[238] = match3;
   assign lanes[237] = valid3;
-  assign lanes[313] = \$118 ;
-  assign lanes[311] = \$117 ;
-  assign lanes[310] = \$116 ;
-  assign lanes[340] = \$115 ;
-  assign lanes[235:228] = \$114 [7:0];
-  assign lanes[227:220] = \$111 [7:0];
-  assign lanes[219:213] = \port$2597$0 [20:14];
+  assign lanes[313] = \$206 ;
+  assign lanes[311] = \$205 ;
+  assign lanes[310] = \$204 ;
+  assign lanes[340] = \$203 ;
+  assign lanes[235:228] = \$202 [7:0];
+  assign lanes[227:220] = \$199 [7:0];
+  assign lanes[219:213] = \port$2708$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
   assign lanes[179:174] = age2;
   assign lanes[173] = match2;
   assign lanes[172] = valid2;
-  assign lanes[309] = \$108 ;
-  assign lanes[308] = \$107 ;
-  assign lanes[306] = \$106 ;
-  assign lanes[339] = \$105 ;
-  assign lanes[170:163] = \$104 [7:0];
-  assign lanes[162:155] = \$101 [7:0];
-  assign lanes[154:148] = \port$2597$0 [13:7];
+  assign lanes[309] = \$196 ;
+  assign lanes[308] = \$195 ;
+  assign lanes[306] = \$194 ;
+  assign lanes[339] = \$193 ;
+  assign lanes[170:163] = \$192 [7:0];
+  assign lanes[162:155] = \$189 [7:0];
+  assign lanes[154:148] = \port$2708$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
   assign lanes[114:109] = age1;
   assign lanes[108] = match1;
   assign lanes[107] = valid1;
-  assign lanes[305] = \$98 ;
-  assign lanes[304] = \$97 ;
-  assign lanes[303] = \$96 ;
-  assign lanes[338] = \$95 ;
-  assign lanes[105:98] = \$94 [7:0];
-  assign lanes[97:90] = \$91 [7:0];
-  assign lanes[89:83] = \port$2597$0 [6:0];
+  assign lanes[305] = \$186 ;
+  assign lanes[304] = \$185 ;
+  assign lanes[303] = \$184 ;
+  assign lanes[338] = \$183 ;
+  assign lanes[105:98] = \$182 [7:0];
+  assign lanes[97:90] = \$179 [7:0];
+  assign lanes[89:83] = \port$2708$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2592$0 [41:35];
-  assign lanes[34:0] = \port$2592$0 [34:0];
+  assign lanes[41:35] = \port$2703$0 [41:35];
+  assign lanes[34:0] = \port$2703$0 [34:0];
   assign { lanes[369:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 56'h00000000000000;
-  assign match_b[3] = \$8 ;
-  assign match_b[2] = \$6 ;
-  assign match_b[1] = \$4 ;
-  assign match_b[0] = \$2 ;
-  assign mark_now_b[3] = \port$2593$0 [271];
-  assign mark_now_b[2] = \port$2593$0 [194];
-  assign mark_now_b[1] = \port$2593$0 [117];
-  assign mark_now_b[0] = \port$2593$0 [40];
+  assign match_b[3] = \$16 ;
+  assign match_b[2] = \$12 ;
+  assign match_b[1] = \$8 ;
+  assign match_b[0] = \$4 ;
+  assign mark_now_b[3] = \port$2704$0 [367];
+  assign mark_now_b[2] = \port$2704$0 [258];
+  assign mark_now_b[1] = \port$2704$0 [149];
+  assign mark_now_b[0] = \port$2704$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -4370,75 +4951,76 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   wire \$3 ;
   wire \$30 ;
   wire \$31 ;
-  wire [6:0] \$32 ;
-  wire \$33 ;
+  wire \$32 ;
+  wire [6:0] \$33 ;
   wire \$34 ;
-  wire [6:0] \$35 ;
-  wire \$36 ;
+  wire \$35 ;
+  wire [6:0] \$36 ;
   wire \$37 ;
-  wire [6:0] \$38 ;
-  wire \$39 ;
+  wire \$38 ;
+  wire [6:0] \$39 ;
   wire \$4 ;
   wire \$40 ;
-  wire [6:0] \$41 ;
-  reg \$42 ;
-  reg [6:0] \$43 ;
+  wire \$41 ;
+  wire [6:0] \$42 ;
+  reg \$43 ;
   reg [6:0] \$44 ;
-  reg \$45 ;
-  reg [6:0] \$46 ;
+  reg [6:0] \$45 ;
+  reg \$46 ;
   reg [6:0] \$47 ;
-  reg \$48 ;
-  reg [6:0] \$49 ;
+  reg [6:0] \$48 ;
+  reg \$49 ;
   wire \$5 ;
   reg [6:0] \$50 ;
-  reg \$51 ;
-  reg [6:0] \$52 ;
+  reg [6:0] \$51 ;
+  reg \$52 ;
   reg [6:0] \$53 ;
-  reg [1:0] \$54 ;
-  reg [6:0] \$55 ;
+  reg [6:0] \$54 ;
+  reg [1:0] \$55 ;
   reg [6:0] \$56 ;
   reg [6:0] \$57 ;
-  reg \$58 ;
+  reg [6:0] \$58 ;
   reg \$59 ;
   wire \$6 ;
-  reg [6:0] \$60 ;
+  reg \$60 ;
   reg [6:0] \$61 ;
-  reg \$62 ;
-  reg [6:0] \$63 ;
+  reg [6:0] \$62 ;
+  reg \$63 ;
   reg [6:0] \$64 ;
-  reg \$65 ;
-  reg [6:0] \$66 ;
+  reg [6:0] \$65 ;
+  reg \$66 ;
   reg [6:0] \$67 ;
-  reg \$68 ;
-  reg [6:0] \$69 ;
+  reg [6:0] \$68 ;
+  reg \$69 ;
   wire \$7 ;
   reg [6:0] \$70 ;
-  reg \$71 ;
-  reg [6:0] \$72 ;
+  reg [6:0] \$71 ;
+  reg \$72 ;
   reg [6:0] \$73 ;
-  reg \$74 ;
-  reg [6:0] \$75 ;
+  reg [6:0] \$74 ;
+  reg \$75 ;
   reg [6:0] \$76 ;
-  reg \$77 ;
-  reg [6:0] \$78 ;
+  reg [6:0] \$77 ;
+  reg \$78 ;
   reg [6:0] \$79 ;
   wire \$8 ;
-  reg \$80 ;
-  reg [6:0] \$81 ;
+  reg [6:0] \$80 ;
+  reg \$81 ;
   reg [6:0] \$82 ;
-  reg \$83 ;
-  reg [6:0] \$84 ;
+  reg [6:0] \$83 ;
+  reg \$84 ;
   reg [6:0] \$85 ;
-  reg \$86 ;
-  reg [6:0] \$87 ;
+  reg [6:0] \$86 ;
+  reg \$87 ;
   reg [6:0] \$88 ;
-  reg \$89 ;
+  reg [6:0] \$89 ;
   wire \$9 ;
-  reg [6:0] \$90 ;
+  reg \$90 ;
   reg [6:0] \$91 ;
-  reg \$92 ;
-  reg [6:0] \$93 ;
+  reg [6:0] \$92 ;
+  reg \$93 ;
   reg [6:0] \$94 ;
+  reg [6:0] \$95 ;
   wire [6:0] \$signal ;
   (* init = 7'h00 *)
   wire [6:0] \$signal$39 ;
@@ -4447,51 +5029,58 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   wire [6:0] \$signal$63 ;
   (* init = 7'h00 *)
   wire [6:0] \$signature__addr ;
+  wire [6:0] \$signature__addr$110 ;
   (* init = 7'h00 *)
-  wire [6:0] \$signature__addr$101 ;
-  wire [6:0] \$signature__addr$105 ;
+  wire [6:0] \$signature__addr$112 ;
+  wire [6:0] \$signature__addr$116 ;
   (* init = 7'h00 *)
-  wire [6:0] \$signature__addr$107 ;
+  wire [6:0] \$signature__addr$118 ;
   (* init = 7'h00 *)
   wire [6:0] \$signature__addr$53 ;
   (* init = 7'h00 *)
   wire [6:0] \$signature__addr$68 ;
   (* init = 7'h00 *)
   wire [6:0] \$signature__addr$77 ;
-  wire [6:0] \$signature__addr$83 ;
-  wire [6:0] \$signature__addr$85 ;
-  wire [6:0] \$signature__addr$87 ;
-  wire [6:0] \$signature__addr$89 ;
-  wire [6:0] \$signature__addr$99 ;
+  wire [6:0] \$signature__addr$90 ;
+  wire [6:0] \$signature__addr$92 ;
+  wire [6:0] \$signature__addr$94 ;
+  wire [6:0] \$signature__addr$96 ;
   wire [6:0] \$signature__data ;
+  wire [6:0] \$signature__data$100 ;
+  wire [6:0] \$signature__data$101 ;
   wire [6:0] \$signature__data$103 ;
   wire [6:0] \$signature__data$104 ;
-  wire [6:0] \$signature__data$109 ;
-  wire [6:0] \$signature__data$110 ;
+  wire [6:0] \$signature__data$114 ;
+  wire [6:0] \$signature__data$115 ;
+  wire [6:0] \$signature__data$120 ;
+  wire [6:0] \$signature__data$121 ;
   wire [6:0] \$signature__data$55 ;
   wire [6:0] \$signature__data$70 ;
   wire [6:0] \$signature__data$79 ;
-  wire [6:0] \$signature__data$93 ;
-  wire [6:0] \$signature__data$94 ;
-  wire [6:0] \$signature__data$96 ;
-  wire [6:0] \$signature__data$97 ;
   (* init = 1'h0 *)
   wire \$signature__en ;
-  wire \$signature__en$100 ;
-  wire \$signature__en$102 ;
-  wire \$signature__en$106 ;
-  wire \$signature__en$108 ;
+  wire \$signature__en$111 ;
+  wire \$signature__en$113 ;
+  wire \$signature__en$117 ;
+  wire \$signature__en$119 ;
   (* init = 1'h0 *)
   wire \$signature__en$51 ;
   (* init = 1'h0 *)
   wire \$signature__en$66 ;
   (* init = 1'h0 *)
   wire \$signature__en$75 ;
-  wire \$signature__en$84 ;
-  wire \$signature__en$86 ;
-  wire \$signature__en$88 ;
-  wire \$signature__en$90 ;
+  wire \$signature__en$91 ;
+  wire \$signature__en$93 ;
+  wire \$signature__en$95 ;
+  wire \$signature__en$97 ;
   wire busy;
+  wire [6:0] ch_end;
+  wire [20:0] chain;
+  wire [6:0] chain1;
+  wire chain1_valid;
+  wire [6:0] chain2;
+  wire chain2_valid;
+  wire [2:0] chain_valid;
   input clk;
   wire clk;
   (* enum_base_type = "LruCmd" *)
@@ -4509,6 +5098,9 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   reg [1:0] cmd_q = 2'h0;
   output empty;
   reg empty = 1'h1;
+  wire evict_known;
+  (* init = 7'h00 *)
+  wire [6:0] evict_slot;
   input flush;
   wire flush;
   reg [6:0] head = 7'h00;
@@ -4581,6 +5173,8 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   reg [6:0] prev_b_last_data = 7'h00;
   reg prev_b_last_en = 1'h0;
   reg prev_b_req;
+  wire [6:0] raddr;
+  wire refill;
   input rst;
   wire rst;
   input [6:0] slot;
@@ -4728,10 +5322,10 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   reg [6:0] _1_;
   always @(posedge clk) begin
     _0_ <= next0[slot_q];
-    _1_ <= next0[slot];
+    _1_ <= next0[raddr];
   end
-  assign \$signature__data$110  = _0_;
-  assign \$signature__data$96  = _1_;
+  assign \$signature__data$121  = _0_;
+  assign \$signature__data$103  = _1_;
   (* no_rw_check = 32'd1 *)
   reg [6:0] next1 [127:0];
   initial begin
@@ -4872,10 +5466,10 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   reg [6:0] _3_;
   always @(posedge clk) begin
     _2_ <= next1[p_of];
-    _3_ <= next1[slot];
+    _3_ <= next1[raddr];
   end
-  assign \$signature__data$109  = _2_;
-  assign \$signature__data$97  = _3_;
+  assign \$signature__data$120  = _2_;
+  assign \$signature__data$104  = _3_;
   (* no_rw_check = 32'd1 *)
   reg [6:0] prev0 [127:0];
   initial begin
@@ -5016,10 +5610,10 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   reg [6:0] _5_;
   always @(posedge clk) begin
     _4_ <= prev0[head];
-    _5_ <= prev0[slot];
+    _5_ <= prev0[raddr];
   end
-  assign \$signature__data$104  = _4_;
-  assign \$signature__data$93  = _5_;
+  assign \$signature__data$115  = _4_;
+  assign \$signature__data$100  = _5_;
   (* no_rw_check = 32'd1 *)
   reg [6:0] prev1 [127:0];
   initial begin
@@ -5160,10 +5754,12 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   reg [6:0] _7_;
   always @(posedge clk) begin
     _6_ <= prev1[\$signal ];
-    _7_ <= prev1[slot];
+    _7_ <= prev1[raddr];
   end
-  assign \$signature__data$103  = _6_;
-  assign \$signature__data$94  = _7_;
+  assign \$signature__data$114  = _6_;
+  assign \$signature__data$101  = _7_;
+  assign busy = | cmd_q;
+  assign \$4  = prev_a_addr == slot_q;
   assign \$5  = prev_a_en & \$4 ;
   assign \$6  = prev_b_addr == slot_q;
   assign \$7  = prev_b_en & \$6 ;
@@ -5171,7 +5767,7 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   assign \$9  = prev_a_last_en & \$8 ;
   assign \$10  = prev_b_last_addr == slot_q;
   assign \$11  = prev_b_last_en & \$10 ;
-  assign \$12  = \$signature__data$93  ^ \$signature__data$94 ;
+  assign \$12  = \$signature__data$100  ^ \$signature__data$101 ;
   assign \$13  = \$11  ? prev_b_last_data : \$12 ;
   assign \$14  = \$9  ? prev_a_last_data : \$13 ;
   assign \$15  = \$7  ? prev_b_data : \$14 ;
@@ -5184,277 +5780,257 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   assign \$21  = next_a_last_en & \$20 ;
   assign \$22  = next_b_last_addr == slot_q;
   assign \$23  = next_b_last_en & \$22 ;
-  assign \$24  = \$signature__data$96  ^ \$signature__data$97 ;
+  assign \$24  = \$signature__data$103  ^ \$signature__data$104 ;
   assign \$25  = \$23  ? next_b_last_data : \$24 ;
   assign \$26  = \$21  ? next_a_last_data : \$25 ;
   assign \$27  = \$19  ? next_b_data : \$26 ;
   assign \$signal  = \$17  ? next_a_data : \$27 ;
   assign \$28  = slot_q != head;
   assign \$29  = slot_q == tail;
-  assign \$30  = prev1_wlast_addr == prev_a_addr;
-  assign \$31  = prev1_wlast_en & \$30 ;
-  assign \$32  = \$31  ? prev1_wlast_data : \$signature__data$103 ;
-  assign \$signature__data  = prev_a_data ^ \$32 ;
-  assign \$33  = prev0_wlast_addr == prev_b_addr;
-  assign \$34  = prev0_wlast_en & \$33 ;
-  assign \$35  = \$34  ? prev0_wlast_data : \$signature__data$104 ;
-  assign \$signature__data$55  = prev_b_data ^ \$35 ;
-  assign \$36  = next1_wlast_addr == next_a_addr;
-  assign \$37  = next1_wlast_en & \$36 ;
-  assign \$38  = \$37  ? next1_wlast_data : \$signature__data$109 ;
-  assign \$signature__data$70  = next_a_data ^ \$38 ;
-  assign \$39  = next0_wlast_addr == next_b_addr;
-  assign \$40  = next0_wlast_en & \$39 ;
-  assign \$41  = \$40  ? next0_wlast_data : \$signature__data$110 ;
-  assign \$signature__data$79  = next_b_data ^ \$41 ;
+  assign evict_known = ~ empty;
+  assign \$30  = ~ empty;
+  assign \$31  = prev1_wlast_addr == prev_a_addr;
+  assign \$32  = prev1_wlast_en & \$31 ;
+  assign \$33  = \$32  ? prev1_wlast_data : \$signature__data$114 ;
+  assign \$signature__data  = prev_a_data ^ \$33 ;
+  assign \$34  = prev0_wlast_addr == prev_b_addr;
+  assign \$35  = prev0_wlast_en & \$34 ;
+  assign \$36  = \$35  ? prev0_wlast_data : \$signature__data$115 ;
+  assign \$signature__data$55  = prev_b_data ^ \$36 ;
+  assign \$37  = next1_wlast_addr == next_a_addr;
+  assign \$38  = next1_wlast_en & \$37 ;
+  assign \$39  = \$38  ? next1_wlast_data : \$signature__data$120 ;
+  assign \$signature__data$70  = next_a_data ^ \$39 ;
+  assign \$40  = next0_wlast_addr == next_b_addr;
+  assign \$41  = next0_wlast_en & \$40 ;
+  assign \$42  = \$41  ? next0_wlast_data : \$signature__data$121 ;
+  assign \$signature__data$79  = next_b_data ^ \$42 ;
   always @(posedge clk)
-    prev_a_last_en <= \$42 ;
+    prev_a_last_en <= \$43 ;
   always @(posedge clk)
-    prev_a_last_addr <= \$43 ;
+    prev_a_last_addr <= \$44 ;
   always @(posedge clk)
-    prev_a_last_data <= \$44 ;
+    prev_a_last_data <= \$45 ;
   always @(posedge clk)
-    prev_b_last_en <= \$45 ;
+    prev_b_last_en <= \$46 ;
   always @(posedge clk)
-    prev_b_last_addr <= \$46 ;
+    prev_b_last_addr <= \$47 ;
   always @(posedge clk)
-    prev_b_last_data <= \$47 ;
+    prev_b_last_data <= \$48 ;
   always @(posedge clk)
-    next_a_last_en <= \$48 ;
+    next_a_last_en <= \$49 ;
   always @(posedge clk)
-    next_a_last_addr <= \$49 ;
+    next_a_last_addr <= \$50 ;
   always @(posedge clk)
-    next_a_last_data <= \$50 ;
+    next_a_last_data <= \$51 ;
   always @(posedge clk)
-    next_b_last_en <= \$51 ;
+    next_b_last_en <= \$52 ;
   always @(posedge clk)
-    next_b_last_addr <= \$52 ;
+    next_b_last_addr <= \$53 ;
   always @(posedge clk)
-    next_b_last_data <= \$53 ;
+    next_b_last_data <= \$54 ;
   always @(posedge clk)
-    cmd_q <= \$54 ;
+    cmd_q <= \$55 ;
   always @(posedge clk)
-    slot_q <= \$55 ;
+    slot_q <= \$56 ;
   always @(posedge clk)
-    tail <= \$56 ;
+    tail <= \$57 ;
   always @(posedge clk)
-    head <= \$57 ;
+    head <= \$58 ;
   always @(posedge clk)
-    empty <= \$58 ;
+    empty <= \$59 ;
   always @(posedge clk)
-    prev_a_en <= \$59 ;
+    prev_a_en <= \$60 ;
   always @(posedge clk)
-    prev_a_addr <= \$60 ;
+    prev_a_addr <= \$61 ;
   always @(posedge clk)
-    prev_a_data <= \$61 ;
+    prev_a_data <= \$62 ;
   always @(posedge clk)
-    prev_b_en <= \$62 ;
+    prev_b_en <= \$63 ;
   always @(posedge clk)
-    prev_b_addr <= \$63 ;
+    prev_b_addr <= \$64 ;
   always @(posedge clk)
-    prev_b_data <= \$64 ;
+    prev_b_data <= \$65 ;
   always @(posedge clk)
-    prev0_wlast_en <= \$65 ;
+    prev0_wlast_en <= \$66 ;
   always @(posedge clk)
-    prev0_wlast_addr <= \$66 ;
+    prev0_wlast_addr <= \$67 ;
   always @(posedge clk)
-    prev0_wlast_data <= \$67 ;
+    prev0_wlast_data <= \$68 ;
   always @(posedge clk)
-    prev0_wlast2_en <= \$68 ;
+    prev0_wlast2_en <= \$69 ;
   always @(posedge clk)
-    prev0_wlast2_addr <= \$69 ;
+    prev0_wlast2_addr <= \$70 ;
   always @(posedge clk)
-    prev0_wlast2_data <= \$70 ;
+    prev0_wlast2_data <= \$71 ;
   always @(posedge clk)
-    prev1_wlast_en <= \$71 ;
+    prev1_wlast_en <= \$72 ;
   always @(posedge clk)
-    prev1_wlast_addr <= \$72 ;
+    prev1_wlast_addr <= \$73 ;
   always @(posedge clk)
-    prev1_wlast_data <= \$73 ;
+    prev1_wlast_data <= \$74 ;
   always @(posedge clk)
-    prev1_wlast2_en <= \$74 ;
+    prev1_wlast2_en <= \$75 ;
   always @(posedge clk)
-    prev1_wlast2_addr <= \$75 ;
+    prev1_wlast2_addr <= \$76 ;
   always @(posedge clk)
-    prev1_wlast2_data <= \$76 ;
+    prev1_wlast2_data <= \$77 ;
   always @(posedge clk)
-    next_a_en <= \$77 ;
+    next_a_en <= \$78 ;
   always @(posedge clk)
-    next_a_addr <= \$78 ;
+    next_a_addr <= \$79 ;
   always @(posedge clk)
-    next_a_data <= \$79 ;
+    next_a_data <= \$80 ;
   always @(posedge clk)
-    next_b_en <= \$80 ;
+    next_b_en <= \$81 ;
   always @(posedge clk)
-    next_b_addr <= \$81 ;
+    next_b_addr <= \$82 ;
   always @(posedge clk)
-    next_b_data <= \$82 ;
+    next_b_data <= \$83 ;
   always @(posedge clk)
-    next0_wlast_en <= \$83 ;
+    next0_wlast_en <= \$84 ;
   always @(posedge clk)
-    next0_wlast_addr <= \$84 ;
+    next0_wlast_addr <= \$85 ;
   always @(posedge clk)
-    next0_wlast_data <= \$85 ;
+    next0_wlast_data <= \$86 ;
   always @(posedge clk)
-    next0_wlast2_en <= \$86 ;
+    next0_wlast2_en <= \$87 ;
   always @(posedge clk)
-    next0_wlast2_addr <= \$87 ;
+    next0_wlast2_addr <= \$88 ;
   always @(posedge clk)
-    next0_wlast2_data <= \$88 ;
+    next0_wlast2_data <= \$89 ;
   always @(posedge clk)
-    next1_wlast_en <= \$89 ;
+    next1_wlast_en <= \$90 ;
   always @(posedge clk)
-    next1_wlast_addr <= \$90 ;
+    next1_wlast_addr <= \$91 ;
   always @(posedge clk)
-    next1_wlast_data <= \$91 ;
+    next1_wlast_data <= \$92 ;
   always @(posedge clk)
-    next1_wlast2_en <= \$92 ;
+    next1_wlast2_en <= \$93 ;
   always @(posedge clk)
-    next1_wlast2_addr <= \$93 ;
+    next1_wlast2_addr <= \$94 ;
   always @(posedge clk)
-    next1_wlast2_data <= \$94 ;
+    next1_wlast2_data <= \$95 ;
   assign \$1  = slot_q != head;
   assign \$2  = slot_q == tail;
   assign \$3  = head == tail;
-  assign busy = | cmd_q;
-  assign \$4  = prev_a_addr == slot_q;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$42  = prev_a_en;
+    \$43  = prev_a_en;
     if (rst) begin
-      \$42  = 1'h0;
+      \$43  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$43  = prev_a_addr;
-    if (rst) begin
-      \$43  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$44  = prev_a_data;
+    \$44  = prev_a_addr;
     if (rst) begin
       \$44  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$45  = prev_b_en;
+    \$45  = prev_a_data;
     if (rst) begin
-      \$45  = 1'h0;
+      \$45  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$46  = prev_b_addr;
+    \$46  = prev_b_en;
     if (rst) begin
-      \$46  = 7'h00;
+      \$46  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$47  = prev_b_data;
+    \$47  = prev_b_addr;
     if (rst) begin
       \$47  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$48  = next_a_en;
+    \$48  = prev_b_data;
     if (rst) begin
-      \$48  = 1'h0;
+      \$48  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$49  = next_a_addr;
+    \$49  = next_a_en;
     if (rst) begin
-      \$49  = 7'h00;
+      \$49  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$50  = next_a_data;
+    \$50  = next_a_addr;
     if (rst) begin
       \$50  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$51  = next_b_en;
+    \$51  = next_a_data;
     if (rst) begin
-      \$51  = 1'h0;
+      \$51  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$52  = next_b_addr;
+    \$52  = next_b_en;
     if (rst) begin
-      \$52  = 7'h00;
+      \$52  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$53  = next_b_data;
+    \$53  = next_b_addr;
     if (rst) begin
       \$53  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$54  = cmd;
+    \$54  = next_b_data;
     if (rst) begin
-      \$54  = 2'h0;
+      \$54  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$55  = slot;
+    \$55  = cmd;
     if (rst) begin
-      \$55  = 7'h00;
+      \$55  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$56  = tail;
-    casez (cmd_q)
-      2'h1:
-          if (\$1 ) begin
-            if (\$2 ) begin
-              \$56  = p_of;
-            end
-          end
-      2'h2:
-          if (empty) begin
-            \$56  = slot_q;
-          end
-      2'h3:
-          (* full_case = 32'd1 *)
-          if (\$3 ) begin
-          end else begin
-            \$56  = p_of;
-          end
-    endcase
+    \$56  = raddr;
     if (rst) begin
       \$56  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$57  = head;
+    \$57  = tail;
     casez (cmd_q)
       2'h1:
           if (\$1 ) begin
-            \$57  = slot_q;
+            if (\$2 ) begin
+              \$57  = p_of;
+            end
           end
       2'h2:
-          (* full_case = 32'd1 *)
           if (empty) begin
             \$57  = slot_q;
+          end
+      2'h3:
+          (* full_case = 32'd1 *)
+          if (\$3 ) begin
           end else begin
-            \$57  = slot_q;
+            \$57  = p_of;
           end
     endcase
     if (rst) begin
@@ -5463,276 +6039,296 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$58  = empty;
+    \$58  = head;
+    casez (cmd_q)
+      2'h1:
+          if (\$1 ) begin
+            \$58  = slot_q;
+          end
+      2'h2:
+          (* full_case = 32'd1 *)
+          if (empty) begin
+            \$58  = slot_q;
+          end else begin
+            \$58  = slot_q;
+          end
+    endcase
+    if (rst) begin
+      \$58  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$59  = empty;
     casez (cmd_q)
       2'h1:
           /* empty */;
       2'h2:
           if (empty) begin
-            \$58  = 1'h0;
+            \$59  = 1'h0;
           end
       2'h3:
           if (\$3 ) begin
-            \$58  = 1'h1;
+            \$59  = 1'h1;
           end
     endcase
     if (flush) begin
-      \$58  = 1'h1;
+      \$59  = 1'h1;
     end
     if (rst) begin
-      \$58  = 1'h1;
+      \$59  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$59  = prev_a_req;
+    \$60  = prev_a_req;
     if (rst) begin
-      \$59  = 1'h0;
+      \$60  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$60  = \$signal ;
-    if (rst) begin
-      \$60  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$61  = p_of;
+    \$61  = \$signal ;
     if (rst) begin
       \$61  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$62  = prev_b_req;
+    \$62  = p_of;
     if (rst) begin
-      \$62  = 1'h0;
+      \$62  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$63  = head;
+    \$63  = prev_b_req;
     if (rst) begin
-      \$63  = 7'h00;
+      \$63  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$64  = slot_q;
+    \$64  = head;
     if (rst) begin
       \$64  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$65  = prev_a_en;
+    \$65  = slot_q;
     if (rst) begin
-      \$65  = 1'h0;
+      \$65  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$66  = prev_a_addr;
+    \$66  = prev_a_en;
     if (rst) begin
-      \$66  = 7'h00;
+      \$66  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$67  = \$signature__data ;
+    \$67  = prev_a_addr;
     if (rst) begin
       \$67  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$68  = prev0_wlast_en;
+    \$68  = \$signature__data ;
     if (rst) begin
-      \$68  = 1'h0;
+      \$68  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$69  = prev0_wlast_addr;
+    \$69  = prev0_wlast_en;
     if (rst) begin
-      \$69  = 7'h00;
+      \$69  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$70  = prev0_wlast_data;
+    \$70  = prev0_wlast_addr;
     if (rst) begin
       \$70  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$71  = prev_b_en;
+    \$71  = prev0_wlast_data;
     if (rst) begin
-      \$71  = 1'h0;
+      \$71  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$72  = prev_b_addr;
+    \$72  = prev_b_en;
     if (rst) begin
-      \$72  = 7'h00;
+      \$72  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$73  = \$signature__data$55 ;
+    \$73  = prev_b_addr;
     if (rst) begin
       \$73  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$74  = prev1_wlast_en;
+    \$74  = \$signature__data$55 ;
     if (rst) begin
-      \$74  = 1'h0;
+      \$74  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$75  = prev1_wlast_addr;
+    \$75  = prev1_wlast_en;
     if (rst) begin
-      \$75  = 7'h00;
+      \$75  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$76  = prev1_wlast_data;
+    \$76  = prev1_wlast_addr;
     if (rst) begin
       \$76  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$77  = next_a_req;
+    \$77  = prev1_wlast_data;
     if (rst) begin
-      \$77  = 1'h0;
+      \$77  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$78  = p_of;
+    \$78  = next_a_req;
     if (rst) begin
-      \$78  = 7'h00;
+      \$78  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$79  = \$signal ;
+    \$79  = p_of;
     if (rst) begin
       \$79  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$80  = prev_b_req;
+    \$80  = \$signal ;
     if (rst) begin
-      \$80  = 1'h0;
+      \$80  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$81  = slot_q;
+    \$81  = prev_b_req;
     if (rst) begin
-      \$81  = 7'h00;
+      \$81  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$82  = head;
+    \$82  = slot_q;
     if (rst) begin
       \$82  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$83  = next_a_en;
+    \$83  = head;
     if (rst) begin
-      \$83  = 1'h0;
+      \$83  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$84  = next_a_addr;
+    \$84  = next_a_en;
     if (rst) begin
-      \$84  = 7'h00;
+      \$84  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$85  = \$signature__data$70 ;
+    \$85  = next_a_addr;
     if (rst) begin
       \$85  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$86  = next0_wlast_en;
+    \$86  = \$signature__data$70 ;
     if (rst) begin
-      \$86  = 1'h0;
+      \$86  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$87  = next0_wlast_addr;
+    \$87  = next0_wlast_en;
     if (rst) begin
-      \$87  = 7'h00;
+      \$87  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$88  = next0_wlast_data;
+    \$88  = next0_wlast_addr;
     if (rst) begin
       \$88  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$89  = next_b_en;
+    \$89  = next0_wlast_data;
     if (rst) begin
-      \$89  = 1'h0;
+      \$89  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$90  = next_b_addr;
+    \$90  = next_b_en;
     if (rst) begin
-      \$90  = 7'h00;
+      \$90  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$91  = \$signature__data$79 ;
+    \$91  = next_b_addr;
     if (rst) begin
       \$91  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$92  = next1_wlast_en;
+    \$92  = \$signature__data$79 ;
     if (rst) begin
-      \$92  = 1'h0;
+      \$92  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$93  = next1_wlast_addr;
+    \$93  = next1_wlast_en;
     if (rst) begin
-      \$93  = 7'h00;
+      \$93  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$94  = next1_wlast_data;
+    \$94  = next1_wlast_addr;
     if (rst) begin
       \$94  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$95  = next1_wlast_data;
+    if (rst) begin
+      \$95  = 7'h00;
     end
   end
   always @* begin
@@ -5791,28 +6387,40 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   assign \$signature__addr$68  = next_a_addr;
   assign \$signature__en$75  = next_b_en;
   assign \$signature__addr$77  = next_b_addr;
-  assign \$signature__addr$83  = slot;
-  assign \$signature__en$84  = 1'h1;
-  assign \$signature__addr$85  = slot;
-  assign \$signature__en$86  = 1'h1;
-  assign \$signature__addr$87  = slot;
-  assign \$signature__en$88  = 1'h1;
-  assign \$signature__addr$89  = slot;
-  assign \$signature__en$90  = 1'h1;
+  assign chain1_valid = 1'h0;
+  assign chain1 = 7'h00;
+  assign chain2_valid = 1'h0;
+  assign chain2 = 7'h00;
+  assign refill = 1'h0;
+  assign \$signature__addr$90  = raddr;
+  assign \$signature__en$91  = 1'h1;
+  assign \$signature__addr$92  = raddr;
+  assign \$signature__en$93  = 1'h1;
+  assign \$signature__addr$94  = raddr;
+  assign \$signature__en$95  = 1'h1;
+  assign \$signature__addr$96  = raddr;
+  assign \$signature__en$97  = 1'h1;
   assign n_of = \$signal ;
   assign link = prev_b_req;
-  assign \$signature__addr$99  = \$signal ;
-  assign \$signature__en$100  = 1'h1;
-  assign \$signature__addr$101  = head;
-  assign \$signature__en$102  = 1'h1;
-  assign \$signature__addr$105  = p_of;
-  assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = slot_q;
-  assign \$signature__en$108  = 1'h1;
+  assign evict_slot = tail;
+  assign \$signature__addr$110  = \$signal ;
+  assign \$signature__en$111  = 1'h1;
+  assign \$signature__addr$112  = head;
+  assign \$signature__en$113  = 1'h1;
+  assign \$signature__addr$116  = p_of;
+  assign \$signature__en$117  = 1'h1;
+  assign \$signature__addr$118  = slot_q;
+  assign \$signature__en$119  = 1'h1;
   assign \pending[0].cmd  = pending[1:0];
   assign \pending[0].slot  = pending[8:2];
+  assign chain_valid[0] = \$30 ;
+  assign chain_valid[2:1] = 2'h0;
+  assign chain[6:0] = tail;
+  assign chain[20:7] = 14'h0000;
   assign pending[8:2] = slot_q;
   assign pending[1:0] = cmd_q;
+  assign ch_end = tail;
+  assign raddr = slot;
 endmodule
 
 (* generator = "Amaranth" *)
@@ -5887,7 +6495,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2613$5 , inv_slot, \port$2613$188 , clk);
+, \port$2724$5 , inv_slot, \port$2724$188 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6584,32 +7192,68 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [19:0] bk_row;
   output [3:0] bk_sc_row_hit;
   wire [3:0] bk_sc_row_hit;
-  output [119:0] bk_sides;
-  wire [119:0] bk_sides;
+  output [247:0] bk_sides;
+  wire [247:0] bk_sides;
   wire [7:0] \bk_sides[0].count_byp ;
   wire [7:0] \bk_sides[0].count_raw ;
   wire \bk_sides[0].ent ;
+  wire \bk_sides[0].fresh_byp ;
+  wire \bk_sides[0].fresh_raw ;
   wire [5:0] \bk_sides[0].last_byp ;
   wire [5:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].mark ;
+  wire \bk_sides[0].mark_byp ;
+  wire \bk_sides[0].mark_raw ;
   wire \bk_sides[0].meta ;
+  wire \bk_sides[0].tag_eq_byp ;
+  wire [23:0] \bk_sides[0].tag_raw ;
+  wire \bk_sides[0].valid_byp ;
+  wire \bk_sides[0].valid_raw ;
   wire [7:0] \bk_sides[1].count_byp ;
   wire [7:0] \bk_sides[1].count_raw ;
   wire \bk_sides[1].ent ;
+  wire \bk_sides[1].fresh_byp ;
+  wire \bk_sides[1].fresh_raw ;
   wire [5:0] \bk_sides[1].last_byp ;
   wire [5:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].mark ;
+  wire \bk_sides[1].mark_byp ;
+  wire \bk_sides[1].mark_raw ;
   wire \bk_sides[1].meta ;
+  wire \bk_sides[1].tag_eq_byp ;
+  wire [23:0] \bk_sides[1].tag_raw ;
+  wire \bk_sides[1].valid_byp ;
+  wire \bk_sides[1].valid_raw ;
   wire [7:0] \bk_sides[2].count_byp ;
   wire [7:0] \bk_sides[2].count_raw ;
   wire \bk_sides[2].ent ;
+  wire \bk_sides[2].fresh_byp ;
+  wire \bk_sides[2].fresh_raw ;
   wire [5:0] \bk_sides[2].last_byp ;
   wire [5:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].mark ;
+  wire \bk_sides[2].mark_byp ;
+  wire \bk_sides[2].mark_raw ;
   wire \bk_sides[2].meta ;
+  wire \bk_sides[2].tag_eq_byp ;
+  wire [23:0] \bk_sides[2].tag_raw ;
+  wire \bk_sides[2].valid_byp ;
+  wire \bk_sides[2].valid_raw ;
   wire [7:0] \bk_sides[3].count_byp ;
   wire [7:0] \bk_sides[3].count_raw ;
   wire \bk_sides[3].ent ;
+  wire \bk_sides[3].fresh_byp ;
+  wire \bk_sides[3].fresh_raw ;
   wire [5:0] \bk_sides[3].last_byp ;
   wire [5:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].mark ;
+  wire \bk_sides[3].mark_byp ;
+  wire \bk_sides[3].mark_raw ;
   wire \bk_sides[3].meta ;
+  wire \bk_sides[3].tag_eq_byp ;
+  wire [23:0] \bk_sides[3].tag_raw ;
+  wire \bk_sides[3].valid_byp ;
+  wire \bk_sides[3].valid_raw ;
   output [95:0] bk_tag;
   wire [95:0] bk_tag;
   output [3:0] bk_valid;
@@ -6727,10 +7371,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2613$188 ;
-  wire [17:0] \port$2613$188 ;
-  input [29:0] \port$2613$5 ;
-  wire [29:0] \port$2613$5 ;
+  input [17:0] \port$2724$188 ;
+  wire [17:0] \port$2724$188 ;
+  input [29:0] \port$2724$5 ;
+  wire [29:0] \port$2724$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6911,7 +7555,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2613$188 [6:2]] <= \$signature__data ;
+      ent0[\port$2724$188 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -6956,7 +7600,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$146 )
-      ent1[\port$2613$188 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2724$188 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -7001,7 +7645,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$165 )
-      ent2[\port$2613$188 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2724$188 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -7046,7 +7690,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$184 )
-      ent3[\port$2613$188 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2724$188 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -7468,18 +8112,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$418  = \$416  & \$417 ;
   assign \$419  = \$412  | \$418 ;
   assign \$420  = ~ clear_en;
-  assign \$421  = ~ \port$2613$188 [9];
+  assign \$421  = ~ \port$2724$188 [9];
   assign \$422  = \$420  & \$421 ;
-  assign \$423  = \port$2613$188 [1:0] == 2'h2;
-  assign \$424  = \port$2613$188 [8] & \$423 ;
+  assign \$423  = \port$2724$188 [1:0] == 2'h2;
+  assign \$424  = \port$2724$188 [8] & \$423 ;
   assign \$425  = \$422  & \$424 ;
-  assign \$426  = \port$2613$188 [6:2] == sc_row_q;
+  assign \$426  = \port$2724$188 [6:2] == sc_row_q;
   assign \$427  = \$425  & \$426 ;
   assign \$428  = \$419  | \$427 ;
   assign sc_snoop_data2 = \$428  ? copy_data : sc_wr_at_read_data2;
-  assign \$429  = \port$2613$188 [1:0] == 2'h2;
-  assign \$430  = \port$2613$188 [8] & \$429 ;
-  assign \$431  = \port$2613$188 [6:2] == sc_row_qqq;
+  assign \$429  = \port$2724$188 [1:0] == 2'h2;
+  assign \$430  = \port$2724$188 [8] & \$429 ;
+  assign \$431  = \port$2724$188 [6:2] == sc_row_qqq;
   assign \$432  = \$430  & \$431 ;
   assign \$433  = ~ \$432 ;
   assign sc_we2 = sc_intent2 & \$433 ;
@@ -7498,65 +8142,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$442  = rd_slot[6:2] + \$441 ;
   assign \$443  = 2'h3 < rd_slot[1:0];
   assign \$444  = rd_slot[6:2] + \$443 ;
-  assign \$445  = \port$2613$188 [1:0] == 2'h3;
-  assign \$signature__en$184  = \port$2613$188 [8] & \$445 ;
+  assign \$445  = \port$2724$188 [1:0] == 2'h3;
+  assign \$signature__en$184  = \port$2724$188 [8] & \$445 ;
   assign \$446  = inv_slot[1:0] == 2'h3;
-  assign \$447  = \port$2613$188 [9] & \$446 ;
+  assign \$447  = \port$2724$188 [9] & \$446 ;
   assign \$448  = clear_en | \$447 ;
-  assign \$449  = ~ \port$2613$188 [9];
-  assign \$450  = \port$2613$188 [1:0] == 2'h3;
-  assign \$451  = \port$2613$188 [8] & \$450 ;
+  assign \$449  = ~ \port$2724$188 [9];
+  assign \$450  = \port$2724$188 [1:0] == 2'h3;
+  assign \$451  = \port$2724$188 [8] & \$450 ;
   assign \$452  = \$449  & \$451 ;
   assign \$signature__en$186  = \$448  | \$452 ;
   assign \$453  = inv_slot[1:0] == 2'h3;
-  assign \$454  = \port$2613$188 [9] & \$453 ;
+  assign \$454  = \port$2724$188 [9] & \$453 ;
   assign \$455  = clear_en | \$454 ;
-  assign \$456  = ~ \port$2613$188 [9];
-  assign \$457  = \port$2613$188 [1:0] == 2'h3;
-  assign \$458  = \port$2613$188 [8] & \$457 ;
+  assign \$456  = ~ \port$2724$188 [9];
+  assign \$457  = \port$2724$188 [1:0] == 2'h3;
+  assign \$458  = \port$2724$188 [8] & \$457 ;
   assign \$459  = \$456  & \$458 ;
   assign \$460  = \$455  | \$459 ;
   assign \$461  = clear_row == sc_row_q;
   assign \$462  = clear_en & \$461 ;
   assign \$463  = ~ clear_en;
-  assign \$464  = \$463  & \port$2613$188 [9];
+  assign \$464  = \$463  & \port$2724$188 [9];
   assign \$465  = inv_slot[1:0] == 2'h3;
   assign \$466  = \$464  & \$465 ;
   assign \$467  = inv_slot[6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$462  | \$468 ;
   assign \$470  = ~ clear_en;
-  assign \$471  = ~ \port$2613$188 [9];
+  assign \$471  = ~ \port$2724$188 [9];
   assign \$472  = \$470  & \$471 ;
-  assign \$473  = \port$2613$188 [1:0] == 2'h3;
-  assign \$474  = \port$2613$188 [8] & \$473 ;
+  assign \$473  = \port$2724$188 [1:0] == 2'h3;
+  assign \$474  = \port$2724$188 [8] & \$473 ;
   assign \$475  = \$472  & \$474 ;
-  assign \$476  = \port$2613$188 [6:2] == sc_row_q;
+  assign \$476  = \port$2724$188 [6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$469  | \$477 ;
   assign sc_snoop3 = \$478  | sc_wr_at_read3;
   assign \$479  = clear_row == sc_row_q;
   assign \$480  = clear_en & \$479 ;
   assign \$481  = ~ clear_en;
-  assign \$482  = \$481  & \port$2613$188 [9];
+  assign \$482  = \$481  & \port$2724$188 [9];
   assign \$483  = inv_slot[1:0] == 2'h3;
   assign \$484  = \$482  & \$483 ;
   assign \$485  = inv_slot[6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$480  | \$486 ;
   assign \$488  = ~ clear_en;
-  assign \$489  = ~ \port$2613$188 [9];
+  assign \$489  = ~ \port$2724$188 [9];
   assign \$490  = \$488  & \$489 ;
-  assign \$491  = \port$2613$188 [1:0] == 2'h3;
-  assign \$492  = \port$2613$188 [8] & \$491 ;
+  assign \$491  = \port$2724$188 [1:0] == 2'h3;
+  assign \$492  = \port$2724$188 [8] & \$491 ;
   assign \$493  = \$490  & \$492 ;
-  assign \$494  = \port$2613$188 [6:2] == sc_row_q;
+  assign \$494  = \port$2724$188 [6:2] == sc_row_q;
   assign \$495  = \$493  & \$494 ;
   assign \$496  = \$487  | \$495 ;
   assign sc_snoop_data3 = \$496  ? copy_data : sc_wr_at_read_data3;
-  assign \$497  = \port$2613$188 [1:0] == 2'h3;
-  assign \$498  = \port$2613$188 [8] & \$497 ;
-  assign \$499  = \port$2613$188 [6:2] == sc_row_qqq;
+  assign \$497  = \port$2724$188 [1:0] == 2'h3;
+  assign \$498  = \port$2724$188 [8] & \$497 ;
+  assign \$499  = \port$2724$188 [6:2] == sc_row_qqq;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = ~ \$500 ;
   assign sc_we3 = sc_intent3 & \$501 ;
@@ -7670,31 +8314,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2613$188 [9];
+  assign \$6  = \$5  & \port$2724$188 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2613$188 [9];
+  assign \$13  = ~ \port$2724$188 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2613$188 [1:0];
-  assign \$16  = \port$2613$188 [8] & \$15 ;
+  assign \$15  = ! \port$2724$188 [1:0];
+  assign \$16  = \port$2724$188 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2613$188 [6:2] == sc_row;
+  assign \$18  = \port$2724$188 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2613$188 [1:0];
-  assign \$23  = \port$2613$188 [8] & \$22 ;
-  assign \$24  = \port$2613$188 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2724$188 [1:0];
+  assign \$23  = \port$2724$188 [8] & \$22 ;
+  assign \$24  = \port$2724$188 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2613$188 [1:0];
-  assign \$30  = \port$2613$188 [8] & \$29 ;
+  assign \$29  = ! \port$2724$188 [1:0];
+  assign \$30  = \port$2724$188 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7702,7 +8346,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2613$188 [9];
+  assign \$38  = \$37  & \port$2724$188 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7710,10 +8354,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2613$188 [9];
+  assign \$46  = ~ \port$2724$188 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2613$188 [1:0];
-  assign \$49  = \port$2613$188 [8] & \$48 ;
+  assign \$48  = ! \port$2724$188 [1:0];
+  assign \$49  = \port$2724$188 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7727,31 +8371,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2613$188 [9];
+  assign \$63  = \$62  & \port$2724$188 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2613$188 [9];
+  assign \$70  = ~ \port$2724$188 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2613$188 [1:0] == 1'h1;
-  assign \$73  = \port$2613$188 [8] & \$72 ;
+  assign \$72  = \port$2724$188 [1:0] == 1'h1;
+  assign \$73  = \port$2724$188 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2613$188 [6:2] == sc_row;
+  assign \$75  = \port$2724$188 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2613$188 [1:0] == 1'h1;
-  assign \$80  = \port$2613$188 [8] & \$79 ;
-  assign \$81  = \port$2613$188 [6:2] == sc_row_qq;
+  assign \$79  = \port$2724$188 [1:0] == 1'h1;
+  assign \$80  = \port$2724$188 [8] & \$79 ;
+  assign \$81  = \port$2724$188 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2613$188 [1:0] == 1'h1;
-  assign \$87  = \port$2613$188 [8] & \$86 ;
+  assign \$86  = \port$2724$188 [1:0] == 1'h1;
+  assign \$87  = \port$2724$188 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7759,7 +8403,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2613$188 [9];
+  assign \$95  = \$94  & \port$2724$188 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7767,10 +8411,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2613$188 [9];
+  assign \$103  = ~ \port$2724$188 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2613$188 [1:0] == 1'h1;
-  assign \$106  = \port$2613$188 [8] & \$105 ;
+  assign \$105  = \port$2724$188 [1:0] == 1'h1;
+  assign \$106  = \port$2724$188 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7784,31 +8428,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2613$188 [9];
+  assign \$120  = \$119  & \port$2724$188 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2613$188 [9];
+  assign \$127  = ~ \port$2724$188 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2613$188 [1:0] == 2'h2;
-  assign \$130  = \port$2613$188 [8] & \$129 ;
+  assign \$129  = \port$2724$188 [1:0] == 2'h2;
+  assign \$130  = \port$2724$188 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2613$188 [6:2] == sc_row;
+  assign \$132  = \port$2724$188 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2613$188 [1:0] == 2'h2;
-  assign \$137  = \port$2613$188 [8] & \$136 ;
-  assign \$138  = \port$2613$188 [6:2] == sc_row_qq;
+  assign \$136  = \port$2724$188 [1:0] == 2'h2;
+  assign \$137  = \port$2724$188 [8] & \$136 ;
+  assign \$138  = \port$2724$188 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2613$188 [1:0] == 2'h2;
-  assign \$144  = \port$2613$188 [8] & \$143 ;
+  assign \$143  = \port$2724$188 [1:0] == 2'h2;
+  assign \$144  = \port$2724$188 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7816,7 +8460,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2613$188 [9];
+  assign \$152  = \$151  & \port$2724$188 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7824,10 +8468,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2613$188 [9];
+  assign \$160  = ~ \port$2724$188 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2613$188 [1:0] == 2'h2;
-  assign \$163  = \port$2613$188 [8] & \$162 ;
+  assign \$162  = \port$2724$188 [1:0] == 2'h2;
+  assign \$163  = \port$2724$188 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7841,31 +8485,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2613$188 [9];
+  assign \$177  = \$176  & \port$2724$188 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2613$188 [9];
+  assign \$184  = ~ \port$2724$188 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2613$188 [1:0] == 2'h3;
-  assign \$187  = \port$2613$188 [8] & \$186 ;
+  assign \$186  = \port$2724$188 [1:0] == 2'h3;
+  assign \$187  = \port$2724$188 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2613$188 [6:2] == sc_row;
+  assign \$189  = \port$2724$188 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2613$188 [1:0] == 2'h3;
-  assign \$194  = \port$2613$188 [8] & \$193 ;
-  assign \$195  = \port$2613$188 [6:2] == sc_row_qq;
+  assign \$193  = \port$2724$188 [1:0] == 2'h3;
+  assign \$194  = \port$2724$188 [8] & \$193 ;
+  assign \$195  = \port$2724$188 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2613$188 [1:0] == 2'h3;
-  assign \$201  = \port$2613$188 [8] & \$200 ;
+  assign \$200  = \port$2724$188 [1:0] == 2'h3;
+  assign \$201  = \port$2724$188 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7873,7 +8517,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2613$188 [9];
+  assign \$209  = \$208  & \port$2724$188 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7881,10 +8525,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2613$188 [9];
+  assign \$217  = ~ \port$2724$188 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2613$188 [1:0] == 2'h3;
-  assign \$220  = \port$2613$188 [8] & \$219 ;
+  assign \$219  = \port$2724$188 [1:0] == 2'h3;
+  assign \$220  = \port$2724$188 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7893,10 +8537,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2613$188 [9] | clear_en;
+  assign \$229  = \port$2724$188 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2613$188 [6:2];
-  assign \$231  = \port$2613$188 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2724$188 [6:2];
+  assign \$231  = \port$2724$188 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7913,65 +8557,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2613$188 [1:0];
-  assign \$signature__en$108  = \port$2613$188 [8] & \$241 ;
+  assign \$241  = ! \port$2724$188 [1:0];
+  assign \$signature__en$108  = \port$2724$188 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2613$188 [9] & \$242 ;
+  assign \$243  = \port$2724$188 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2613$188 [9];
-  assign \$246  = ! \port$2613$188 [1:0];
-  assign \$247  = \port$2613$188 [8] & \$246 ;
+  assign \$245  = ~ \port$2724$188 [9];
+  assign \$246  = ! \port$2724$188 [1:0];
+  assign \$247  = \port$2724$188 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2613$188 [9] & \$249 ;
+  assign \$250  = \port$2724$188 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2613$188 [9];
-  assign \$253  = ! \port$2613$188 [1:0];
-  assign \$254  = \port$2613$188 [8] & \$253 ;
+  assign \$252  = ~ \port$2724$188 [9];
+  assign \$253  = ! \port$2724$188 [1:0];
+  assign \$254  = \port$2724$188 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2613$188 [9];
+  assign \$260  = \$259  & \port$2724$188 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2613$188 [9];
+  assign \$267  = ~ \port$2724$188 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2613$188 [1:0];
-  assign \$270  = \port$2613$188 [8] & \$269 ;
+  assign \$269  = ! \port$2724$188 [1:0];
+  assign \$270  = \port$2724$188 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2613$188 [6:2] == sc_row_q;
+  assign \$272  = \port$2724$188 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2613$188 [9];
+  assign \$278  = \$277  & \port$2724$188 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2613$188 [9];
+  assign \$285  = ~ \port$2724$188 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2613$188 [1:0];
-  assign \$288  = \port$2613$188 [8] & \$287 ;
+  assign \$287  = ! \port$2724$188 [1:0];
+  assign \$288  = \port$2724$188 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2613$188 [6:2] == sc_row_q;
+  assign \$290  = \port$2724$188 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2613$188 [1:0];
-  assign \$294  = \port$2613$188 [8] & \$293 ;
-  assign \$295  = \port$2613$188 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2724$188 [1:0];
+  assign \$294  = \port$2724$188 [8] & \$293 ;
+  assign \$295  = \port$2724$188 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -7990,65 +8634,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$306  = rd_slot[6:2] + \$305 ;
   assign \$307  = 1'h1 < rd_slot[1:0];
   assign \$308  = rd_slot[6:2] + \$307 ;
-  assign \$309  = \port$2613$188 [1:0] == 1'h1;
-  assign \$signature__en$146  = \port$2613$188 [8] & \$309 ;
+  assign \$309  = \port$2724$188 [1:0] == 1'h1;
+  assign \$signature__en$146  = \port$2724$188 [8] & \$309 ;
   assign \$310  = inv_slot[1:0] == 1'h1;
-  assign \$311  = \port$2613$188 [9] & \$310 ;
+  assign \$311  = \port$2724$188 [9] & \$310 ;
   assign \$312  = clear_en | \$311 ;
-  assign \$313  = ~ \port$2613$188 [9];
-  assign \$314  = \port$2613$188 [1:0] == 1'h1;
-  assign \$315  = \port$2613$188 [8] & \$314 ;
+  assign \$313  = ~ \port$2724$188 [9];
+  assign \$314  = \port$2724$188 [1:0] == 1'h1;
+  assign \$315  = \port$2724$188 [8] & \$314 ;
   assign \$316  = \$313  & \$315 ;
   assign \$signature__en$148  = \$312  | \$316 ;
   assign \$317  = inv_slot[1:0] == 1'h1;
-  assign \$318  = \port$2613$188 [9] & \$317 ;
+  assign \$318  = \port$2724$188 [9] & \$317 ;
   assign \$319  = clear_en | \$318 ;
-  assign \$320  = ~ \port$2613$188 [9];
-  assign \$321  = \port$2613$188 [1:0] == 1'h1;
-  assign \$322  = \port$2613$188 [8] & \$321 ;
+  assign \$320  = ~ \port$2724$188 [9];
+  assign \$321  = \port$2724$188 [1:0] == 1'h1;
+  assign \$322  = \port$2724$188 [8] & \$321 ;
   assign \$323  = \$320  & \$322 ;
   assign \$324  = \$319  | \$323 ;
   assign \$325  = clear_row == sc_row_q;
   assign \$326  = clear_en & \$325 ;
   assign \$327  = ~ clear_en;
-  assign \$328  = \$327  & \port$2613$188 [9];
+  assign \$328  = \$327  & \port$2724$188 [9];
   assign \$329  = inv_slot[1:0] == 1'h1;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = inv_slot[6:2] == sc_row_q;
   assign \$332  = \$330  & \$331 ;
   assign \$333  = \$326  | \$332 ;
   assign \$334  = ~ clear_en;
-  assign \$335  = ~ \port$2613$188 [9];
+  assign \$335  = ~ \port$2724$188 [9];
   assign \$336  = \$334  & \$335 ;
-  assign \$337  = \port$2613$188 [1:0] == 1'h1;
-  assign \$338  = \port$2613$188 [8] & \$337 ;
+  assign \$337  = \port$2724$188 [1:0] == 1'h1;
+  assign \$338  = \port$2724$188 [8] & \$337 ;
   assign \$339  = \$336  & \$338 ;
-  assign \$340  = \port$2613$188 [6:2] == sc_row_q;
+  assign \$340  = \port$2724$188 [6:2] == sc_row_q;
   assign \$341  = \$339  & \$340 ;
   assign \$342  = \$333  | \$341 ;
   assign sc_snoop1 = \$342  | sc_wr_at_read1;
   assign \$343  = clear_row == sc_row_q;
   assign \$344  = clear_en & \$343 ;
   assign \$345  = ~ clear_en;
-  assign \$346  = \$345  & \port$2613$188 [9];
+  assign \$346  = \$345  & \port$2724$188 [9];
   assign \$347  = inv_slot[1:0] == 1'h1;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = inv_slot[6:2] == sc_row_q;
   assign \$350  = \$348  & \$349 ;
   assign \$351  = \$344  | \$350 ;
   assign \$352  = ~ clear_en;
-  assign \$353  = ~ \port$2613$188 [9];
+  assign \$353  = ~ \port$2724$188 [9];
   assign \$354  = \$352  & \$353 ;
-  assign \$355  = \port$2613$188 [1:0] == 1'h1;
-  assign \$356  = \port$2613$188 [8] & \$355 ;
+  assign \$355  = \port$2724$188 [1:0] == 1'h1;
+  assign \$356  = \port$2724$188 [8] & \$355 ;
   assign \$357  = \$354  & \$356 ;
-  assign \$358  = \port$2613$188 [6:2] == sc_row_q;
+  assign \$358  = \port$2724$188 [6:2] == sc_row_q;
   assign \$359  = \$357  & \$358 ;
   assign \$360  = \$351  | \$359 ;
   assign sc_snoop_data1 = \$360  ? copy_data : sc_wr_at_read_data1;
-  assign \$361  = \port$2613$188 [1:0] == 1'h1;
-  assign \$362  = \port$2613$188 [8] & \$361 ;
-  assign \$363  = \port$2613$188 [6:2] == sc_row_qqq;
+  assign \$361  = \port$2724$188 [1:0] == 1'h1;
+  assign \$362  = \port$2724$188 [8] & \$361 ;
+  assign \$363  = \port$2724$188 [6:2] == sc_row_qqq;
   assign \$364  = \$362  & \$363 ;
   assign \$365  = ~ \$364 ;
   assign sc_we1 = sc_intent1 & \$365 ;
@@ -8067,47 +8711,47 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$374  = rd_slot[6:2] + \$373 ;
   assign \$375  = 2'h2 < rd_slot[1:0];
   assign \$376  = rd_slot[6:2] + \$375 ;
-  assign \$377  = \port$2613$188 [1:0] == 2'h2;
-  assign \$signature__en$165  = \port$2613$188 [8] & \$377 ;
+  assign \$377  = \port$2724$188 [1:0] == 2'h2;
+  assign \$signature__en$165  = \port$2724$188 [8] & \$377 ;
   assign \$378  = inv_slot[1:0] == 2'h2;
-  assign \$379  = \port$2613$188 [9] & \$378 ;
+  assign \$379  = \port$2724$188 [9] & \$378 ;
   assign \$380  = clear_en | \$379 ;
-  assign \$381  = ~ \port$2613$188 [9];
-  assign \$382  = \port$2613$188 [1:0] == 2'h2;
-  assign \$383  = \port$2613$188 [8] & \$382 ;
+  assign \$381  = ~ \port$2724$188 [9];
+  assign \$382  = \port$2724$188 [1:0] == 2'h2;
+  assign \$383  = \port$2724$188 [8] & \$382 ;
   assign \$384  = \$381  & \$383 ;
   assign \$signature__en$167  = \$380  | \$384 ;
   assign \$385  = inv_slot[1:0] == 2'h2;
-  assign \$386  = \port$2613$188 [9] & \$385 ;
+  assign \$386  = \port$2724$188 [9] & \$385 ;
   assign \$387  = clear_en | \$386 ;
-  assign \$388  = ~ \port$2613$188 [9];
-  assign \$389  = \port$2613$188 [1:0] == 2'h2;
-  assign \$390  = \port$2613$188 [8] & \$389 ;
+  assign \$388  = ~ \port$2724$188 [9];
+  assign \$389  = \port$2724$188 [1:0] == 2'h2;
+  assign \$390  = \port$2724$188 [8] & \$389 ;
   assign \$391  = \$388  & \$390 ;
   assign \$392  = \$387  | \$391 ;
   assign \$393  = clear_row == sc_row_q;
   assign \$394  = clear_en & \$393 ;
   assign \$395  = ~ clear_en;
-  assign \$396  = \$395  & \port$2613$188 [9];
+  assign \$396  = \$395  & \port$2724$188 [9];
   assign \$397  = inv_slot[1:0] == 2'h2;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = inv_slot[6:2] == sc_row_q;
   assign \$400  = \$398  & \$399 ;
   assign \$401  = \$394  | \$400 ;
   assign \$402  = ~ clear_en;
-  assign \$403  = ~ \port$2613$188 [9];
+  assign \$403  = ~ \port$2724$188 [9];
   assign \$404  = \$402  & \$403 ;
-  assign \$405  = \port$2613$188 [1:0] == 2'h2;
-  assign \$406  = \port$2613$188 [8] & \$405 ;
+  assign \$405  = \port$2724$188 [1:0] == 2'h2;
+  assign \$406  = \port$2724$188 [8] & \$405 ;
   assign \$407  = \$404  & \$406 ;
-  assign \$408  = \port$2613$188 [6:2] == sc_row_q;
+  assign \$408  = \port$2724$188 [6:2] == sc_row_q;
   assign \$409  = \$407  & \$408 ;
   assign \$410  = \$401  | \$409 ;
   assign sc_snoop2 = \$410  | sc_wr_at_read2;
   assign \$411  = clear_row == sc_row_q;
   assign \$412  = clear_en & \$411 ;
   assign \$413  = ~ clear_en;
-  assign \$414  = \$413  & \port$2613$188 [9];
+  assign \$414  = \$413  & \port$2724$188 [9];
   assign \$415  = inv_slot[1:0] == 2'h2;
   assign \$416  = \$414  & \$415 ;
   always @* begin
@@ -8454,15 +9098,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2613$188 [9]) begin
+    end else if (\port$2724$188 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2613$188 [6:2];
+      meta_addr = \port$2724$188 [6:2];
     end
   end
-  assign inv_en = \port$2613$188 [9];
-  assign wr_en = \port$2613$188 [8];
-  assign wr_slot = \port$2613$188 [6:0];
+  assign inv_en = \port$2724$188 [9];
+  assign wr_en = \port$2724$188 [8];
+  assign wr_slot = \port$2724$188 [6:0];
   assign \$signature__data$41  = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \$signature__data$58  = sc_value1;
@@ -8473,8 +9117,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2613$5 [29:24];
-  assign wr_mark = \port$2613$188 [7];
+  assign wr_last = \port$2724$5 [29:24];
+  assign wr_mark = \port$2724$188 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -8482,9 +9126,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$104  = 1'h1;
   assign \$signature__addr$105  = \$240 [4:0];
   assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = \port$2613$188 [6:2];
-  assign wr_tag = \port$2613$5 [23:0];
-  assign wr_count = \port$2613$188 [17:10];
+  assign \$signature__addr$107  = \port$2724$188 [6:2];
+  assign wr_tag = \port$2724$5 [23:0];
+  assign wr_count = \port$2724$188 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign \$signature__addr$115  = sc_row_qqq;
   assign \$signature__en$116  = sc_we0;
@@ -8494,7 +9138,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$142  = 1'h1;
   assign \$signature__addr$143  = \$308 [4:0];
   assign \$signature__en$144  = 1'h1;
-  assign \$signature__addr$145  = \port$2613$188 [6:2];
+  assign \$signature__addr$145  = \port$2724$188 [6:2];
   assign \$signature__addr$147  = meta_addr;
   assign \$signature__addr$149  = sc_row_qqq;
   assign \$signature__en$150  = sc_we1;
@@ -8504,7 +9148,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$161  = 1'h1;
   assign \$signature__addr$162  = \$376 [4:0];
   assign \$signature__en$163  = 1'h1;
-  assign \$signature__addr$164  = \port$2613$188 [6:2];
+  assign \$signature__addr$164  = \port$2724$188 [6:2];
   assign \$signature__addr$166  = meta_addr;
   assign \$signature__addr$168  = sc_row_qqq;
   assign \$signature__en$169  = sc_we2;
@@ -8514,7 +9158,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$180  = 1'h1;
   assign \$signature__addr$181  = \$444 [4:0];
   assign \$signature__en$182  = 1'h1;
-  assign \$signature__addr$183  = \port$2613$188 [6:2];
+  assign \$signature__addr$183  = \port$2724$188 [6:2];
   assign \$signature__addr$185  = meta_addr;
   assign \$signature__addr$187  = sc_row_qqq;
   assign \$signature__en$188  = sc_we3;
@@ -8650,27 +9294,63 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \bk_sides[0].ent  = bk_sides[0];
   assign \bk_sides[0].count_raw  = bk_sides[8:1];
   assign \bk_sides[0].count_byp  = bk_sides[16:9];
-  assign \bk_sides[0].meta  = bk_sides[17];
-  assign \bk_sides[0].last_raw  = bk_sides[23:18];
-  assign \bk_sides[0].last_byp  = bk_sides[29:24];
-  assign \bk_sides[1].ent  = bk_sides[30];
-  assign \bk_sides[1].count_raw  = bk_sides[38:31];
-  assign \bk_sides[1].count_byp  = bk_sides[46:39];
-  assign \bk_sides[1].meta  = bk_sides[47];
-  assign \bk_sides[1].last_raw  = bk_sides[53:48];
-  assign \bk_sides[1].last_byp  = bk_sides[59:54];
-  assign \bk_sides[2].ent  = bk_sides[60];
-  assign \bk_sides[2].count_raw  = bk_sides[68:61];
-  assign \bk_sides[2].count_byp  = bk_sides[76:69];
-  assign \bk_sides[2].meta  = bk_sides[77];
-  assign \bk_sides[2].last_raw  = bk_sides[83:78];
-  assign \bk_sides[2].last_byp  = bk_sides[89:84];
-  assign \bk_sides[3].ent  = bk_sides[90];
-  assign \bk_sides[3].count_raw  = bk_sides[98:91];
-  assign \bk_sides[3].count_byp  = bk_sides[106:99];
-  assign \bk_sides[3].meta  = bk_sides[107];
-  assign \bk_sides[3].last_raw  = bk_sides[113:108];
-  assign \bk_sides[3].last_byp  = bk_sides[119:114];
+  assign \bk_sides[0].tag_raw  = bk_sides[40:17];
+  assign \bk_sides[0].tag_eq_byp  = bk_sides[41];
+  assign \bk_sides[0].meta  = bk_sides[42];
+  assign \bk_sides[0].last_raw  = bk_sides[48:43];
+  assign \bk_sides[0].last_byp  = bk_sides[54:49];
+  assign \bk_sides[0].fresh_raw  = bk_sides[55];
+  assign \bk_sides[0].fresh_byp  = bk_sides[56];
+  assign \bk_sides[0].valid_raw  = bk_sides[57];
+  assign \bk_sides[0].valid_byp  = bk_sides[58];
+  assign \bk_sides[0].mark  = bk_sides[59];
+  assign \bk_sides[0].mark_raw  = bk_sides[60];
+  assign \bk_sides[0].mark_byp  = bk_sides[61];
+  assign \bk_sides[1].ent  = bk_sides[62];
+  assign \bk_sides[1].count_raw  = bk_sides[70:63];
+  assign \bk_sides[1].count_byp  = bk_sides[78:71];
+  assign \bk_sides[1].tag_raw  = bk_sides[102:79];
+  assign \bk_sides[1].tag_eq_byp  = bk_sides[103];
+  assign \bk_sides[1].meta  = bk_sides[104];
+  assign \bk_sides[1].last_raw  = bk_sides[110:105];
+  assign \bk_sides[1].last_byp  = bk_sides[116:111];
+  assign \bk_sides[1].fresh_raw  = bk_sides[117];
+  assign \bk_sides[1].fresh_byp  = bk_sides[118];
+  assign \bk_sides[1].valid_raw  = bk_sides[119];
+  assign \bk_sides[1].valid_byp  = bk_sides[120];
+  assign \bk_sides[1].mark  = bk_sides[121];
+  assign \bk_sides[1].mark_raw  = bk_sides[122];
+  assign \bk_sides[1].mark_byp  = bk_sides[123];
+  assign \bk_sides[2].ent  = bk_sides[124];
+  assign \bk_sides[2].count_raw  = bk_sides[132:125];
+  assign \bk_sides[2].count_byp  = bk_sides[140:133];
+  assign \bk_sides[2].tag_raw  = bk_sides[164:141];
+  assign \bk_sides[2].tag_eq_byp  = bk_sides[165];
+  assign \bk_sides[2].meta  = bk_sides[166];
+  assign \bk_sides[2].last_raw  = bk_sides[172:167];
+  assign \bk_sides[2].last_byp  = bk_sides[178:173];
+  assign \bk_sides[2].fresh_raw  = bk_sides[179];
+  assign \bk_sides[2].fresh_byp  = bk_sides[180];
+  assign \bk_sides[2].valid_raw  = bk_sides[181];
+  assign \bk_sides[2].valid_byp  = bk_sides[182];
+  assign \bk_sides[2].mark  = bk_sides[183];
+  assign \bk_sides[2].mark_raw  = bk_sides[184];
+  assign \bk_sides[2].mark_byp  = bk_sides[185];
+  assign \bk_sides[3].ent  = bk_sides[186];
+  assign \bk_sides[3].count_raw  = bk_sides[194:187];
+  assign \bk_sides[3].count_byp  = bk_sides[202:195];
+  assign \bk_sides[3].tag_raw  = bk_sides[226:203];
+  assign \bk_sides[3].tag_eq_byp  = bk_sides[227];
+  assign \bk_sides[3].meta  = bk_sides[228];
+  assign \bk_sides[3].last_raw  = bk_sides[234:229];
+  assign \bk_sides[3].last_byp  = bk_sides[240:235];
+  assign \bk_sides[3].fresh_raw  = bk_sides[241];
+  assign \bk_sides[3].fresh_byp  = bk_sides[242];
+  assign \bk_sides[3].valid_raw  = bk_sides[243];
+  assign \bk_sides[3].valid_byp  = bk_sides[244];
+  assign \bk_sides[3].mark  = bk_sides[245];
+  assign \bk_sides[3].mark_raw  = bk_sides[246];
+  assign \bk_sides[3].mark_byp  = bk_sides[247];
   assign \ent1_rd.tag  = ent1_rd[23:0];
   assign \ent1_rd.count  = ent1_rd[31:24];
   assign \$signature__data$152.tag  = \$signature__data$152 [23:0];
@@ -8707,21 +9387,37 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__data$192.gen  = \$signature__data$192 [9:6];
   assign \$signature__data$192.fresh  = \$signature__data$192 [10];
   assign \$signature__data$192.valid  = \$signature__data$192 [11];
-  assign \$signature__data$85 [31:24] = \port$2613$188 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2613$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2613$188 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2613$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2613$188 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2613$5 [23:0];
-  assign bk_sides[113:108] = meta3_rd[5:0];
-  assign bk_sides[98:91] = ent3_rd[31:24];
-  assign bk_sides[83:78] = meta2_rd[5:0];
-  assign bk_sides[68:61] = ent2_rd[31:24];
-  assign bk_sides[53:48] = meta1_rd[5:0];
-  assign bk_sides[38:31] = ent1_rd[31:24];
-  assign bk_sides[23:18] = meta0_rd[5:0];
+  assign \$signature__data$85 [31:24] = \port$2724$188 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2724$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2724$188 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2724$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2724$188 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2724$5 [23:0];
+  assign bk_sides[246] = mark3_rd;
+  assign bk_sides[243] = bk_valid[3];
+  assign bk_sides[241] = meta3_rd[10];
+  assign bk_sides[226:203] = ent3_rd[23:0];
+  assign bk_sides[234:229] = meta3_rd[5:0];
+  assign bk_sides[194:187] = ent3_rd[31:24];
+  assign bk_sides[184] = mark2_rd;
+  assign bk_sides[181] = bk_valid[2];
+  assign bk_sides[179] = meta2_rd[10];
+  assign bk_sides[164:141] = ent2_rd[23:0];
+  assign bk_sides[172:167] = meta2_rd[5:0];
+  assign bk_sides[132:125] = ent2_rd[31:24];
+  assign bk_sides[122] = mark1_rd;
+  assign bk_sides[119] = bk_valid[1];
+  assign bk_sides[117] = meta1_rd[10];
+  assign bk_sides[102:79] = ent1_rd[23:0];
+  assign bk_sides[110:105] = meta1_rd[5:0];
+  assign bk_sides[70:63] = ent1_rd[31:24];
+  assign bk_sides[60] = mark0_rd;
+  assign bk_sides[57] = bk_valid[0];
+  assign bk_sides[55] = meta0_rd[10];
+  assign bk_sides[40:17] = ent0_rd[23:0];
+  assign bk_sides[48:43] = meta0_rd[5:0];
   assign bk_sides[8:1] = ent0_rd[31:24];
-  assign { bk_sides[119:114], bk_sides[107:99], bk_sides[90:84], bk_sides[77:69], bk_sides[60:54], bk_sides[47:39], bk_sides[30:24], bk_sides[17:9], bk_sides[0] } = 64'h0000000000000000;
+  assign { bk_sides[247], bk_sides[245:244], bk_sides[242], bk_sides[240:235], bk_sides[228:227], bk_sides[202:195], bk_sides[186:185], bk_sides[183:182], bk_sides[180], bk_sides[178:173], bk_sides[166:165], bk_sides[140:133], bk_sides[124:123], bk_sides[121:120], bk_sides[118], bk_sides[116:111], bk_sides[104:103], bk_sides[78:71], bk_sides[62:61], bk_sides[59:58], bk_sides[56], bk_sides[54:49], bk_sides[42:41], bk_sides[16:9], bk_sides[0] } = 84'h000000000000000000000;
   assign bk_sc_row_hit[3] = \$506 ;
   assign bk_sc_row_hit[2] = \$438 ;
   assign bk_sc_row_hit[1] = \$370 ;
@@ -8786,15 +9482,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2613$188 [17:10];
-  assign \$signature__data [23:0] = \port$2613$5 [23:0];
+  assign \$signature__data [31:24] = \port$2724$188 [17:10];
+  assign \$signature__data [23:0] = \port$2724$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2613$188 [7];
-  assign \$signature__data$35 [5:0] = \port$2613$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2724$188 [7];
+  assign \$signature__data$35 [5:0] = \port$2724$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -8948,14 +9644,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2604$0 (lanes[43:0]),
-    .\port$2604$107 (lanes[108:107]),
-    .\port$2604$147 (lanes[147]),
-    .\port$2604$172 (lanes[173:172]),
-    .\port$2604$212 (lanes[212]),
-    .\port$2604$237 (lanes[238:237]),
-    .\port$2604$277 (lanes[277]),
-    .\port$2604$82 (lanes[82]),
+    .\port$2715$0 (lanes[43:0]),
+    .\port$2715$107 (lanes[108:107]),
+    .\port$2715$147 (lanes[147]),
+    .\port$2715$172 (lanes[173:172]),
+    .\port$2715$212 (lanes[212]),
+    .\port$2715$237 (lanes[238:237]),
+    .\port$2715$277 (lanes[277]),
+    .\port$2715$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -9126,7 +9822,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 , \port$2604$147 , \port$2604$172 , \port$2604$212 , \port$2604$237 , \port$2604$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 , \port$2715$147 , \port$2715$172 , \port$2715$212 , \port$2715$237 , \port$2715$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
   wire [6:0] \$100 ;
@@ -9321,22 +10017,22 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2604$0 ;
-  wire [43:0] \port$2604$0 ;
-  input [1:0] \port$2604$107 ;
-  wire [1:0] \port$2604$107 ;
-  input \port$2604$147 ;
-  wire \port$2604$147 ;
-  input [1:0] \port$2604$172 ;
-  wire [1:0] \port$2604$172 ;
-  input \port$2604$212 ;
-  wire \port$2604$212 ;
-  input [1:0] \port$2604$237 ;
-  wire [1:0] \port$2604$237 ;
-  input \port$2604$277 ;
-  wire \port$2604$277 ;
-  input \port$2604$82 ;
-  wire \port$2604$82 ;
+  input [43:0] \port$2715$0 ;
+  wire [43:0] \port$2715$0 ;
+  input [1:0] \port$2715$107 ;
+  wire [1:0] \port$2715$107 ;
+  input \port$2715$147 ;
+  wire \port$2715$147 ;
+  input [1:0] \port$2715$172 ;
+  wire [1:0] \port$2715$172 ;
+  input \port$2715$212 ;
+  wire \port$2715$212 ;
+  input [1:0] \port$2715$237 ;
+  wire [1:0] \port$2715$237 ;
+  input \port$2715$277 ;
+  wire \port$2715$277 ;
+  input \port$2715$82 ;
+  wire \port$2715$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -9349,29 +10045,29 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2604$237 [1], \port$2604$172 [1], \port$2604$107 [1], \port$2604$0 [43] };
-  assign \$2  = ~ { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
+  assign \$1  = | { \port$2715$237 [1], \port$2715$172 [1], \port$2715$107 [1], \port$2715$0 [43] };
+  assign \$2  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2604$237 [1], \port$2604$172 [1], \port$2604$107 [1] };
+  assign \$4  = | { \port$2715$237 [1], \port$2715$172 [1], \port$2715$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2604$0 [43] & \$5 ;
-  assign \$7  = | { \port$2604$237 [1], \port$2604$172 [1] };
+  assign \$6  = \port$2715$0 [43] & \$5 ;
+  assign \$7  = | { \port$2715$237 [1], \port$2715$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2604$107 [1] & \$8 ;
+  assign \$9  = \port$2715$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2604$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
-  assign \$14  = ~ { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
-  assign \$15  = ~ { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
+  assign \$12  = \port$2715$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign \$14  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign \$15  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
-  assign \$20  = ~ { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
+  assign \$19  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign \$20  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
-  assign \$25  = ~ { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
+  assign \$24  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign \$25  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -9395,19 +10091,19 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2604$0 [2:1];
-  assign \$50  = \port$2604$0 [0] & \$49 ;
+  assign \$49  = ! \port$2715$0 [2:1];
+  assign \$50  = \port$2715$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2604$0 [2:1] == 2'h3;
+  assign \$55  = \port$2715$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2604$0 [2:1] == 2'h2;
-  assign \$59  = \port$2604$0 [2:1] == 2'h3;
+  assign \$58  = \port$2715$0 [2:1] == 2'h2;
+  assign \$59  = \port$2715$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2604$0 [0] & \$60 ;
+  assign \$61  = \port$2715$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -9430,7 +10126,7 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2604$277 , \port$2604$212 , \port$2604$147 , \port$2604$82  };
+  assign \$87  = ch[3:0] & { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
   assign \$88  = | \$87 ;
   assign \$89  = ch[4] ? slot[6:0] : 7'h00;
   assign \$91  = ch[5] ? slot[13:7] : 7'h00;
@@ -9439,7 +10135,7 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign \$94  = \$92  | \$93 ;
   assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2604$277 , \port$2604$212 , \port$2604$147 , \port$2604$82  };
+  assign \$97  = ch[7:4] & { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
   assign \$98  = | \$97 ;
   assign \$99  = ch[8] ? slot[6:0] : 7'h00;
   assign \$101  = ch[9] ? slot[13:7] : 7'h00;
@@ -9448,7 +10144,7 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign \$104  = \$102  | \$103 ;
   assign \$105  = ch[11] ? slot[27:21] : 7'h00;
   assign \$106  = \$104  | \$105 ;
-  assign \$107  = ch[11:8] & { \port$2604$277 , \port$2604$212 , \port$2604$147 , \port$2604$82  };
+  assign \$107  = ch[11:8] & { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
   assign \$108  = | \$107 ;
   assign \$109  = ch[16] ? slot[6:0] : 7'h00;
   assign \$111  = ch[17] ? slot[13:7] : 7'h00;
@@ -9457,7 +10153,7 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign \$114  = \$112  | \$113 ;
   assign \$115  = ch[19] ? slot[27:21] : 7'h00;
   assign \$116  = \$114  | \$115 ;
-  assign \$117  = ch[19:16] & { \port$2604$277 , \port$2604$212 , \port$2604$147 , \port$2604$82  };
+  assign \$117  = ch[19:16] & { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
   assign \$118  = | \$117 ;
   assign \$119  = ch[0] ? count_inc[7:0] : 8'h00;
   assign \$121  = ch[1] ? count_inc[15:8] : 8'h00;
@@ -9475,11 +10171,11 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign \$134  = ch[3] ? count_inc2[31:24] : 8'h00;
   assign \$135  = \$133  | \$134 ;
   assign \$136  = ch[22] ? \$135  : 8'h02;
-  assign match = { \port$2604$237 [1], \port$2604$172 [1], \port$2604$107 [1], \port$2604$0 [43] };
-  assign valid = { \port$2604$237 [0], \port$2604$172 [0], \port$2604$107 [0], \port$2604$0 [42] };
-  assign request = \port$2604$0 [34:0];
-  assign mark = { \port$2604$277 , \port$2604$212 , \port$2604$147 , \port$2604$82  };
-  assign window = \port$2604$0 [41:35];
+  assign match = { \port$2715$237 [1], \port$2715$172 [1], \port$2715$107 [1], \port$2715$0 [43] };
+  assign valid = { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign request = \port$2715$0 [34:0];
+  assign mark = { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
+  assign window = \port$2715$0 [41:35];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -9492,11 +10188,11 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2604$0 [0];
-  assign \request.op  = \port$2604$0 [2:1];
-  assign \request.min_tlevel  = \port$2604$0 [4:3];
-  assign \request.tag  = \port$2604$0 [28:5];
-  assign \request.t  = \port$2604$0 [34:29];
+  assign \request.valid  = \port$2715$0 [0];
+  assign \request.op  = \port$2715$0 [2:1];
+  assign \request.min_tlevel  = \port$2715$0 [4:3];
+  assign \request.tag  = \port$2715$0 [28:5];
+  assign \request.t  = \port$2715$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -9535,7 +10231,7 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign decision[159:136] = tag[71:48];
   assign decision[135:112] = tag[47:24];
   assign decision[111:88] = tag[23:0];
-  assign decision[87:81] = \port$2604$0 [41:35];
+  assign decision[87:81] = \port$2715$0 [41:35];
   assign decision[80] = ch[24];
   assign decision[79] = \$108 ;
   assign decision[78:75] = ch[11:8];
@@ -9549,11 +10245,11 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign decision[42:36] = \$70 ;
   assign decision[58] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2604$0 [34:29];
-  assign decision[28:5] = \port$2604$0 [28:5];
-  assign decision[4:3] = \port$2604$0 [4:3];
-  assign decision[2:1] = \port$2604$0 [2:1];
-  assign decision[0] = \port$2604$0 [0];
+  assign decision[34:29] = \port$2715$0 [34:29];
+  assign decision[28:5] = \port$2715$0 [28:5];
+  assign decision[4:3] = \port$2715$0 [4:3];
+  assign decision[2:1] = \port$2715$0 [2:1];
+  assign decision[0] = \port$2715$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -9569,13 +10265,13 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2604$237 [1];
+  assign ch[3] = \port$2715$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2604$237 [1];
+  assign \$10  = \port$2715$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
@@ -9588,7 +10284,7 @@ module \kv_asu.core.versions.dec (\port$2604$0 , \port$2604$82 , \port$2604$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2592$0 , \port$2593$0 , \port$2597$0 , clk);
+module \kv_asu.core.window$183 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2703$0 , \port$2704$0 , \port$2708$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire [7:0] \$1 ;
   reg [6:0] \$10 ;
@@ -9596,7 +10292,7 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [7:0] \$3 ;
   wire [7:0] \$4 ;
   wire [41:0] \$5 ;
-  wire [307:0] \$6 ;
+  wire [435:0] \$6 ;
   reg [27:0] \$7 ;
   reg [27:0] \$8  = 28'h0000000;
   reg [34:0] \$9 ;
@@ -9612,32 +10308,68 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [19:0] bk_row;
   input [3:0] bk_sc_row_hit;
   wire [3:0] bk_sc_row_hit;
-  input [119:0] bk_sides;
-  wire [119:0] bk_sides;
+  input [247:0] bk_sides;
+  wire [247:0] bk_sides;
   wire [7:0] \bk_sides[0].count_byp ;
   wire [7:0] \bk_sides[0].count_raw ;
   wire \bk_sides[0].ent ;
+  wire \bk_sides[0].fresh_byp ;
+  wire \bk_sides[0].fresh_raw ;
   wire [5:0] \bk_sides[0].last_byp ;
   wire [5:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].mark ;
+  wire \bk_sides[0].mark_byp ;
+  wire \bk_sides[0].mark_raw ;
   wire \bk_sides[0].meta ;
+  wire \bk_sides[0].tag_eq_byp ;
+  wire [23:0] \bk_sides[0].tag_raw ;
+  wire \bk_sides[0].valid_byp ;
+  wire \bk_sides[0].valid_raw ;
   wire [7:0] \bk_sides[1].count_byp ;
   wire [7:0] \bk_sides[1].count_raw ;
   wire \bk_sides[1].ent ;
+  wire \bk_sides[1].fresh_byp ;
+  wire \bk_sides[1].fresh_raw ;
   wire [5:0] \bk_sides[1].last_byp ;
   wire [5:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].mark ;
+  wire \bk_sides[1].mark_byp ;
+  wire \bk_sides[1].mark_raw ;
   wire \bk_sides[1].meta ;
+  wire \bk_sides[1].tag_eq_byp ;
+  wire [23:0] \bk_sides[1].tag_raw ;
+  wire \bk_sides[1].valid_byp ;
+  wire \bk_sides[1].valid_raw ;
   wire [7:0] \bk_sides[2].count_byp ;
   wire [7:0] \bk_sides[2].count_raw ;
   wire \bk_sides[2].ent ;
+  wire \bk_sides[2].fresh_byp ;
+  wire \bk_sides[2].fresh_raw ;
   wire [5:0] \bk_sides[2].last_byp ;
   wire [5:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].mark ;
+  wire \bk_sides[2].mark_byp ;
+  wire \bk_sides[2].mark_raw ;
   wire \bk_sides[2].meta ;
+  wire \bk_sides[2].tag_eq_byp ;
+  wire [23:0] \bk_sides[2].tag_raw ;
+  wire \bk_sides[2].valid_byp ;
+  wire \bk_sides[2].valid_raw ;
   wire [7:0] \bk_sides[3].count_byp ;
   wire [7:0] \bk_sides[3].count_raw ;
   wire \bk_sides[3].ent ;
+  wire \bk_sides[3].fresh_byp ;
+  wire \bk_sides[3].fresh_raw ;
   wire [5:0] \bk_sides[3].last_byp ;
   wire [5:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].mark ;
+  wire \bk_sides[3].mark_byp ;
+  wire \bk_sides[3].mark_raw ;
   wire \bk_sides[3].meta ;
+  wire \bk_sides[3].tag_eq_byp ;
+  wire [23:0] \bk_sides[3].tag_raw ;
+  wire \bk_sides[3].valid_byp ;
+  wire \bk_sides[3].valid_raw ;
   input [95:0] bk_tag;
   wire [95:0] bk_tag;
   input [3:0] bk_valid;
@@ -9663,13 +10395,13 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2592$0 ;
-  wire [41:0] \port$2592$0 ;
-  output [307:0] \port$2593$0 ;
-  wire [307:0] \port$2593$0 ;
+  output [41:0] \port$2703$0 ;
+  wire [41:0] \port$2703$0 ;
+  output [435:0] \port$2704$0 ;
+  wire [435:0] \port$2704$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2597$0 ;
-  wire [27:0] \port$2597$0 ;
+  output [27:0] \port$2708$0 ;
+  wire [27:0] \port$2708$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9683,21 +10415,30 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire rst;
   input [6:0] tail;
   wire [6:0] tail;
-  wire [422:0] window;
-  wire [307:0] \window.bank ;
+  wire [550:0] window;
+  wire [435:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [4:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
-  wire [29:0] \window.bank[0].sides ;
+  wire [61:0] \window.bank[0].sides ;
   wire [7:0] \window.bank[0].sides.count_byp ;
   wire [7:0] \window.bank[0].sides.count_raw ;
   wire \window.bank[0].sides.ent ;
+  wire \window.bank[0].sides.fresh_byp ;
+  wire \window.bank[0].sides.fresh_raw ;
   wire [5:0] \window.bank[0].sides.last_byp ;
   wire [5:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.mark ;
+  wire \window.bank[0].sides.mark_byp ;
+  wire \window.bank[0].sides.mark_raw ;
   wire \window.bank[0].sides.meta ;
+  wire \window.bank[0].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[0].sides.tag_raw ;
+  wire \window.bank[0].sides.valid_byp ;
+  wire \window.bank[0].sides.valid_raw ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [7:0] \window.bank[1].count ;
@@ -9706,13 +10447,22 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[1].mark ;
   wire [4:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
-  wire [29:0] \window.bank[1].sides ;
+  wire [61:0] \window.bank[1].sides ;
   wire [7:0] \window.bank[1].sides.count_byp ;
   wire [7:0] \window.bank[1].sides.count_raw ;
   wire \window.bank[1].sides.ent ;
+  wire \window.bank[1].sides.fresh_byp ;
+  wire \window.bank[1].sides.fresh_raw ;
   wire [5:0] \window.bank[1].sides.last_byp ;
   wire [5:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.mark ;
+  wire \window.bank[1].sides.mark_byp ;
+  wire \window.bank[1].sides.mark_raw ;
   wire \window.bank[1].sides.meta ;
+  wire \window.bank[1].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[1].sides.tag_raw ;
+  wire \window.bank[1].sides.valid_byp ;
+  wire \window.bank[1].sides.valid_raw ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [7:0] \window.bank[2].count ;
@@ -9721,13 +10471,22 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[2].mark ;
   wire [4:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
-  wire [29:0] \window.bank[2].sides ;
+  wire [61:0] \window.bank[2].sides ;
   wire [7:0] \window.bank[2].sides.count_byp ;
   wire [7:0] \window.bank[2].sides.count_raw ;
   wire \window.bank[2].sides.ent ;
+  wire \window.bank[2].sides.fresh_byp ;
+  wire \window.bank[2].sides.fresh_raw ;
   wire [5:0] \window.bank[2].sides.last_byp ;
   wire [5:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.mark ;
+  wire \window.bank[2].sides.mark_byp ;
+  wire \window.bank[2].sides.mark_raw ;
   wire \window.bank[2].sides.meta ;
+  wire \window.bank[2].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[2].sides.tag_raw ;
+  wire \window.bank[2].sides.valid_byp ;
+  wire \window.bank[2].sides.valid_raw ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [7:0] \window.bank[3].count ;
@@ -9736,13 +10495,22 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[3].mark ;
   wire [4:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
-  wire [29:0] \window.bank[3].sides ;
+  wire [61:0] \window.bank[3].sides ;
   wire [7:0] \window.bank[3].sides.count_byp ;
   wire [7:0] \window.bank[3].sides.count_raw ;
   wire \window.bank[3].sides.ent ;
+  wire \window.bank[3].sides.fresh_byp ;
+  wire \window.bank[3].sides.fresh_raw ;
   wire [5:0] \window.bank[3].sides.last_byp ;
   wire [5:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.mark ;
+  wire \window.bank[3].sides.mark_byp ;
+  wire \window.bank[3].sides.mark_raw ;
   wire \window.bank[3].sides.meta ;
+  wire \window.bank[3].sides.tag_eq_byp ;
+  wire [23:0] \window.bank[3].sides.tag_raw ;
+  wire \window.bank[3].sides.valid_byp ;
+  wire \window.bank[3].sides.valid_raw ;
   wire [23:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
@@ -9795,9 +10563,9 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { 45'h000000000000, \$6 , \$8 , \$5  };
   assign m = 42'h00000000000;
-  assign \port$2592$0  = \$5 ;
-  assign \port$2593$0  = \$6 ;
-  assign \port$2597$0  = \$8 ;
+  assign \port$2703$0  = \$5 ;
+  assign \port$2704$0  = \$6 ;
+  assign \port$2708$0  = \$8 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -9820,58 +10588,94 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \window.bank[0].mark  = \$6 [40];
   assign \window.bank[0].row  = \$6 [45:41];
   assign \window.bank[0].sc_row_hit  = \$6 [46];
-  assign \window.bank[0].sides  = \$6 [76:47];
+  assign \window.bank[0].sides  = \$6 [108:47];
   assign \window.bank[0].sides.ent  = \$6 [47];
   assign \window.bank[0].sides.count_raw  = \$6 [55:48];
   assign \window.bank[0].sides.count_byp  = \$6 [63:56];
-  assign \window.bank[0].sides.meta  = \$6 [64];
-  assign \window.bank[0].sides.last_raw  = \$6 [70:65];
-  assign \window.bank[0].sides.last_byp  = \$6 [76:71];
-  assign \window.bank[1].tag  = \$6 [100:77];
-  assign \window.bank[1].count  = \$6 [108:101];
-  assign \window.bank[1].last  = \$6 [114:109];
-  assign \window.bank[1].valid  = \$6 [115];
-  assign \window.bank[1].fresh  = \$6 [116];
-  assign \window.bank[1].mark  = \$6 [117];
-  assign \window.bank[1].row  = \$6 [122:118];
-  assign \window.bank[1].sc_row_hit  = \$6 [123];
-  assign \window.bank[1].sides  = \$6 [153:124];
-  assign \window.bank[1].sides.ent  = \$6 [124];
-  assign \window.bank[1].sides.count_raw  = \$6 [132:125];
-  assign \window.bank[1].sides.count_byp  = \$6 [140:133];
-  assign \window.bank[1].sides.meta  = \$6 [141];
-  assign \window.bank[1].sides.last_raw  = \$6 [147:142];
-  assign \window.bank[1].sides.last_byp  = \$6 [153:148];
-  assign \window.bank[2].tag  = \$6 [177:154];
-  assign \window.bank[2].count  = \$6 [185:178];
-  assign \window.bank[2].last  = \$6 [191:186];
-  assign \window.bank[2].valid  = \$6 [192];
-  assign \window.bank[2].fresh  = \$6 [193];
-  assign \window.bank[2].mark  = \$6 [194];
-  assign \window.bank[2].row  = \$6 [199:195];
-  assign \window.bank[2].sc_row_hit  = \$6 [200];
-  assign \window.bank[2].sides  = \$6 [230:201];
-  assign \window.bank[2].sides.ent  = \$6 [201];
-  assign \window.bank[2].sides.count_raw  = \$6 [209:202];
-  assign \window.bank[2].sides.count_byp  = \$6 [217:210];
-  assign \window.bank[2].sides.meta  = \$6 [218];
-  assign \window.bank[2].sides.last_raw  = \$6 [224:219];
-  assign \window.bank[2].sides.last_byp  = \$6 [230:225];
-  assign \window.bank[3].tag  = \$6 [254:231];
-  assign \window.bank[3].count  = \$6 [262:255];
-  assign \window.bank[3].last  = \$6 [268:263];
-  assign \window.bank[3].valid  = \$6 [269];
-  assign \window.bank[3].fresh  = \$6 [270];
-  assign \window.bank[3].mark  = \$6 [271];
-  assign \window.bank[3].row  = \$6 [276:272];
-  assign \window.bank[3].sc_row_hit  = \$6 [277];
-  assign \window.bank[3].sides  = \$6 [307:278];
-  assign \window.bank[3].sides.ent  = \$6 [278];
-  assign \window.bank[3].sides.count_raw  = \$6 [286:279];
-  assign \window.bank[3].sides.count_byp  = \$6 [294:287];
-  assign \window.bank[3].sides.meta  = \$6 [295];
-  assign \window.bank[3].sides.last_raw  = \$6 [301:296];
-  assign \window.bank[3].sides.last_byp  = \$6 [307:302];
+  assign \window.bank[0].sides.tag_raw  = \$6 [87:64];
+  assign \window.bank[0].sides.tag_eq_byp  = \$6 [88];
+  assign \window.bank[0].sides.meta  = \$6 [89];
+  assign \window.bank[0].sides.last_raw  = \$6 [95:90];
+  assign \window.bank[0].sides.last_byp  = \$6 [101:96];
+  assign \window.bank[0].sides.fresh_raw  = \$6 [102];
+  assign \window.bank[0].sides.fresh_byp  = \$6 [103];
+  assign \window.bank[0].sides.valid_raw  = \$6 [104];
+  assign \window.bank[0].sides.valid_byp  = \$6 [105];
+  assign \window.bank[0].sides.mark  = \$6 [106];
+  assign \window.bank[0].sides.mark_raw  = \$6 [107];
+  assign \window.bank[0].sides.mark_byp  = \$6 [108];
+  assign \window.bank[1].tag  = \$6 [132:109];
+  assign \window.bank[1].count  = \$6 [140:133];
+  assign \window.bank[1].last  = \$6 [146:141];
+  assign \window.bank[1].valid  = \$6 [147];
+  assign \window.bank[1].fresh  = \$6 [148];
+  assign \window.bank[1].mark  = \$6 [149];
+  assign \window.bank[1].row  = \$6 [154:150];
+  assign \window.bank[1].sc_row_hit  = \$6 [155];
+  assign \window.bank[1].sides  = \$6 [217:156];
+  assign \window.bank[1].sides.ent  = \$6 [156];
+  assign \window.bank[1].sides.count_raw  = \$6 [164:157];
+  assign \window.bank[1].sides.count_byp  = \$6 [172:165];
+  assign \window.bank[1].sides.tag_raw  = \$6 [196:173];
+  assign \window.bank[1].sides.tag_eq_byp  = \$6 [197];
+  assign \window.bank[1].sides.meta  = \$6 [198];
+  assign \window.bank[1].sides.last_raw  = \$6 [204:199];
+  assign \window.bank[1].sides.last_byp  = \$6 [210:205];
+  assign \window.bank[1].sides.fresh_raw  = \$6 [211];
+  assign \window.bank[1].sides.fresh_byp  = \$6 [212];
+  assign \window.bank[1].sides.valid_raw  = \$6 [213];
+  assign \window.bank[1].sides.valid_byp  = \$6 [214];
+  assign \window.bank[1].sides.mark  = \$6 [215];
+  assign \window.bank[1].sides.mark_raw  = \$6 [216];
+  assign \window.bank[1].sides.mark_byp  = \$6 [217];
+  assign \window.bank[2].tag  = \$6 [241:218];
+  assign \window.bank[2].count  = \$6 [249:242];
+  assign \window.bank[2].last  = \$6 [255:250];
+  assign \window.bank[2].valid  = \$6 [256];
+  assign \window.bank[2].fresh  = \$6 [257];
+  assign \window.bank[2].mark  = \$6 [258];
+  assign \window.bank[2].row  = \$6 [263:259];
+  assign \window.bank[2].sc_row_hit  = \$6 [264];
+  assign \window.bank[2].sides  = \$6 [326:265];
+  assign \window.bank[2].sides.ent  = \$6 [265];
+  assign \window.bank[2].sides.count_raw  = \$6 [273:266];
+  assign \window.bank[2].sides.count_byp  = \$6 [281:274];
+  assign \window.bank[2].sides.tag_raw  = \$6 [305:282];
+  assign \window.bank[2].sides.tag_eq_byp  = \$6 [306];
+  assign \window.bank[2].sides.meta  = \$6 [307];
+  assign \window.bank[2].sides.last_raw  = \$6 [313:308];
+  assign \window.bank[2].sides.last_byp  = \$6 [319:314];
+  assign \window.bank[2].sides.fresh_raw  = \$6 [320];
+  assign \window.bank[2].sides.fresh_byp  = \$6 [321];
+  assign \window.bank[2].sides.valid_raw  = \$6 [322];
+  assign \window.bank[2].sides.valid_byp  = \$6 [323];
+  assign \window.bank[2].sides.mark  = \$6 [324];
+  assign \window.bank[2].sides.mark_raw  = \$6 [325];
+  assign \window.bank[2].sides.mark_byp  = \$6 [326];
+  assign \window.bank[3].tag  = \$6 [350:327];
+  assign \window.bank[3].count  = \$6 [358:351];
+  assign \window.bank[3].last  = \$6 [364:359];
+  assign \window.bank[3].valid  = \$6 [365];
+  assign \window.bank[3].fresh  = \$6 [366];
+  assign \window.bank[3].mark  = \$6 [367];
+  assign \window.bank[3].row  = \$6 [372:368];
+  assign \window.bank[3].sc_row_hit  = \$6 [373];
+  assign \window.bank[3].sides  = \$6 [435:374];
+  assign \window.bank[3].sides.ent  = \$6 [374];
+  assign \window.bank[3].sides.count_raw  = \$6 [382:375];
+  assign \window.bank[3].sides.count_byp  = \$6 [390:383];
+  assign \window.bank[3].sides.tag_raw  = \$6 [414:391];
+  assign \window.bank[3].sides.tag_eq_byp  = \$6 [415];
+  assign \window.bank[3].sides.meta  = \$6 [416];
+  assign \window.bank[3].sides.last_raw  = \$6 [422:417];
+  assign \window.bank[3].sides.last_byp  = \$6 [428:423];
+  assign \window.bank[3].sides.fresh_raw  = \$6 [429];
+  assign \window.bank[3].sides.fresh_byp  = \$6 [430];
+  assign \window.bank[3].sides.valid_raw  = \$6 [431];
+  assign \window.bank[3].sides.valid_byp  = \$6 [432];
+  assign \window.bank[3].sides.mark  = \$6 [433];
+  assign \window.bank[3].sides.mark_raw  = \$6 [434];
+  assign \window.bank[3].sides.mark_byp  = \$6 [435];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -9892,55 +10696,91 @@ module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \bk_sides[0].ent  = bk_sides[0];
   assign \bk_sides[0].count_raw  = bk_sides[8:1];
   assign \bk_sides[0].count_byp  = bk_sides[16:9];
-  assign \bk_sides[0].meta  = bk_sides[17];
-  assign \bk_sides[0].last_raw  = bk_sides[23:18];
-  assign \bk_sides[0].last_byp  = bk_sides[29:24];
-  assign \bk_sides[1].ent  = bk_sides[30];
-  assign \bk_sides[1].count_raw  = bk_sides[38:31];
-  assign \bk_sides[1].count_byp  = bk_sides[46:39];
-  assign \bk_sides[1].meta  = bk_sides[47];
-  assign \bk_sides[1].last_raw  = bk_sides[53:48];
-  assign \bk_sides[1].last_byp  = bk_sides[59:54];
-  assign \bk_sides[2].ent  = bk_sides[60];
-  assign \bk_sides[2].count_raw  = bk_sides[68:61];
-  assign \bk_sides[2].count_byp  = bk_sides[76:69];
-  assign \bk_sides[2].meta  = bk_sides[77];
-  assign \bk_sides[2].last_raw  = bk_sides[83:78];
-  assign \bk_sides[2].last_byp  = bk_sides[89:84];
-  assign \bk_sides[3].ent  = bk_sides[90];
-  assign \bk_sides[3].count_raw  = bk_sides[98:91];
-  assign \bk_sides[3].count_byp  = bk_sides[106:99];
-  assign \bk_sides[3].meta  = bk_sides[107];
-  assign \bk_sides[3].last_raw  = bk_sides[113:108];
-  assign \bk_sides[3].last_byp  = bk_sides[119:114];
-  assign \$6 [307:278] = bk_sides[119:90];
-  assign \$6 [277] = bk_sc_row_hit[3];
-  assign \$6 [276:272] = bk_row[19:15];
-  assign \$6 [271] = bk_mark_raw[3];
-  assign \$6 [270] = bk_fresh[3];
-  assign \$6 [269] = bk_valid[3];
-  assign \$6 [268:263] = bk_last[23:18];
-  assign \$6 [262:255] = bk_count[31:24];
-  assign \$6 [254:231] = bk_tag[95:72];
-  assign \$6 [230:201] = bk_sides[89:60];
-  assign \$6 [200] = bk_sc_row_hit[2];
-  assign \$6 [199:195] = bk_row[14:10];
-  assign \$6 [194] = bk_mark_raw[2];
-  assign \$6 [193] = bk_fresh[2];
-  assign \$6 [192] = bk_valid[2];
-  assign \$6 [191:186] = bk_last[17:12];
-  assign \$6 [185:178] = bk_count[23:16];
-  assign \$6 [177:154] = bk_tag[71:48];
-  assign \$6 [153:124] = bk_sides[59:30];
-  assign \$6 [123] = bk_sc_row_hit[1];
-  assign \$6 [122:118] = bk_row[9:5];
-  assign \$6 [117] = bk_mark_raw[1];
-  assign \$6 [116] = bk_fresh[1];
-  assign \$6 [115] = bk_valid[1];
-  assign \$6 [114:109] = bk_last[11:6];
-  assign \$6 [108:101] = bk_count[15:8];
-  assign \$6 [100:77] = bk_tag[47:24];
-  assign \$6 [76:47] = bk_sides[29:0];
+  assign \bk_sides[0].tag_raw  = bk_sides[40:17];
+  assign \bk_sides[0].tag_eq_byp  = bk_sides[41];
+  assign \bk_sides[0].meta  = bk_sides[42];
+  assign \bk_sides[0].last_raw  = bk_sides[48:43];
+  assign \bk_sides[0].last_byp  = bk_sides[54:49];
+  assign \bk_sides[0].fresh_raw  = bk_sides[55];
+  assign \bk_sides[0].fresh_byp  = bk_sides[56];
+  assign \bk_sides[0].valid_raw  = bk_sides[57];
+  assign \bk_sides[0].valid_byp  = bk_sides[58];
+  assign \bk_sides[0].mark  = bk_sides[59];
+  assign \bk_sides[0].mark_raw  = bk_sides[60];
+  assign \bk_sides[0].mark_byp  = bk_sides[61];
+  assign \bk_sides[1].ent  = bk_sides[62];
+  assign \bk_sides[1].count_raw  = bk_sides[70:63];
+  assign \bk_sides[1].count_byp  = bk_sides[78:71];
+  assign \bk_sides[1].tag_raw  = bk_sides[102:79];
+  assign \bk_sides[1].tag_eq_byp  = bk_sides[103];
+  assign \bk_sides[1].meta  = bk_sides[104];
+  assign \bk_sides[1].last_raw  = bk_sides[110:105];
+  assign \bk_sides[1].last_byp  = bk_sides[116:111];
+  assign \bk_sides[1].fresh_raw  = bk_sides[117];
+  assign \bk_sides[1].fresh_byp  = bk_sides[118];
+  assign \bk_sides[1].valid_raw  = bk_sides[119];
+  assign \bk_sides[1].valid_byp  = bk_sides[120];
+  assign \bk_sides[1].mark  = bk_sides[121];
+  assign \bk_sides[1].mark_raw  = bk_sides[122];
+  assign \bk_sides[1].mark_byp  = bk_sides[123];
+  assign \bk_sides[2].ent  = bk_sides[124];
+  assign \bk_sides[2].count_raw  = bk_sides[132:125];
+  assign \bk_sides[2].count_byp  = bk_sides[140:133];
+  assign \bk_sides[2].tag_raw  = bk_sides[164:141];
+  assign \bk_sides[2].tag_eq_byp  = bk_sides[165];
+  assign \bk_sides[2].meta  = bk_sides[166];
+  assign \bk_sides[2].last_raw  = bk_sides[172:167];
+  assign \bk_sides[2].last_byp  = bk_sides[178:173];
+  assign \bk_sides[2].fresh_raw  = bk_sides[179];
+  assign \bk_sides[2].fresh_byp  = bk_sides[180];
+  assign \bk_sides[2].valid_raw  = bk_sides[181];
+  assign \bk_sides[2].valid_byp  = bk_sides[182];
+  assign \bk_sides[2].mark  = bk_sides[183];
+  assign \bk_sides[2].mark_raw  = bk_sides[184];
+  assign \bk_sides[2].mark_byp  = bk_sides[185];
+  assign \bk_sides[3].ent  = bk_sides[186];
+  assign \bk_sides[3].count_raw  = bk_sides[194:187];
+  assign \bk_sides[3].count_byp  = bk_sides[202:195];
+  assign \bk_sides[3].tag_raw  = bk_sides[226:203];
+  assign \bk_sides[3].tag_eq_byp  = bk_sides[227];
+  assign \bk_sides[3].meta  = bk_sides[228];
+  assign \bk_sides[3].last_raw  = bk_sides[234:229];
+  assign \bk_sides[3].last_byp  = bk_sides[240:235];
+  assign \bk_sides[3].fresh_raw  = bk_sides[241];
+  assign \bk_sides[3].fresh_byp  = bk_sides[242];
+  assign \bk_sides[3].valid_raw  = bk_sides[243];
+  assign \bk_sides[3].valid_byp  = bk_sides[244];
+  assign \bk_sides[3].mark  = bk_sides[245];
+  assign \bk_sides[3].mark_raw  = bk_sides[246];
+  assign \bk_sides[3].mark_byp  = bk_sides[247];
+  assign \$6 [435:374] = bk_sides[247:186];
+  assign \$6 [373] = bk_sc_row_hit[3];
+  assign \$6 [372:368] = bk_row[19:15];
+  assign \$6 [367] = bk_mark_raw[3];
+  assign \$6 [366] = bk_fresh[3];
+  assign \$6 [365] = bk_valid[3];
+  assign \$6 [364:359] = bk_last[23:18];
+  assign \$6 [358:351] = bk_count[31:24];
+  assign \$6 [350:327] = bk_tag[95:72];
+  assign \$6 [326:265] = bk_sides[185:124];
+  assign \$6 [264] = bk_sc_row_hit[2];
+  assign \$6 [263:259] = bk_row[14:10];
+  assign \$6 [258] = bk_mark_raw[2];
+  assign \$6 [257] = bk_fresh[2];
+  assign \$6 [256] = bk_valid[2];
+  assign \$6 [255:250] = bk_last[17:12];
+  assign \$6 [249:242] = bk_count[23:16];
+  assign \$6 [241:218] = bk_tag[71:48];
+  assign \$6 [217:156] = bk_sides[123:62];
+  assign \$6 [155] = bk_sc_row_hit[1];
+  assign \$6 [154:150] = bk_row[9:5];
+  assign \$6 [149] = bk_mark_raw[1];
+  assign \$6 [148] = bk_fresh[1];
+  assign \$6 [147] = bk_valid[1];
+  assign \$6 [146:141] = bk_last[11:6];
+  assign \$6 [140:133] = bk_count[15:8];
+  assign \$6 [132:109] = bk_tag[47:24];
+  assign \$6 [108:47] = bk_sides[61:0];
   assign \$6 [46] = bk_sc_row_hit[0];
   assign \$6 [45:41] = bk_row[4:0];
   assign \$6 [40] = bk_mark_raw[0];

@@ -10,8 +10,8 @@ import regmap
 
 from .interfaces import decision_layout, stage_layout
 
-__all__ = ["Decision", "LaneData", "choice_layout", "decide_lanes", "decide_data", "sat_inc",
-           "select"]
+__all__ = ["Decision", "LaneData", "DATA_FIELDS", "choice_layout", "decide_lanes", "decide_data",
+           "lane_fields", "sat_inc", "select"]
 
 OBSERVE = regmap.OPS["OBSERVE"]
 EVICT = regmap.OPS["EVICT"]
@@ -159,32 +159,63 @@ def decide_lanes(m, p, req, valid, match, old, older, list_empty):
     return ch
 
 
-def decide_data(m, p, dd, req, window, ch, lanes):
+#: The fields of a decision selected from its lanes' data by the choice's one-hot lanes
+#: (``lane_fields``): a caller with several versions of a choice may make them per version
+#: and pick them with it.
+DATA_FIELDS = ("hit_slot", "hit_cnt", "hit_age", "hit_mark", "free_slot", "free_mark",
+               "vict_slot", "vict_mark", "wr_slot", "wr_mark", "cnt_after", "cnt_after_inc")
+
+
+def lane_fields(p, ch, lanes, names=DATA_FIELDS):
+    """The decision's ``names`` (of ``DATA_FIELDS``) from the choice ``ch`` and the lanes'
+    data (``LaneData``; only the data those fields need), as a dict of values: the matching
+    lane's slot, count, age and mark, the first free lane's and the victim's slot and mark,
+    the slot and mark E2 writes (``slot_lane``'s: the matching lane, else the first free
+    lane, else the victim), and the count an OBSERVE leaves (one more for a line seen again
+    within W1, else 1) and that plus one."""
+    make = {
+        "hit_slot": lambda: select(ch.hit_lane, lanes.slot),
+        "hit_cnt": lambda: select(ch.hit_lane, lanes.count),
+        "hit_age": lambda: select(ch.hit_lane, lanes.age),
+        "hit_mark": lambda: (ch.hit_lane & lanes.mark).any(),
+        "free_slot": lambda: select(ch.first_free, lanes.slot),
+        "free_mark": lambda: (ch.first_free & lanes.mark).any(),
+        "vict_slot": lambda: select(ch.wins, lanes.slot),
+        "vict_mark": lambda: (ch.wins & lanes.mark).any(),
+        "wr_slot": lambda: select(ch.slot_lane, lanes.slot),
+        "wr_mark": lambda: (ch.slot_lane & lanes.mark).any(),
+        "cnt_after": lambda: Mux(ch.warm, select(ch.hit_lane, lanes.count_inc), 1),
+        "cnt_after_inc": lambda: Mux(ch.warm, select(ch.hit_lane, lanes.count_inc2), 2),
+    }
+    return {name: make[name]() for name in names}
+
+
+def decide_data(m, p, dd, req, window, ch, lanes, fields=None):
     """Drive the decision ``dd`` (``decision_layout``) from the choice ``ch`` and the
-    lanes' data (``LaneData``): every value an AND-OR select by a one-hot lane."""
+    lanes' data (``LaneData``): every value an AND-OR select by a one-hot lane.
+    ``fields``: some of the ``DATA_FIELDS`` as the caller made them (a dict of values),
+    instead of from ``ch`` and ``lanes`` (which then need only the data of the others)."""
     P = p.PROBE
-    mark = lanes.mark
+    given = dict(fields or {})
+    made = lane_fields(p, ch, lanes, [x for x in DATA_FIELDS if x not in given])
+    made.update(given)
+    m.d.comb += [dd[name].eq(made[name]) for name in given]
+
+    def rest(*names):
+        return [dd[name].eq(made[name]) for name in names if name not in given]
     m.d.comb += [
         dd.valid.eq(req.valid), dd.op.eq(req.op), dd.min_tlevel.eq(req.min_tlevel),
         dd.tag.eq(req.tag), dd.t.eq(req.t),
         dd.present.eq(ch.present), dd.any_free.eq(ch.any_free),
-        dd.hit_slot.eq(select(ch.hit_lane, lanes.slot)),
-        dd.hit_cnt.eq(select(ch.hit_lane, lanes.count)),
-        dd.hit_age.eq(select(ch.hit_lane, lanes.age)),
-        dd.hit_mark.eq((ch.hit_lane & mark).any()),
-        dd.free_slot.eq(select(ch.first_free, lanes.slot)),
-        dd.free_mark.eq((ch.first_free & mark).any()),
+        *rest("hit_slot", "hit_cnt", "hit_age", "hit_mark", "free_slot", "free_mark"),
         dd.vict_t0.eq(ch.vict_t0),
-        dd.vict_slot.eq(select(ch.wins, lanes.slot)),
+        *rest("vict_slot"),
         dd.vict_lane.eq(ch.wins),
-        dd.vict_mark.eq((ch.wins & mark).any()),
+        *rest("vict_mark"),
         dd.take.eq(ch.take), dd.tail_slot.eq(window),
         *[dd.lane_tag[i].eq(lanes.tag[i]) for i in range(P)],
         dd.wr_lane.eq(ch.wr_lane),
-        # (slot_lane is the matching lane, else the first free lane, else the victim)
-        dd.wr_slot.eq(select(ch.slot_lane, lanes.slot)),
-        dd.wr_mark.eq((ch.slot_lane & mark).any()),
+        *rest("wr_slot", "wr_mark"),
         dd.wr.eq(ch.wr), dd.inv.eq(ch.inv),
-        dd.cnt_after.eq(Mux(ch.warm, select(ch.hit_lane, lanes.count_inc), 1)),
-        dd.cnt_after_inc.eq(Mux(ch.warm, select(ch.hit_lane, lanes.count_inc2), 2)),
+        *rest("cnt_after", "cnt_after_inc"),
     ]

@@ -34,8 +34,9 @@ def bank_layout(p):
     """One bank's word of a window as E1a reads it (bank order; in the fast pipeline the
     table's registered read, M's): the entry, its valid, fresh and mark bits, its table
     row, whether that row is the row of the scrubber's mark write in E1a's cycle
-    (``sc_row_hit``), and its count and last-access stamp on both sides of the table's
-    bypass choice (``sides``, ``hdl.table.sides_layout``)."""
+    (``sc_row_hit``), and its word on both sides of the table's bypass choices (``sides``,
+    ``hdl.table.sides_layout``: the count, stamp, fresh bit, mark, valid bit, raw tag, and
+    the bypassed tag's comparison with the request's, made in M)."""
     return data.StructLayout({
         "tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH, "last": p.TS_WIDTH,
         "valid": 1, "fresh": 1, "mark": 1, "row": range(p.ENTRIES // p.PROBE),

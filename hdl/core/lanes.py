@@ -113,30 +113,45 @@ class LaneCompare(wiring.Component):
                                   "mark_now_b")
         else:
             mark_now_b = per_bank(lambda b: mb[b].mark, "mark_now_b")
-        # (a bank's match folds its valid bit into the tag comparison's last LUT, before
-        # the rotation into lanes)
-        match_b = per_bank(lambda b: mb[b].valid & (mb[b].tag == e.tag), "match_b")
-
-        # A bank's count and last-access stamp enter arithmetic (the stamp subtractions,
-        # the count increments) on both sides of the table's bypass choice (``sides``),
-        # and the results are chosen after it: the carry chains start straight from the
-        # block RAMs' output registers, with no multiplexer and route in front of them.
-        def last_of(b):
+        # A bank's word enters E1a's logic on both sides of the table's bypass choices
+        # (``sides``), and the results are chosen after it: the carry chains (the stamp
+        # subtractions, the count increments), the stale bit and the saturation start
+        # straight from the block RAMs' output registers, with no multiplexer and route in
+        # front of them.
+        # (a bank's match: the bypassed tag was compared in M, so only the raw word's
+        # comparison is behind the output register; the valid bit, its generation
+        # compared on each side, is folded in before the rotation into lanes)
+        def match_of(b):
             sd = mb[b].sides
-            return _Sides(sd.meta, sd.last_byp, sd.last_raw)
+            return (Mux(sd.meta, sd.valid_byp, sd.valid_raw) &
+                    Mux(sd.ent, sd.tag_eq_byp, sd.tag_raw == e.tag))
+        match_b = per_bank(match_of, "match_b")
+
+        def mark_of(b):
+            sd = mb[b].sides
+            return _Sides(sd.mark, sd.mark_byp, sd.mark_raw)
+
+        def last_of(b):
+            """(last-access stamp, fresh bit) on both sides of the ``meta`` choice."""
+            sd = mb[b].sides
+            return _Sides(sd.meta, (sd.last_byp, sd.fresh_byp), (sd.last_raw, sd.fresh_raw))
 
         def count_of(b):
             sd = mb[b].sides
             return _Sides(sd.ent, sd.count_byp, sd.count_raw)
 
         def sign(x, y):
-            """The top bit of ``x - y`` (TS_WIDTH bits), either of them ``_Sides``."""
-            return _chosen(lambda a, c: (a - c)[:ts][ts - 1], x, y)
+            """The top bit of ``x - y`` (TS_WIDTH bits)."""
+            return (x - y)[:ts][ts - 1]
+
+        def age_side(b):
+            """The saturated age on each side of the ``meta`` choice, from that side's stamp
+            and stale bit (``fresh != mark``, the mark on each side of its own choice)."""
+            return lambda lf: _chosen(lambda mk: saturated_diff(p, (e.t - lf[0])[:ts],
+                                                                lf[1] ^ mk), mark_of(b))
 
         age_b = [Signal(ts, name=f"age_bank{b}") for b in range(P)]
-        m.d.comb += [age_b[b].eq(saturated_diff(
-            p, _chosen(lambda last: (e.t - last)[:ts], last_of(b)), mb[b].fresh ^ mb[b].mark))
-            for b in range(P)]
+        m.d.comb += [age_b[b].eq(_chosen(age_side(b), last_of(b))) for b in range(P)]
 
         # Per lane: as read, or (split) E2's forwarded write / invalidate.
         lane = [dict(valid=Signal(name=f"valid{i}"), match=Signal(name=f"match{i}"),
@@ -158,8 +173,16 @@ class LaneCompare(wiring.Component):
                 fw_wr.append(wr)
                 kept = r_valid & ~inv
                 written = dict(tag=fwd.tag, age=win.forward_age, count=fwd.count, mark=fwd.mark)
+                # (the match as an AND-OR of the banks' with one-hot selects made from
+                # registers, the forward's choice folded in: the bank's comparison meets
+                # one AND-OR level after it, not the rotation's multiplexer and then the
+                # forward's)
+                keep = Signal(P, name=f"match_sel{i}")
+                m.d.comb += [keep[b].eq(~wr & ~inv & (win.lane_slot[i][:pb] == b) if pb
+                                        else ~wr & ~inv) for b in range(P)]
                 m.d.comb += [lane[i]["valid"].eq(wr | kept),
-                             lane[i]["match"].eq(Mux(wr, win.same_line, r_match & ~inv))]
+                             lane[i]["match"].eq((wr & win.same_line) |
+                                                 (keep & match_b).any())]
                 m.d.comb += [lane[i][k].eq(Mux(wr, written[k], read[k])) for k in read]
             else:
                 m.d.comb += [lane[i]["valid"].eq(r_valid),
@@ -197,15 +220,25 @@ class LaneCompare(wiring.Component):
             return age[ts - 1], last        # (saturated, last-access stamp)
 
         def gt(x, y):
-            """age(x) > age(y) for (saturated, stamp) pairs."""
-            (sx, lx), (sy, ly) = x, y
-            return (sx & ~sy) | (~sx & ~sy & sign(lx, ly))
+            """age(x) > age(y) for (saturated, stamp) pairs, either of them ``_Sides``."""
+            def gt_pair(x, y):
+                (sx, lx), (sy, ly) = x, y
+                return (sx & ~sy) | (~sx & ~sy & sign(lx, ly))
+            return _chosen(gt_pair, x, y)
 
         def old(x):
-            sx, lx = x
-            return sx | ~sign(win.t_w1, lx)
+            def old_pair(x):
+                sx, lx = x
+                return sx | ~sign(win.t_w1, lx)
+            return _chosen(old_pair, x)
 
-        bank_st = [stamp(age_b[b], last_of(b)) for b in range(P)]
+        # A bank's (saturated, stamp) on both sides of the ``meta`` choice: the comparisons
+        # are made on each side and chosen after them (the saturation, behind the stale
+        # bit, is not in front of them).
+        def bank_stamp(b):
+            sel, byp, raw = last_of(b)
+            return _Sides(sel, *[stamp(age_side(b)(lf), lf[0]) for lf in (byp, raw)])
+        bank_st = [bank_stamp(b) for b in range(P)]
         lane_fw = stamp(win.forward_age, fwd.last)
         ahead = stamp(age_ahead_now, eb.t)
         fw_gt = per_bank(lambda b: gt(lane_fw, bank_st[b]), "fw_gt_bank")

@@ -316,7 +316,9 @@ class KvAsuCore(wiring.Component):
                      window.cfg.eq(cfg),
                      window.ahead.eq(lanes.lanes.request),
                      window.ahead_start.eq(lanes.lanes.start),
-                     table.rd_slot.eq(window.rd_slot)]
+                     table.rd_slot.eq(window.rd_slot),
+                     # (the tag the table compares its bypassed words with: M's request)
+                     table.rd_tag.eq(window.m.request.tag)]
         m.d.comb += [getattr(window, name).eq(getattr(table, name)) for name in (
             "bk_tag", "bk_count", "bk_last", "bk_valid", "bk_fresh", "bk_mark_raw", "bk_row",
             "bk_sc_row_hit", "bk_sides")]

@@ -5,12 +5,16 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .decision import (Decision, LaneData, choice_layout, decide_data, decide_lanes, sat_inc,
-                       select)
+from .decision import (Decision, LaneData, choice_layout, decide_data, decide_lanes,
+                       lane_fields, sat_inc, select)
 from .interfaces import ForwardSignature, decision_layout, lanes_layout
 from .options import CoreOptions
 
-__all__ = ["Versions"]
+__all__ = ["Versions", "PICKED_FIELDS"]
+
+#: The decision's fields E1b makes per version and picks with the choice (the others it
+#: selects once, after the pick).
+PICKED_FIELDS = ("hit_slot", "hit_cnt", "cnt_after", "cnt_after_inc")
 
 
 class Versions(wiring.Component):
@@ -25,10 +29,13 @@ class Versions(wiring.Component):
     lanes as they are", and E2's ``forward`` (its one-hot ``lane``, or lane 0 for an
     invalidate, with the lane overlaps registered in E1a) picks one; a version reads
     ``forward.write`` (a register) to tell a write from an invalidate. The choices need
-    only the lanes' flags and age comparisons; the lanes' data (tags, counts, slots, ages,
-    marks, with the request ahead's line in the lane it writes) is selected once, by the
-    picked choice (``decision.decide_data``), so the wide selects are not made
-    ``PROBE + 1`` times. The compact pipeline makes one decision, without forwards.
+    only the lanes' flags and age comparisons. The matching lane's slot and count and the
+    count after an OBSERVE (``PICKED_FIELDS``) are made per version too, each from its
+    version's lanes (the request ahead's line in the version's own lane), and picked with
+    the choice; the other lanes' data (tags, slots, ages, marks, with the request ahead's
+    line in the lane it writes) is selected once, by the picked choice
+    (``decision.decide_data``). The compact pipeline makes one decision, without
+    forwards.
 
     Parameters
     ----------
@@ -145,21 +152,36 @@ class Versions(wiring.Component):
         fw1_hit = Signal(P, name="fw1_hit")
         m.d.comb += fw1_any.eq((touched & lanes.ahead_in_window).any())
         m.d.comb += [fw1_hit[i].eq((touched & lanes.ahead_lane[i]).any()) for i in range(P)]
+        pick = Cat(fw1_hit, ~fw1_any)
         choice = Signal(choice_layout(p))
-        m.d.comb += choice.eq(select(Cat(fw1_hit, ~fw1_any),
-                                     [x.as_value() for x in choices]))
-        # The lanes' data with the request ahead's line in the lane it writes (the data of
-        # a lane it invalidates is never used, but for its mark: an invalidated lane keeps
-        # its mark, the mark a later insert carries).
+        m.d.comb += choice.eq(select(pick, [x.as_value() for x in choices]))
+
+        # The matching lane's slot and count and the count after an OBSERVE
+        # (``PICKED_FIELDS``) are made per version, from its own lanes (the request ahead's
+        # line in the version's lane, a constant position), and picked with the choice:
+        # E2's count and hit registers are one AND-OR behind the pick, not the pick and
+        # then a select by the picked lane. The other values are selected once, after the
+        # pick, from the lanes' data with the request ahead's line in the lane it writes
+        # (a lane it invalidates keeps its mark, the mark a later insert carries).
+        per_version = []
+        for v, ch in enumerate(choices):
+            def own(i, value, ahead, v=v):
+                return ahead if i == v else value
+            per_version.append(lane_fields(p, ch, LaneData(
+                slot=[x.slot for x in lane], tag=None, age=None, mark=None,
+                count=[own(i, x.count, fwd.count) for i, x in enumerate(lane)],
+                count_inc=[own(i, x.count_inc, fwd.count_inc) for i, x in enumerate(lane)],
+                count_inc2=[own(i, x.count_inc2, sat_inc(p, fwd.count_inc))
+                            for i, x in enumerate(lane)]), PICKED_FIELDS))
+        fields = {name: select(pick, [x[name] for x in per_version]) for name in PICKED_FIELDS}
 
         def data(own, ahead):
             return [Mux(fw1_hit[i], ahead, own[i]) for i in range(P)]
         decide_data(m, p, self.decision, lanes.request, lanes.start, choice, LaneData(
             slot=[x.slot for x in lane],
             tag=data([x.tag for x in lane], fwd.tag),
-            count=data([x.count for x in lane], fwd.count),
-            count_inc=data([x.count_inc for x in lane], fwd.count_inc),
-            count_inc2=data([x.count_inc2 for x in lane], sat_inc(p, fwd.count_inc)),
+            count=None, count_inc=None, count_inc2=None,      # (in ``fields``)
             age=data([x.age for x in lane], lanes.age_ahead),
-            mark=Cat(Mux(fw1_hit[i] & fwd.write, fwd.mark, mark_b[i]) for i in range(P))))
+            mark=Cat(Mux(fw1_hit[i] & fwd.write, fwd.mark, mark_b[i]) for i in range(P))),
+            fields=fields)
         return m
