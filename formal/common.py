@@ -21,7 +21,7 @@ import functools
 from types import SimpleNamespace
 
 from amaranth import *
-from amaranth.hdl import Assume, Fragment
+from amaranth.hdl import Assert, Assume, Fragment
 from amaranth.hdl._ast import AnyConst, AnySeq, Initial
 from amaranth.lib import wiring, data
 from amaranth.lib.wiring import In, Out
@@ -30,7 +30,7 @@ from amaranth.utils import ceil_log2
 import regmap
 
 __all__ = ["small_params", "FormalMemory", "AbstractHash", "formal_models", "spy_signals",
-           "reset_assumptions", "elaborated", "popcount"]
+           "reset_assumptions", "elaborated", "popcount", "free_config", "assert_list"]
 
 
 def small_params(entries=4, probe=2, tag_width=3, count_width=2, ts_width=3, tick_shift=0):
@@ -45,6 +45,63 @@ def popcount(bits):
     for b in bits:
         total = total + b
     return total
+
+
+def free_config(m, core, params):
+    """The configuration environment of a core harness: ``core.cfg`` arbitrary and legal
+    at the start and after every reset, changing to another legal value only at a clock
+    edge where ``hold`` and ``idle`` are high (what ``axil_prove`` proves of the register
+    block); the abstract hash ignores the seed. Also drives ``core.cycle`` from a counter.
+
+    Returns a namespace of signals: ``hold_idle``, which the harness drives (``hold &
+    idle``: when a change may land); ``first``, 1 in the first cycle and after every
+    reset; ``cfg_free`` and ``cfg_prev``, the configuration of this cycle and of the one
+    before; ``cyc``, the cycle counter."""
+    p, cfg = params, core.cfg
+    n_cfg = len(Value.cast(cfg))
+    hold_idle = Signal(name="hold_idle")
+    cfg_free, cfg_prev = Signal(n_cfg, name="cfg_free"), Signal(n_cfg, name="cfg_prev")
+    first = Signal(init=1, name="first")
+    may_change = Signal(name="cfg_may_change")
+    m.d.comb += [cfg_free.eq(AnySeq(n_cfg)), cfg.eq(cfg_free), cfg.hash_seed.eq(0)]
+    m.d.sync += [cfg_prev.eq(cfg_free), first.eq(0), may_change.eq(hold_idle)]
+    m.d.comb += Assume(first | may_change | (cfg_free == cfg_prev))
+    m.d.comb += Assume((1 <= cfg.c2) & (cfg.c2 <= cfg.c3) & (cfg.w3 <= cfg.w2) &
+                       (cfg.w2 <= cfg.w1) & (cfg.w1 <= p.WMAX))
+    cyc = Signal(p.TS_WIDTH + p.TICK_SHIFT, name="cyc")
+    m.d.sync += cyc.eq(cyc + 1)
+    m.d.comb += core.cycle.eq(cyc)
+    return SimpleNamespace(hold_idle=hold_idle, first=first, cfg_free=cfg_free,
+                           cfg_prev=cfg_prev, cyc=cyc)
+
+
+def assert_list(m, head, tail, empty, members, nxt, prv, name):
+    """Assert that the doubly linked list ``head`` .. ``tail`` (over the ``nxt`` and ``prv``
+    pointer arrays, ``Array`` of slots) holds exactly the slots ``s`` with ``members[s]``,
+    each once, ``prv`` mirroring ``nxt`` along it, ``empty`` exactly when it has none.
+    Returns its length (the members' count)."""
+    n = len(members)
+    count = popcount(members)
+    xs = [Signal(len(head), name=f"{name}_walk0")]
+    m.d.comb += xs[0].eq(head)
+    for i in range(1, n):
+        x = Signal(len(head), name=f"{name}_walk{i}")
+        m.d.comb += x.eq(nxt[xs[i - 1]])
+        xs.append(x)
+    with m.If(empty):
+        m.d.comb += Assert(count == 0)
+    with m.Else():
+        m.d.comb += Assert(count != 0)
+        for i in range(n):
+            on = i < count
+            m.d.comb += Assert(~on | Array(members)[xs[i]])
+            for j in range(i):
+                m.d.comb += Assert(~on | (xs[i] != xs[j]))
+            if i:
+                m.d.comb += Assert(~on | (prv[xs[i]] == xs[i - 1]))
+            with m.If(count == i + 1):
+                m.d.comb += Assert(xs[i] == tail)
+    return count
 
 
 # ---- memory substitute --------------------------------------------------------------------

@@ -46,7 +46,7 @@ from hdl.core import CoreOptions, KvAsuCore
 import regmap
 from hdl.lru import LruCmd
 
-from .common import elaborated, formal_models, popcount, reset_assumptions
+from .common import elaborated, formal_models, free_config, popcount, reset_assumptions
 
 __all__ = ["CoreHarness"]
 
@@ -103,22 +103,8 @@ class CoreHarness(Elaboratable):
         # cfg: arbitrary and legal at the start; may change to another legal value only at
         # a clock edge where `hold` and `idle` are high (what axil_prove proves of the
         # register block); any legal value after a reset. The abstract hash ignores the seed.
-        self_hold_idle = Signal()
-        cfg = core.cfg
-        n_cfg = len(Value.cast(cfg))
-        cfg_free = Signal(n_cfg)
-        m.d.comb += [cfg_free.eq(AnySeq(n_cfg)), cfg.eq(cfg_free), cfg.hash_seed.eq(0)]
-        cfg_prev = Signal(n_cfg)
-        first = Signal(init=1)          # also 1 after every reset
-        may_change = Signal()
-        m.d.sync += [cfg_prev.eq(cfg_free), first.eq(0), may_change.eq(self_hold_idle)]
-        m.d.comb += Assume(first | may_change | (cfg_free == cfg_prev))
-        m.d.comb += Assume((1 <= cfg.c2) & (cfg.c2 <= cfg.c3) & (cfg.w3 <= cfg.w2) &
-                           (cfg.w2 <= cfg.w1) & (cfg.w1 <= p.WMAX))
-        cyc = Signal(p.TS_WIDTH + p.TICK_SHIFT)
-        m.d.sync += cyc.eq(cyc + 1)
-        m.d.comb += core.cycle.eq(cyc)
-        self.cyc = cyc
+        env = free_config(m, core, p)
+        self.cyc = env.cyc
 
         # Free inputs: AnySeq (an undriven signal would be its constant init value).
         self.req_valid = Signal()
@@ -137,7 +123,7 @@ class CoreHarness(Elaboratable):
         ]
         if not self.unsafe_flush:
             m.d.comb += Assume(~self.flush | (core.idle & ~core.flushing))
-        m.d.comb += self_hold_idle.eq(self.hold & core.idle)
+        m.d.comb += env.hold_idle.eq(self.hold & core.idle)
         if self.always_ready:
             m.d.comb += Assume(self.rsp_ready & self.enable & ~self.hold)
         if self.always_ready or self.no_flush:

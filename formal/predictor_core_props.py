@@ -51,7 +51,8 @@ from amaranth.lib import data
 from hdl.core import CoreOptions, KvAsuCore
 from hdl.core.interfaces import pmeta_layout
 
-from .common import elaborated, formal_models, popcount, reset_assumptions, small_params
+from .common import (assert_list, elaborated, formal_models, free_config,
+                     reset_assumptions, small_params)
 
 __all__ = ["PredictorCoreLists"]
 
@@ -88,20 +89,9 @@ class PredictorCoreLists(Elaboratable):
         lists = pred.lists
 
         # ---- environment (formal/core_harness.py's, with the policy) -------------------
-        cfg = core.cfg
-        n_cfg = len(Value.cast(cfg))
-        cfg_free, cfg_prev = Signal(n_cfg), Signal(n_cfg)
-        first = Signal(init=1)
-        may_change = Signal()
-        hold_idle = Signal()
-        m.d.comb += [cfg_free.eq(AnySeq(n_cfg)), cfg.eq(cfg_free), cfg.hash_seed.eq(0)]
-        m.d.sync += [cfg_prev.eq(cfg_free), first.eq(0), may_change.eq(hold_idle)]
-        m.d.comb += Assume(first | may_change | (cfg_free == cfg_prev))
-        m.d.comb += Assume((1 <= cfg.c2) & (cfg.c2 <= cfg.c3) & (cfg.w3 <= cfg.w2) &
-                           (cfg.w2 <= cfg.w1) & (cfg.w1 <= p.WMAX))
-        cyc = Signal(p.TS_WIDTH + p.TICK_SHIFT)
-        m.d.sync += cyc.eq(cyc + 1)
-        m.d.comb += core.cycle.eq(cyc)
+        env = free_config(m, core, p)
+        hold_idle, first = env.hold_idle, env.first
+        cfg_free, cfg_prev = env.cfg_free, env.cfg_prev
         req_valid, rsp_ready, enable, hold, flush = (Signal(name=n) for n in (
             "req_valid", "rsp_ready", "enable", "hold", "flush"))
         req_payload = Signal.like(core.req.payload)
@@ -155,34 +145,10 @@ class PredictorCoreLists(Elaboratable):
         for s in range(E):
             m.d.comb += [live[s].eq(valid[s] & ~pm[s].ghost), ghost[s].eq(valid[s] & pm[s].ghost)]
 
-        def walk(head, tail, empty, members, name):
-            """Assert that the list (head .. tail over ``next``) holds exactly the slots
-            with ``members[s]``, each once, ``prev`` mirroring ``next``; its length."""
-            count = popcount(members)
-            xs = [Signal(sw, name=f"{name}_walk0")]
-            m.d.comb += xs[0].eq(head)
-            for i in range(1, E):
-                x = Signal(sw, name=f"{name}_walk{i}")
-                m.d.comb += x.eq(nxt[xs[i - 1]])
-                xs.append(x)
-            with m.If(empty):
-                m.d.comb += Assert(count == 0)
-            with m.Else():
-                m.d.comb += Assert(count != 0)
-                for i in range(E):
-                    on = i < count
-                    m.d.comb += Assert(~on | Array(members)[xs[i]])
-                    for j in range(i):
-                        m.d.comb += Assert(~on | (xs[i] != xs[j]))
-                    if i:
-                        m.d.comb += Assert(~on | (prv[xs[i]] == xs[i - 1]))
-                    with m.If(count == i + 1):
-                        m.d.comb += Assert(xs[i] == tail)
-            return count
-
         with m.If(settled):
-            n_live = walk(lists.head, lists.tail, lists.empty, live, "live")
-            n_ghost = walk(lists.ghead, lists.gtail, lists.gempty, ghost, "ghost")
+            n_live = assert_list(m, lists.head, lists.tail, lists.empty, live, nxt, prv, "live")
+            n_ghost = assert_list(m, lists.ghead, lists.gtail, lists.gempty, ghost, nxt, prv,
+                                  "ghost")
             occ = pred.occupancy
             m.d.comb += [
                 Assert(lists.gcount == n_ghost),

@@ -28,7 +28,7 @@ from amaranth.hdl._ast import AnySeq, Initial
 
 from hdl.predictor import Guard, LoopDetector, ReuseTable, ShadowDirectory
 
-from .common import popcount, reset_assumptions, small_params
+from .common import assert_list, popcount, reset_assumptions, small_params
 
 __all__ = ["ShadowWellFormed", "SaturatingCounters"]
 
@@ -210,26 +210,7 @@ class ListsWellFormed(Elaboratable):
             expected = [Signal(name=f"{name}_exp{s}") for s in range(n)]
             for s in range(n):
                 m.d.comb += expected[s].eq(where[s] == code)
-            count = popcount(expected)
-            xs = [Signal(sw, name=f"{name}_walk0")]
-            m.d.comb += xs[0].eq(head)
-            for i in range(1, n):
-                x = Signal(sw, name=f"{name}_walk{i}")
-                m.d.comb += x.eq(nxt[xs[i - 1]])
-                xs.append(x)
-            with m.If(empty):
-                m.d.comb += Assert(count == 0)
-            with m.Else():
-                for i in range(n):
-                    on = i < count
-                    m.d.comb += Assert(~on | Array(expected)[xs[i]])
-                    for j in range(i):
-                        m.d.comb += Assert(~on | (xs[i] != xs[j]))
-                    if i:
-                        m.d.comb += Assert(~on | (prv[xs[i]] == xs[i - 1]))
-                    with m.If(count == i + 1):
-                        m.d.comb += Assert(xs[i] == tail)
-            return count
+            return assert_list(m, head, tail, empty, expected, nxt, prv, name)
 
         with m.If(quiet == self.QUIET):
             check(dut.head, dut.tail, dut.empty, 1, "live")
