@@ -59,10 +59,11 @@ def _array(tb: KvAsuTB, memory: str, bank):
     return handle, target.array
 
 
-async def _flip(tb: KvAsuTB, memory: str, bank, word: int, bit: int) -> int:
-    """Flip ``bit`` of ``word`` of the memory at a falling edge; returns the cycle of the
-    next rising edge (the first that sees the flipped word)."""
-    handle, array = _array(tb, memory, bank)
+async def _flip(tb: KvAsuTB, found, word: int, bit: int) -> tuple[int, int]:
+    """Flip ``bit`` of ``word`` of the memory ``found`` (``_array``'s answer) at a falling
+    edge; returns the cycle of the next rising edge (the first that sees the flipped word)
+    and the word as it was before the flip."""
+    handle, array = found
     assert 0 <= word < array.depth and 0 <= bit < array.width, (array, word, bit)
     await FallingEdge(tb.dut.clk)
     cell = handle[word]
@@ -72,7 +73,7 @@ async def _flip(tb: KvAsuTB, memory: str, bank, word: int, bit: int) -> int:
     after = int(handle[word].value)
     assert after == before ^ (1 << bit), (f"the deposit into {array.name}[{word}] did not "
                                           f"take: {before:#x} -> {after:#x}")
-    return tb.cycle_now()
+    return tb.cycle_now(), before
 
 
 async def _read_errors(tb: KvAsuTB) -> dict:
@@ -99,11 +100,11 @@ async def flip_corrected(tb: KvAsuTB):
     await tb.batch([(OBSERVE, line) for line in lines])
     await tb.idle(4 * len(STAT_NAMES))      # every counter visited and written back
     index = STAT_NAMES.index("observes")
-    handle, _ = _array(tb, "stats", None)
+    stats = _array(tb, "stats", None)
+    handle, _ = stats
     for attempt in range(_ATTEMPTS):
         bit = tb.rng.randrange(64)           # a data bit of the 64-bit counter word
-        before = int(handle[index].value)
-        flipped = await _flip(tb, "stats", None, index, bit)
+        flipped, before = await _flip(tb, stats, index, bit)
         await tb.idle(4 * len(STAT_NAMES))  # the round-robin visit finds and corrects it
         if await tb.read_reg("ERR_CORRECTED", check=False):
             break
@@ -145,9 +146,9 @@ async def flip_recovered(tb: KvAsuTB):
     victim = lines[tb.rng.randrange(len(lines))]
     slot = tb.model.find(victim)
     assert slot is not None
-    _, array = _array(tb, "ent", slot % p.PROBE)
-    bit = tb.rng.randrange(array.width)      # a data or a check bit of the code word
-    await _flip(tb, "ent", slot % p.PROBE, slot // p.PROBE, bit)
+    ent = _array(tb, "ent", slot % p.PROBE)
+    bit = tb.rng.randrange(ent[1].width)     # a data or a check bit of the code word
+    await _flip(tb, ent, slot // p.PROBE, bit)
     # The injection implies it: the next window read of the slot finds it uncorrectable,
     # and the request whose window it is (the only one in flight) is the recovery's.
     tb.model.on_error("ent", slot, corrected=False)
