@@ -170,9 +170,16 @@ class Code:
             return C(0, 1)
         if self.kind == "parity":
             return word.xor()
+        return Cat(word.xor(), self.syndrome(word)).any()
+
+    def syndrome(self, word) -> Value:
+        """SECDED: the Hamming syndrome of the coded granule ``word`` (bit ``i``: check
+        ``i`` recomputed from the stored data XOR the stored check bit; zero for a code
+        word, the position of a single flipped bit otherwise)."""
+        word = Value.cast(word)
         stored = word[:self.k]
-        return Cat(word.xor(), *((Cat(*(stored[j] for j in group)) ^ word[self.k + i]).xor()
-                                 for i, group in enumerate(self._groups()))).any()
+        return Cat(*((Cat(*(stored[j] for j in group)) ^ word[self.k + i]).xor()
+                     for i, group in enumerate(self._groups())))
 
     def check_rows(self) -> list[list[int]]:
         """The checks of a coded granule as sets of its bit positions: the granule is a
@@ -212,8 +219,7 @@ class Code:
             return stored
         if self.kind == "parity" or not correct:
             return self.encode(stored)
-        syndrome = Cat(*((Cat(*(stored[j] for j in group)) ^ word[self.k + i]).xor()
-                         for i, group in enumerate(self._groups())))
+        syndrome = self.syndrome(word)
         odd = word.xor()
         flip = Mux(odd, Cat(*(syndrome == p for p in self.pos)), 0)
         fixed = flip.any()                       # a data bit corrected
@@ -240,9 +246,7 @@ class Code:
             m.d.comb += [data.eq(stored), error.eq(self.failed(word))]
         else:
             syndrome = Signal(self.r, name=f"{name}_syndrome")
-            m.d.comb += syndrome.eq(Cat(
-                (Cat(*(stored[j] for j in group)) ^ word[self.k + i]).xor()
-                for i, group in enumerate(self._groups())))
+            m.d.comb += syndrome.eq(self.syndrome(word))
             odd = word.xor()
             names_data = Cat(syndrome == p for p in self.pos)     # one-hot or zero
             names_check = Signal(name=f"{name}_names_check")
