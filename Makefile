@@ -44,9 +44,9 @@ apt-deps:
 
 # The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus,
 # in two pytest-xdist workers (one test module per worker at a time, so a module's builds
-# are made once). The modules are handed out in collection order (pyproject's testpaths:
-# verif/ first), not xdist's default of most tests first: the long cocotb modules, with few
-# tests each, then start at once instead of last.
+# are made once). The modules are handed out in collection order (conftest.py puts the
+# long ones first), not xdist's default of most tests first: the long cocotb modules, with
+# few tests each, then start at once instead of last.
 test: setup
 	$(PY) -m pytest -n 2 --dist loadscope --no-loadscope-reorder
 
