@@ -44,18 +44,21 @@ apt-deps:
 
 # The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus,
 # in two pytest-xdist workers (one test module per worker at a time, so a module's builds
-# are made once).
+# are made once). The modules are handed out in collection order (conftest.py puts the
+# long ones first), not xdist's default of most tests first: the long cocotb modules, with
+# few tests each, then start at once instead of last.
 test: setup
-	$(PY) -m pytest -n 2 --dist loadscope
+	$(PY) -m pytest -n 2 --dist loadscope --no-loadscope-reorder
 
 # The generated Verilog of the default configuration.
 verilog: $(READY)
 	$(PY) -m hdl.generate --out $(BUILD)/verilog/kv_asu.v
 
-# The cocotb regression on the whole matrix: `make test`'s, and Icarus on the default
-# configuration.
+# The cocotb regression on the whole matrix: `make test`'s, Icarus on the default
+# configuration, every cocotb test on Icarus small (`make test` runs some of them there,
+# verif/test_kv_asu.py RUN_TESTS), and the other builds' runs on both simulators.
 cocotb-full: setup
-	KVASU_MATRIX=full $(PY) -m pytest -q verif/test_kv_asu.py
+	KVASU_MATRIX=full $(PY) -m pytest -q verif/test_kv_asu.py verif/test_kv_asu_icarus.py
 
 # The shipped Verilog (dist/default, dist/ice40): regenerate after any change to hdl/.
 dist: $(READY)

@@ -2,7 +2,9 @@
 """pytest entry of the cocotb regression: every cocotb test on Verilator and Icarus, for the
 default configuration and a small one (verif/runner.py CONFIGS), on the default build
 options (protected, blocking from reset); and the builds of other options
-(``OPTION_RUNS``: the reset mode NONBLOCKING) with the tests of what they change.
+(``OPTION_RUNS``: the reset mode NONBLOCKING) with the tests of what they change. The
+Verilator runs are this module's tests, the Icarus runs verif/test_kv_asu_icarus.py's (the
+same matrix and helpers, in a module of its own for the second pytest-xdist worker).
 
 One build per (simulator, configuration) and one simulator process running all cocotb
 modules, to pay start-up costs once. Environment knobs (see docs/running.md):
@@ -42,6 +44,22 @@ MATRIX = [("verilator", "default"), ("verilator", "small"), ("verilator", "tiny"
           ("icarus", "small")]
 if os.environ.get("KVASU_MATRIX") == "full":
     MATRIX.append(("icarus", "default"))
+
+#: The cocotb tests of a run in `make test` where that run need not run all of them (every
+#: test runs on Verilator on the default, small and tiny configurations; the full matrix,
+#: KVASU_MATRIX=full, runs every test on every run). Icarus (4-state: an X in a compared
+#: field or a handshake fails, where Verilator starts from random values) keeps on the small
+#: configuration what goes through its own paths: every register test (the AXI4-Lite port
+#: through cocotbext-axi, every register read compared), the flips (its VPI deposits into the
+#: memory arrays), every op back to back (pipeline_hazards) and resets mid-traffic.
+#: Icarus' time goes with the simulated time: these are about 42 % of the whole list's.
+RUN_TESTS = {("icarus", "small"): [
+    "reset_values_and_identification", "read_only_writes_refused", "unmapped_decerr",
+    "write_strobes", "illegal_commits_refused", "enable_gates_requests",
+    "flush_and_clear_stats", "counter_lo_hi_latch", "flip_corrected", "flip_recovered",
+    "pipeline_hazards", "reset_mid_traffic"]}
+if os.environ.get("KVASU_MATRIX") == "full":
+    RUN_TESTS = {}
 
 #: The predictor build: the mode needs protection "none"; one DSP stage per hash multiply,
 #: as the simulation benches build it.
@@ -103,9 +121,11 @@ def failure_report(log: Path, limit=400) -> str:
     return f"---- from {log} ----\n" + "\n".join(out)
 
 
-@pytest.mark.parametrize("sim, config", RUNS)
-def test_cocotb(sim, config, capsys):
-    _regression(sim, config, None, MODULES, capsys)
+def runs_on(sim):
+    """The (simulator, configuration) runs of ``sim``: each simulator's runs are the tests
+    of a pytest module of their own (this one: Verilator; verif/test_kv_asu_icarus.py:
+    Icarus), so that `make test`'s two workers run them side by side."""
+    return [(s, c) for s, c in RUNS if s == sim]
 
 
 def _core_options(fields):
@@ -113,9 +133,18 @@ def _core_options(fields):
     return CoreOptions(**fields) if fields is not None else None
 
 
-@pytest.mark.parametrize("sim, config, options, modules", [
-    pytest.param(s, c, o, m, id=f"{s}-{c}-{R.options_tag(_core_options(o))}")
-    for s, c, o, m in OPTION_RUNS if s in SIMS and c in CONFIGS])
+def option_runs_on(sim):
+    """``OPTION_RUNS`` of ``sim`` (as ``runs_on``), as pytest parameters."""
+    return [pytest.param(s, c, o, m, id=f"{s}-{c}-{R.options_tag(_core_options(o))}")
+            for s, c, o, m in OPTION_RUNS if s == sim and s in SIMS and c in CONFIGS]
+
+
+@pytest.mark.parametrize("sim, config", runs_on("verilator"))
+def test_cocotb(sim, config, capsys):
+    _regression(sim, config, None, MODULES, capsys)
+
+
+@pytest.mark.parametrize("sim, config, options, modules", option_runs_on("verilator"))
 def test_cocotb_options(sim, config, options, modules, capsys):
     _regression(sim, config, _core_options(options), modules, capsys)
 
@@ -134,6 +163,11 @@ def _regression(sim, config, options, modules, capsys):
     scale = (SIM_SCALE[sim] * CONFIG_SCALE.get(config, 1.0)
              * float(os.environ.get("KVASU_SCALE", "1")))
     tests = os.environ.get("KVASU_TESTS") or None
+    if tests is None and options is None and (sim, config) in RUN_TESTS:
+        tests = RUN_TESTS[(sim, config)]
+        with capsys.disabled():
+            print(f"\n[{name}] {len(tests)} of the cocotb tests (the others: Verilator here, "
+                  f"every one in KVASU_MATRIX=full): {', '.join(tests)}")
     try:
         R.run(runner, sim, config, params, build_dir, modules, scale=scale, seed=_seed(),
               testcase=tests, waves=waves, log_file=build_dir / "sim.log",
@@ -157,3 +191,25 @@ def _regression(sim, config, options, modules, capsys):
                 print(f"[{name}] coverage goals not hit: {', '.join(missing)}")
             if waves:
                 print(f"[{name}] waves: {build_dir}")
+
+
+def _cocotb_test_names(module: str) -> set[str]:
+    """The cocotb tests of ``module`` (its ``@tb_test()`` / ``@cocotb.test()`` functions),
+    read from its source (importing it needs a simulator)."""
+    import ast
+    tree = ast.parse((R.ROOT / (module.replace(".", "/") + ".py")).read_text())
+    return {f.name for f in tree.body if isinstance(f, ast.AsyncFunctionDef)
+            and any("test" in ast.unparse(d) for d in f.decorator_list)}
+
+
+def test_run_tests_name_cocotb_tests():
+    """Every name of ``RUN_TESTS`` is a cocotb test of ``MODULES`` (a misspelt one would
+    silently run nothing), and every run that keeps only some tests leaves the others to a
+    Verilator run of `make test` that runs them all."""
+    names = set().union(*(_cocotb_test_names(m) for m in MODULES))
+    assert len(names) > 30
+    for run, tests in RUN_TESTS.items():
+        assert set(tests) <= names, (run, set(tests) - names)
+        assert len(set(tests)) == len(tests), run
+    full_runs = [r for r in MATRIX if r[0] == "verilator" and r not in RUN_TESTS]
+    assert {"default", "small", "tiny"} <= {c for _, c in full_runs}
