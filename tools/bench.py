@@ -147,7 +147,8 @@ def _model_speed(params: Params, n: int = 300_000, seed: int = 1) -> float:
 
 def cocotb_speed() -> dict:
     """Requests checked per second of the cocotb ``random_mix`` test (default
-    configuration; testbench, scoreboard and golden model included) on each simulator."""
+    configuration; testbench, scoreboard and golden model included) on each simulator that
+    runs the default configuration in `make test` (Verilator; Icarus only in the full matrix)."""
     import os
     import re
     env = {**os.environ, "KVASU_CONFIGS": "default", "KVASU_TESTS": "random_mix"}
@@ -155,7 +156,7 @@ def cocotb_speed() -> dict:
                            "verif/test_kv_asu.py"], env=env, capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent.parent)
     out = {}
-    for sim, secs, n in re.findall(r"\[(\w+)/default\] build [\d.]+s, tests ([\d.]+)s, "
+    for sim, secs, n in re.findall(r"\[(\w+)-default\] build [\d.]+s, tests ([\d.]+)s, "
                                    r"(\d+) requests checked", proc.stdout + proc.stderr):
         out[f"cocotb_{sim}_req_per_s"] = round(int(n) / float(secs))
     if proc.returncode or not out:
