@@ -291,7 +291,8 @@ class CoreHarness(Elaboratable):
         the tail, in E2) is given with the ``tail`` register as its slot (the list reads
         there, the EVICT read its window there in R: ``lru.evict_slot`` then), while the
         list is not empty and no command's head/tail update is pending (the EVICT gaps:
-        the EVICT ahead is 4 cycles ahead at least, an OBSERVE 7); ``pop_now`` is that POP.
+        the EVICT ahead is 4 cycles ahead at least, an OBSERVE 7); ``pop_now`` is that POP;
+        ``no_cmd`` is high only without a command.
         With the registered list also: the chain's second slot is valid then, or the tail
         is the head, so that the EVICT 4 cycles behind finds the tail this POP leaves in
         the chain in its R (and the chain's shape: a valid slot follows a valid one that is
@@ -299,6 +300,9 @@ class CoreHarness(Elaboratable):
         commit = self.core.commit
         pop = commit.lru_cmd == LruCmd.POP
         m.d.comb += self._inv(lru.pop_now == pop)
+        # ``no_cmd`` (the refill's read address choice, from E2's registers) is never high
+        # with a command.
+        m.d.comb += self._inv(~lru.no_cmd | (lru.cmd == LruCmd.NONE))
         m.d.comb += self._inv(~pop | ((commit.lru_slot == lru.tail) & ~lru.empty & ~lru.busy))
         if not lru.registered:
             return

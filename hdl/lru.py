@@ -59,7 +59,10 @@ a command while it is not full (a read of ``prev`` at the chain's last slot); th
 ``C3`` has ``prev`` of that slot as every command's ``C3`` has its slot's (the pointer
 writes in flight forwarded), and appends it if the slot is still the chain's last and not
 the head (the commands ahead have done their ``C3``: a POP may have shifted the chain, a
-TOUCH / INSERT cut it), else drops it. So a refill lands every 3 cycles at most (the
+TOUCH / INSERT cut it), else drops it. Whether a cycle has no command comes from the
+``no_cmd`` port (the core drives it from registers, not from the command's decode, so that
+the read address is a choice of registers by registers); a cycle without a command with
+``no_cmd`` low (an OBSERVE in E2 that drops) just has no refill. So a refill lands every 3 cycles at most (the
 pointer chase: read, register, ``C3``) while the chain is short. A POP's ``C3`` takes the
 new ``tail`` from the chain when it is valid there (the same slot as ``prev[tail]``).
 ``evict_slot`` is the tail once the POP given now (``pop_now``) or in ``C2`` / ``C3`` is
@@ -363,6 +366,12 @@ class LruList(wiring.Component):
     pending : Out(ArrayLayout(lru_command_layout(params), tail_lag - 1))
         Those commands (registers): element 0 in C2, element 1 in C3 (registered only);
         ``cmd`` is ``NONE`` where there is none. For the formal views.
+    no_cmd : In(1)
+        No command is given in this cycle: the command read port refills the chain only
+        then (registered list; ``False``: unused). Must be low whenever ``cmd`` is not
+        ``NONE``; low in a cycle without a command only skips that cycle's refill. The core
+        drives it from E2's registers (no decode of the OBSERVE's outcome), so that the
+        read address does not wait for ``cmd``'s decode.
     pop_now : In(1)
         A POP is given in this cycle (``cmd``), for ``evict_slot``: the core drives it from
         a register (E2's invalidate), so that ``evict_slot`` does not wait for ``cmd``'s
@@ -371,7 +380,8 @@ class LruList(wiring.Component):
         The tail once the POP given now (``pop_now``) or in C2 / C3 is done: ``tail``, or
         with such a POP the chain's second slot; meaningless unless ``evict_known``, and
         while a TOUCH or INSERT is in C2 / C3. Not registered: a 2:1 choice of registers by
-        an OR of three registers.
+        an OR of two registers (``pop_now`` and whether a POP is in C2 / C3, registered a
+        cycle ahead).
     evict_known : Out(1)
         ``evict_slot`` is a slot of the list (that chain slot is valid, or it is ``tail``
         and the list is not empty) and at most one such POP is in flight, for the formal
@@ -441,6 +451,7 @@ class LruList(wiring.Component):
             "empty": Out(1, init=1),
             "busy": Out(1),
             "pending": Out(data.ArrayLayout(lru_command_layout(params), self.tail_lag - 1)),
+            "no_cmd": In(1),
             "pop_now": In(1),
             "evict_slot": Out(sw),
             "evict_known": Out(1),
@@ -501,7 +512,9 @@ class LruList(wiring.Component):
             # appends what it read only if its slot is still the chain's last (the
             # commands ahead of it have done their C3, and may have shifted or cut the
             # chain) and not the head (whose prev is meaningless); else it is dropped.
-            m.d.comb += refill.eq((self.cmd == LruCmd.NONE) & ~ch_v[CHAIN - 1])
+            # (`no_cmd` comes from registers, not from the command's decode, so the read
+            # address is a choice of registers by registers)
+            m.d.comb += refill.eq(self.no_cmd & ~ch_v[CHAIN - 1])
             m.d.sync += [refill_q.eq(refill), refill_qq.eq(refill_q)]
             m.d.comb += self.busy.eq((cmd_q != LruCmd.NONE) | (cmd_qq != LruCmd.NONE))
         else:
@@ -571,11 +584,15 @@ class LruList(wiring.Component):
             with m.If(self.flush):
                 m.d.sync += [v.eq(0) for v in ch_v[1:]]
             # evict_slot: the tail after the POP given now or in C2 / C3 (one at most:
-            # with two, evict_known is low), a 2:1 choice of registers by an OR of three.
+            # with two, evict_known is low), a 2:1 choice of registers by an OR of two:
+            # whether a POP is in C2 or C3 is registered a cycle ahead (`pop_q_any`), so
+            # no command decode sits in front of R's read address.
+            pop_q_any = Signal(name="pop_q_any")
+            m.d.sync += pop_q_any.eq((self.cmd == LruCmd.POP) | (cmd_q == LruCmd.POP))
             ahead = [self.pop_now, cmd_q == LruCmd.POP, cmd_qq == LruCmd.POP]
             one_ahead = Signal()
             m.d.comb += [
-                one_ahead.eq(Cat(*ahead).any()),
+                one_ahead.eq(self.pop_now | pop_q_any),
                 self.evict_slot.eq(Mux(one_ahead, ch[1], tail)),
                 self.evict_known.eq(Mux(one_ahead, ch_v[1], ~empty) & (sum(ahead) < 2)),
             ]

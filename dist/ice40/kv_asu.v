@@ -286,18 +286,18 @@ endmodule
 (* generator = "Amaranth" *)
 module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, req__ready, hold, r_rdy, flushing, idle, occupancy, flush, enable, cfg, nonblocking, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$5  = 0;
-  wire [15:0] \$1 ;
+  wire \$1 ;
   reg [34:0] \$10 ;
   reg [34:0] \$11 ;
   reg [34:0] \$12 ;
   reg [34:0] \$13 ;
-  reg \$14 ;
-  reg \$15 ;
-  reg \$16 ;
-  reg \$17 ;
-  reg \$18 ;
+  reg [34:0] \$14 ;
+  reg [34:0] \$15 ;
+  reg [34:0] \$16 ;
+  reg [34:0] \$17 ;
+  reg [34:0] \$18 ;
   reg \$19 ;
-  wire [15:0] \$2 ;
+  wire \$2 ;
   reg \$20 ;
   reg \$21 ;
   reg \$22 ;
@@ -305,14 +305,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   reg \$24 ;
   reg \$25 ;
   reg \$26 ;
-  wire [41:0] \$27 ;
-  wire [435:0] \$28 ;
-  wire [27:0] \$29 ;
-  reg [34:0] \$3 ;
-  reg [34:0] \$4 ;
-  reg [34:0] \$5 ;
-  reg [34:0] \$6 ;
-  reg [34:0] \$7 ;
+  reg \$27 ;
+  reg \$28 ;
+  reg \$29 ;
+  wire \$3 ;
+  reg \$30 ;
+  reg \$31 ;
+  wire [41:0] \$32 ;
+  wire [435:0] \$33 ;
+  wire [27:0] \$34 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire [15:0] \$6 ;
+  wire [15:0] \$7 ;
   reg [34:0] \$8 ;
   reg [34:0] \$9 ;
   wire [34:0] ahead;
@@ -505,7 +510,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$145 ;
+  wire [63:0] \cycle$147 ;
   wire [63:0] \cycle$45 ;
   wire [213:0] decision;
   wire [213:0] \decision$123 ;
@@ -577,6 +582,34 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   reg dropped_q7 = 1'h0;
   reg dropped_q8 = 1'h0;
   reg dropped_q9 = 1'h0;
+  wire [213:0] e2;
+  wire \e2.any_free ;
+  wire [7:0] \e2.cnt_after ;
+  wire [7:0] \e2.cnt_after_inc ;
+  wire \e2.free_mark ;
+  wire [6:0] \e2.free_slot ;
+  wire [5:0] \e2.hit_age ;
+  wire [7:0] \e2.hit_cnt ;
+  wire \e2.hit_mark ;
+  wire [6:0] \e2.hit_slot ;
+  wire \e2.inv ;
+  wire [95:0] \e2.lane_tag ;
+  wire [1:0] \e2.min_tlevel ;
+  wire [1:0] \e2.op ;
+  wire \e2.present ;
+  wire [5:0] \e2.t ;
+  wire [23:0] \e2.tag ;
+  wire [6:0] \e2.tail_slot ;
+  wire \e2.take ;
+  wire \e2.valid ;
+  wire [3:0] \e2.vict_lane ;
+  wire \e2.vict_mark ;
+  wire [6:0] \e2.vict_slot ;
+  wire \e2.vict_t0 ;
+  wire \e2.wr ;
+  wire [3:0] \e2.wr_lane ;
+  wire \e2.wr_mark ;
+  wire [6:0] \e2.wr_slot ;
   wire empty;
   input enable;
   wire enable;
@@ -585,7 +618,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   input flush;
   wire flush;
   wire \flush$125 ;
-  wire \flush$141 ;
+  wire \flush$143 ;
   wire \flush$43 ;
   output flushing;
   wire flushing;
@@ -771,12 +804,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
+  wire no_cmd;
   input nonblocking;
   wire nonblocking;
   wire \nonblocking$41 ;
   output [7:0] occupancy;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$138 ;
+  wire [7:0] \occupancy$140 ;
   wire pop;
   wire pop_now;
   wire [48:0] r_data;
@@ -910,7 +944,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [23:0] \s9.tag ;
   wire \s9.valid ;
   wire [23:0] sc_last;
-  wire [23:0] \sc_last$149 ;
+  wire [23:0] \sc_last$151 ;
   wire [3:0] sc_mark_intent;
   wire [3:0] \sc_mark_intent$112 ;
   wire [3:0] \sc_mark_intent$120 ;
@@ -920,16 +954,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [3:0] \sc_mark_value$114 ;
   wire [3:0] \sc_mark_value$121 ;
   wire [4:0] sc_row;
-  wire [4:0] \sc_row$147 ;
+  wire [4:0] \sc_row$149 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$153 ;
+  wire [3:0] \sc_set$155 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$151 ;
+  wire [3:0] \sc_valid$153 ;
   wire [31:0] seed;
   wire [6:0] slot;
   output [13:0] stat_inc;
   wire [13:0] stat_inc;
-  wire [13:0] \stat_inc$143 ;
+  wire [13:0] \stat_inc$145 ;
   wire [4:0] sweep_row;
   wire [6:0] tail;
   wire [48:0] w_data;
@@ -1164,55 +1198,61 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [23:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
   assign busy = | { \busy$76 , 1'h0, \busy$74 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
-  assign \$2  = { 2'h0, \stat_inc$143  } | \$1 ;
+  assign \$1  = ~ decision[0];
+  assign \$2  = decision[2:1] == 1'h1;
+  assign \$3  = \$1  | \$2 ;
+  assign \$4  = ~ decision[80];
+  assign \$5  = decision[2] & \$4 ;
+  assign no_cmd = \$3  | \$5 ;
+  assign \$7  = { 2'h0, \stat_inc$145  } | \$6 ;
   always @(posedge clk)
-    s1 <= \$3 ;
+    s1 <= \$8 ;
   always @(posedge clk)
-    s2 <= \$4 ;
+    s2 <= \$9 ;
   always @(posedge clk)
-    s3 <= \$5 ;
+    s3 <= \$10 ;
   always @(posedge clk)
-    s4 <= \$6 ;
+    s4 <= \$11 ;
   always @(posedge clk)
-    s5 <= \$7 ;
+    s5 <= \$12 ;
   always @(posedge clk)
-    s6 <= \$8 ;
+    s6 <= \$13 ;
   always @(posedge clk)
-    s7 <= \$9 ;
+    s7 <= \$14 ;
   always @(posedge clk)
-    s8 <= \$10 ;
+    s8 <= \$15 ;
   always @(posedge clk)
-    s9 <= \$11 ;
+    s9 <= \$16 ;
   always @(posedge clk)
-    s10 <= \$12 ;
+    s10 <= \$17 ;
   always @(posedge clk)
-    s11 <= \$13 ;
+    s11 <= \$18 ;
   always @(posedge clk)
-    dropped_q0 <= \$14 ;
+    dropped_q0 <= \$19 ;
   always @(posedge clk)
-    dropped_q1 <= \$15 ;
+    dropped_q1 <= \$20 ;
   always @(posedge clk)
-    dropped_q2 <= \$16 ;
+    dropped_q2 <= \$21 ;
   always @(posedge clk)
-    dropped_q3 <= \$17 ;
+    dropped_q3 <= \$22 ;
   always @(posedge clk)
-    dropped_q4 <= \$18 ;
+    dropped_q4 <= \$23 ;
   always @(posedge clk)
-    dropped_q5 <= \$19 ;
+    dropped_q5 <= \$24 ;
   always @(posedge clk)
-    dropped_q6 <= \$20 ;
+    dropped_q6 <= \$25 ;
   always @(posedge clk)
-    dropped_q7 <= \$21 ;
+    dropped_q7 <= \$26 ;
   always @(posedge clk)
-    dropped_q8 <= \$22 ;
+    dropped_q8 <= \$27 ;
   always @(posedge clk)
-    dropped_q9 <= \$23 ;
+    dropped_q9 <= \$28 ;
   always @(posedge clk)
-    dropped_q10 <= \$24 ;
+    dropped_q10 <= \$29 ;
   always @(posedge clk)
-    dropped_q11 <= \$25 ;
+    dropped_q11 <= \$30 ;
   always @(posedge clk)
-    dropped_q12 <= \$26 ;
+    dropped_q12 <= \$31 ;
   \kv_asu.core.admission  admission (
     .busy(busy),
     .clk(clk),
@@ -1244,7 +1284,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .occupancy(occupancy),
     .response__payload(w_data),
     .rst(rst),
-    .stat_inc(\stat_inc$143 )
+    .stat_inc(\stat_inc$145 )
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -1255,19 +1295,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .w_en(\busy$76 ),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$177  \hash$177  (
+  \kv_asu.core.hash$179  \hash$179  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$2702$5 (s0[28:5]),
+    .\port$2708$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
-  \kv_asu.core.lanes$184  \lanes$184  (
+  \kv_asu.core.lanes$186  \lanes$186  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2703$0 (\$27 ),
-    .\port$2704$0 (\$28 ),
-    .\port$2708$0 (\$29 )
+    .\port$2709$0 (\$32 ),
+    .\port$2710$0 (\$33 ),
+    .\port$2714$0 (\$34 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1302,8 +1342,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clk(clk),
     .generation(generation),
     .inv_slot(decision[87:81]),
-    .\port$2724$188 (decision[205:188]),
-    .\port$2724$5 (decision[34:5]),
+    .\port$2730$188 (decision[205:188]),
+    .\port$2730$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1319,7 +1359,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .lanes(lanes),
     .list_empty(list_empty)
   );
-  \kv_asu.core.window$183  \window$183  (
+  \kv_asu.core.window$185  \window$185  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1332,9 +1372,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .busy(\busy$74 ),
     .clk(clk),
     .hash(\hash$79 [6:0]),
-    .\port$2703$0 (\$27 ),
-    .\port$2704$0 (\$28 ),
-    .\port$2708$0 (\$29 ),
+    .\port$2709$0 (\$32 ),
+    .\port$2710$0 (\$33 ),
+    .\port$2714$0 (\$34 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1342,170 +1382,170 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$3  = s0;
-    if (rst) begin
-      \$3  = 35'h000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$4  = s1;
-    if (rst) begin
-      \$4  = 35'h000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$5  = s2;
-    if (rst) begin
-      \$5  = 35'h000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$6  = s3;
-    if (rst) begin
-      \$6  = 35'h000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$7  = s4;
-    if (rst) begin
-      \$7  = 35'h000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$8  = s5;
+    \$8  = s0;
     if (rst) begin
       \$8  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$9  = s6;
+    \$9  = s1;
     if (rst) begin
       \$9  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$10  = s7;
+    \$10  = s2;
     if (rst) begin
       \$10  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$11  = s8;
+    \$11  = s3;
     if (rst) begin
       \$11  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$12  = s9;
+    \$12  = s4;
     if (rst) begin
       \$12  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$13  = s10;
+    \$13  = s5;
     if (rst) begin
       \$13  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$14  = dropped;
+    \$14  = s6;
     if (rst) begin
-      \$14  = 1'h0;
+      \$14  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$15  = dropped_q0;
+    \$15  = s7;
     if (rst) begin
-      \$15  = 1'h0;
+      \$15  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$16  = dropped_q1;
+    \$16  = s8;
     if (rst) begin
-      \$16  = 1'h0;
+      \$16  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$17  = dropped_q2;
+    \$17  = s9;
     if (rst) begin
-      \$17  = 1'h0;
+      \$17  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$18  = dropped_q3;
+    \$18  = s10;
     if (rst) begin
-      \$18  = 1'h0;
+      \$18  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$19  = dropped_q4;
+    \$19  = dropped;
     if (rst) begin
       \$19  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$20  = dropped_q5;
+    \$20  = dropped_q0;
     if (rst) begin
       \$20  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$21  = dropped_q6;
+    \$21  = dropped_q1;
     if (rst) begin
       \$21  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$22  = dropped_q7;
+    \$22  = dropped_q2;
     if (rst) begin
       \$22  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$23  = dropped_q8;
+    \$23  = dropped_q3;
     if (rst) begin
       \$23  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$24  = dropped_q9;
+    \$24  = dropped_q4;
     if (rst) begin
       \$24  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$25  = dropped_q10;
+    \$25  = dropped_q5;
     if (rst) begin
       \$25  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$26  = dropped_q11;
+    \$26  = dropped_q6;
     if (rst) begin
       \$26  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$27  = dropped_q7;
+    if (rst) begin
+      \$27  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$28  = dropped_q8;
+    if (rst) begin
+      \$28  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$29  = dropped_q9;
+    if (rst) begin
+      \$29  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$30  = dropped_q10;
+    if (rst) begin
+      \$30  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$31  = dropped_q11;
+    if (rst) begin
+      \$31  = 1'h0;
     end
   end
   assign forward__write = decision[196];
@@ -1572,8 +1612,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \bk_row$103  = bk_row;
   assign \bk_sc_row_hit$105  = bk_sc_row_hit;
   assign \bk_sides$107  = bk_sides;
-  assign window = { 45'h000000000000, \$28 , \$29 , \$27  };
-  assign \window$109  = { 45'h000000000000, \$28 , \$29 , \$27  };
+  assign window = { 45'h000000000000, \$33 , \$34 , \$32  };
+  assign \window$109  = { 45'h000000000000, \$33 , \$34 , \$32  };
   assign \cfg$110  = cfg;
   assign \sc_mark_intent$112  = sc_mark_intent;
   assign \sc_mark_value$114  = sc_mark_value;
@@ -1586,6 +1626,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \cfg$124  = cfg;
   assign \flush$125  = flush;
   assign pop_now = decision[197];
+  assign e2 = decision;
   assign wr_en = decision[196];
   assign wr_slot = decision[194:188];
   assign wr_count = decision[205:198];
@@ -1595,21 +1636,21 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign inv_en = decision[197];
   assign inv_slot = decision[87:81];
   assign lru_cmd = cmd;
-  assign \occupancy$138  = occupancy;
+  assign \occupancy$140  = occupancy;
   assign lru_slot = slot;
-  assign \flush$141  = flush;
-  assign \cycle$145  = cycle;
-  assign \sc_row$147  = sc_row;
-  assign \sc_last$149  = sc_last;
-  assign \sc_valid$151  = sc_valid;
-  assign \sc_set$153  = sc_set;
+  assign \flush$143  = flush;
+  assign \cycle$147  = cycle;
+  assign \sc_row$149  = sc_row;
+  assign \sc_last$151  = sc_last;
+  assign \sc_valid$153  = sc_valid;
+  assign \sc_set$155  = sc_set;
   assign w_en = \busy$76 ;
   assign response__valid = \busy$76 ;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
   assign r_data = rsp__payload;
   assign r_en = rsp__ready;
-  assign stat_inc = \$2 [13:0];
+  assign stat_inc = \$7 [13:0];
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[35:4];
@@ -1885,221 +1926,221 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \bk_sides$107[3].mark  = bk_sides[245];
   assign \bk_sides$107[3].mark_raw  = bk_sides[246];
   assign \bk_sides$107[3].mark_byp  = bk_sides[247];
-  assign \window.request  = \$27 [34:0];
-  assign \window.request.valid  = \$27 [0];
-  assign \window.request.op  = \$27 [2:1];
-  assign \window.request.min_tlevel  = \$27 [4:3];
-  assign \window.request.tag  = \$27 [28:5];
-  assign \window.request.t  = \$27 [34:29];
-  assign \window.start  = \$27 [41:35];
-  assign \window.lane_slot  = \$29 ;
-  assign \window.bank  = \$28 ;
-  assign \window.bank[0].tag  = \$28 [23:0];
-  assign \window.bank[0].count  = \$28 [31:24];
-  assign \window.bank[0].last  = \$28 [37:32];
-  assign \window.bank[0].valid  = \$28 [38];
-  assign \window.bank[0].fresh  = \$28 [39];
-  assign \window.bank[0].mark  = \$28 [40];
-  assign \window.bank[0].row  = \$28 [45:41];
-  assign \window.bank[0].sc_row_hit  = \$28 [46];
-  assign \window.bank[0].sides  = \$28 [108:47];
-  assign \window.bank[0].sides.ent  = \$28 [47];
-  assign \window.bank[0].sides.count_raw  = \$28 [55:48];
-  assign \window.bank[0].sides.count_byp  = \$28 [63:56];
-  assign \window.bank[0].sides.tag_raw  = \$28 [87:64];
-  assign \window.bank[0].sides.tag_eq_byp  = \$28 [88];
-  assign \window.bank[0].sides.meta  = \$28 [89];
-  assign \window.bank[0].sides.last_raw  = \$28 [95:90];
-  assign \window.bank[0].sides.last_byp  = \$28 [101:96];
-  assign \window.bank[0].sides.fresh_raw  = \$28 [102];
-  assign \window.bank[0].sides.fresh_byp  = \$28 [103];
-  assign \window.bank[0].sides.valid_raw  = \$28 [104];
-  assign \window.bank[0].sides.valid_byp  = \$28 [105];
-  assign \window.bank[0].sides.mark  = \$28 [106];
-  assign \window.bank[0].sides.mark_raw  = \$28 [107];
-  assign \window.bank[0].sides.mark_byp  = \$28 [108];
-  assign \window.bank[1].tag  = \$28 [132:109];
-  assign \window.bank[1].count  = \$28 [140:133];
-  assign \window.bank[1].last  = \$28 [146:141];
-  assign \window.bank[1].valid  = \$28 [147];
-  assign \window.bank[1].fresh  = \$28 [148];
-  assign \window.bank[1].mark  = \$28 [149];
-  assign \window.bank[1].row  = \$28 [154:150];
-  assign \window.bank[1].sc_row_hit  = \$28 [155];
-  assign \window.bank[1].sides  = \$28 [217:156];
-  assign \window.bank[1].sides.ent  = \$28 [156];
-  assign \window.bank[1].sides.count_raw  = \$28 [164:157];
-  assign \window.bank[1].sides.count_byp  = \$28 [172:165];
-  assign \window.bank[1].sides.tag_raw  = \$28 [196:173];
-  assign \window.bank[1].sides.tag_eq_byp  = \$28 [197];
-  assign \window.bank[1].sides.meta  = \$28 [198];
-  assign \window.bank[1].sides.last_raw  = \$28 [204:199];
-  assign \window.bank[1].sides.last_byp  = \$28 [210:205];
-  assign \window.bank[1].sides.fresh_raw  = \$28 [211];
-  assign \window.bank[1].sides.fresh_byp  = \$28 [212];
-  assign \window.bank[1].sides.valid_raw  = \$28 [213];
-  assign \window.bank[1].sides.valid_byp  = \$28 [214];
-  assign \window.bank[1].sides.mark  = \$28 [215];
-  assign \window.bank[1].sides.mark_raw  = \$28 [216];
-  assign \window.bank[1].sides.mark_byp  = \$28 [217];
-  assign \window.bank[2].tag  = \$28 [241:218];
-  assign \window.bank[2].count  = \$28 [249:242];
-  assign \window.bank[2].last  = \$28 [255:250];
-  assign \window.bank[2].valid  = \$28 [256];
-  assign \window.bank[2].fresh  = \$28 [257];
-  assign \window.bank[2].mark  = \$28 [258];
-  assign \window.bank[2].row  = \$28 [263:259];
-  assign \window.bank[2].sc_row_hit  = \$28 [264];
-  assign \window.bank[2].sides  = \$28 [326:265];
-  assign \window.bank[2].sides.ent  = \$28 [265];
-  assign \window.bank[2].sides.count_raw  = \$28 [273:266];
-  assign \window.bank[2].sides.count_byp  = \$28 [281:274];
-  assign \window.bank[2].sides.tag_raw  = \$28 [305:282];
-  assign \window.bank[2].sides.tag_eq_byp  = \$28 [306];
-  assign \window.bank[2].sides.meta  = \$28 [307];
-  assign \window.bank[2].sides.last_raw  = \$28 [313:308];
-  assign \window.bank[2].sides.last_byp  = \$28 [319:314];
-  assign \window.bank[2].sides.fresh_raw  = \$28 [320];
-  assign \window.bank[2].sides.fresh_byp  = \$28 [321];
-  assign \window.bank[2].sides.valid_raw  = \$28 [322];
-  assign \window.bank[2].sides.valid_byp  = \$28 [323];
-  assign \window.bank[2].sides.mark  = \$28 [324];
-  assign \window.bank[2].sides.mark_raw  = \$28 [325];
-  assign \window.bank[2].sides.mark_byp  = \$28 [326];
-  assign \window.bank[3].tag  = \$28 [350:327];
-  assign \window.bank[3].count  = \$28 [358:351];
-  assign \window.bank[3].last  = \$28 [364:359];
-  assign \window.bank[3].valid  = \$28 [365];
-  assign \window.bank[3].fresh  = \$28 [366];
-  assign \window.bank[3].mark  = \$28 [367];
-  assign \window.bank[3].row  = \$28 [372:368];
-  assign \window.bank[3].sc_row_hit  = \$28 [373];
-  assign \window.bank[3].sides  = \$28 [435:374];
-  assign \window.bank[3].sides.ent  = \$28 [374];
-  assign \window.bank[3].sides.count_raw  = \$28 [382:375];
-  assign \window.bank[3].sides.count_byp  = \$28 [390:383];
-  assign \window.bank[3].sides.tag_raw  = \$28 [414:391];
-  assign \window.bank[3].sides.tag_eq_byp  = \$28 [415];
-  assign \window.bank[3].sides.meta  = \$28 [416];
-  assign \window.bank[3].sides.last_raw  = \$28 [422:417];
-  assign \window.bank[3].sides.last_byp  = \$28 [428:423];
-  assign \window.bank[3].sides.fresh_raw  = \$28 [429];
-  assign \window.bank[3].sides.fresh_byp  = \$28 [430];
-  assign \window.bank[3].sides.valid_raw  = \$28 [431];
-  assign \window.bank[3].sides.valid_byp  = \$28 [432];
-  assign \window.bank[3].sides.mark  = \$28 [433];
-  assign \window.bank[3].sides.mark_raw  = \$28 [434];
-  assign \window.bank[3].sides.mark_byp  = \$28 [435];
+  assign \window.request  = \$32 [34:0];
+  assign \window.request.valid  = \$32 [0];
+  assign \window.request.op  = \$32 [2:1];
+  assign \window.request.min_tlevel  = \$32 [4:3];
+  assign \window.request.tag  = \$32 [28:5];
+  assign \window.request.t  = \$32 [34:29];
+  assign \window.start  = \$32 [41:35];
+  assign \window.lane_slot  = \$34 ;
+  assign \window.bank  = \$33 ;
+  assign \window.bank[0].tag  = \$33 [23:0];
+  assign \window.bank[0].count  = \$33 [31:24];
+  assign \window.bank[0].last  = \$33 [37:32];
+  assign \window.bank[0].valid  = \$33 [38];
+  assign \window.bank[0].fresh  = \$33 [39];
+  assign \window.bank[0].mark  = \$33 [40];
+  assign \window.bank[0].row  = \$33 [45:41];
+  assign \window.bank[0].sc_row_hit  = \$33 [46];
+  assign \window.bank[0].sides  = \$33 [108:47];
+  assign \window.bank[0].sides.ent  = \$33 [47];
+  assign \window.bank[0].sides.count_raw  = \$33 [55:48];
+  assign \window.bank[0].sides.count_byp  = \$33 [63:56];
+  assign \window.bank[0].sides.tag_raw  = \$33 [87:64];
+  assign \window.bank[0].sides.tag_eq_byp  = \$33 [88];
+  assign \window.bank[0].sides.meta  = \$33 [89];
+  assign \window.bank[0].sides.last_raw  = \$33 [95:90];
+  assign \window.bank[0].sides.last_byp  = \$33 [101:96];
+  assign \window.bank[0].sides.fresh_raw  = \$33 [102];
+  assign \window.bank[0].sides.fresh_byp  = \$33 [103];
+  assign \window.bank[0].sides.valid_raw  = \$33 [104];
+  assign \window.bank[0].sides.valid_byp  = \$33 [105];
+  assign \window.bank[0].sides.mark  = \$33 [106];
+  assign \window.bank[0].sides.mark_raw  = \$33 [107];
+  assign \window.bank[0].sides.mark_byp  = \$33 [108];
+  assign \window.bank[1].tag  = \$33 [132:109];
+  assign \window.bank[1].count  = \$33 [140:133];
+  assign \window.bank[1].last  = \$33 [146:141];
+  assign \window.bank[1].valid  = \$33 [147];
+  assign \window.bank[1].fresh  = \$33 [148];
+  assign \window.bank[1].mark  = \$33 [149];
+  assign \window.bank[1].row  = \$33 [154:150];
+  assign \window.bank[1].sc_row_hit  = \$33 [155];
+  assign \window.bank[1].sides  = \$33 [217:156];
+  assign \window.bank[1].sides.ent  = \$33 [156];
+  assign \window.bank[1].sides.count_raw  = \$33 [164:157];
+  assign \window.bank[1].sides.count_byp  = \$33 [172:165];
+  assign \window.bank[1].sides.tag_raw  = \$33 [196:173];
+  assign \window.bank[1].sides.tag_eq_byp  = \$33 [197];
+  assign \window.bank[1].sides.meta  = \$33 [198];
+  assign \window.bank[1].sides.last_raw  = \$33 [204:199];
+  assign \window.bank[1].sides.last_byp  = \$33 [210:205];
+  assign \window.bank[1].sides.fresh_raw  = \$33 [211];
+  assign \window.bank[1].sides.fresh_byp  = \$33 [212];
+  assign \window.bank[1].sides.valid_raw  = \$33 [213];
+  assign \window.bank[1].sides.valid_byp  = \$33 [214];
+  assign \window.bank[1].sides.mark  = \$33 [215];
+  assign \window.bank[1].sides.mark_raw  = \$33 [216];
+  assign \window.bank[1].sides.mark_byp  = \$33 [217];
+  assign \window.bank[2].tag  = \$33 [241:218];
+  assign \window.bank[2].count  = \$33 [249:242];
+  assign \window.bank[2].last  = \$33 [255:250];
+  assign \window.bank[2].valid  = \$33 [256];
+  assign \window.bank[2].fresh  = \$33 [257];
+  assign \window.bank[2].mark  = \$33 [258];
+  assign \window.bank[2].row  = \$33 [263:259];
+  assign \window.bank[2].sc_row_hit  = \$33 [264];
+  assign \window.bank[2].sides  = \$33 [326:265];
+  assign \window.bank[2].sides.ent  = \$33 [265];
+  assign \window.bank[2].sides.count_raw  = \$33 [273:266];
+  assign \window.bank[2].sides.count_byp  = \$33 [281:274];
+  assign \window.bank[2].sides.tag_raw  = \$33 [305:282];
+  assign \window.bank[2].sides.tag_eq_byp  = \$33 [306];
+  assign \window.bank[2].sides.meta  = \$33 [307];
+  assign \window.bank[2].sides.last_raw  = \$33 [313:308];
+  assign \window.bank[2].sides.last_byp  = \$33 [319:314];
+  assign \window.bank[2].sides.fresh_raw  = \$33 [320];
+  assign \window.bank[2].sides.fresh_byp  = \$33 [321];
+  assign \window.bank[2].sides.valid_raw  = \$33 [322];
+  assign \window.bank[2].sides.valid_byp  = \$33 [323];
+  assign \window.bank[2].sides.mark  = \$33 [324];
+  assign \window.bank[2].sides.mark_raw  = \$33 [325];
+  assign \window.bank[2].sides.mark_byp  = \$33 [326];
+  assign \window.bank[3].tag  = \$33 [350:327];
+  assign \window.bank[3].count  = \$33 [358:351];
+  assign \window.bank[3].last  = \$33 [364:359];
+  assign \window.bank[3].valid  = \$33 [365];
+  assign \window.bank[3].fresh  = \$33 [366];
+  assign \window.bank[3].mark  = \$33 [367];
+  assign \window.bank[3].row  = \$33 [372:368];
+  assign \window.bank[3].sc_row_hit  = \$33 [373];
+  assign \window.bank[3].sides  = \$33 [435:374];
+  assign \window.bank[3].sides.ent  = \$33 [374];
+  assign \window.bank[3].sides.count_raw  = \$33 [382:375];
+  assign \window.bank[3].sides.count_byp  = \$33 [390:383];
+  assign \window.bank[3].sides.tag_raw  = \$33 [414:391];
+  assign \window.bank[3].sides.tag_eq_byp  = \$33 [415];
+  assign \window.bank[3].sides.meta  = \$33 [416];
+  assign \window.bank[3].sides.last_raw  = \$33 [422:417];
+  assign \window.bank[3].sides.last_byp  = \$33 [428:423];
+  assign \window.bank[3].sides.fresh_raw  = \$33 [429];
+  assign \window.bank[3].sides.fresh_byp  = \$33 [430];
+  assign \window.bank[3].sides.valid_raw  = \$33 [431];
+  assign \window.bank[3].sides.valid_byp  = \$33 [432];
+  assign \window.bank[3].sides.mark  = \$33 [433];
+  assign \window.bank[3].sides.mark_raw  = \$33 [434];
+  assign \window.bank[3].sides.mark_byp  = \$33 [435];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
-  assign \window$109.request  = \$27 [34:0];
-  assign \window$109.request.valid  = \$27 [0];
-  assign \window$109.request.op  = \$27 [2:1];
-  assign \window$109.request.min_tlevel  = \$27 [4:3];
-  assign \window$109.request.tag  = \$27 [28:5];
-  assign \window$109.request.t  = \$27 [34:29];
-  assign \window$109.start  = \$27 [41:35];
-  assign \window$109.lane_slot  = \$29 ;
-  assign \window$109.bank  = \$28 ;
-  assign \window$109.bank[0].tag  = \$28 [23:0];
-  assign \window$109.bank[0].count  = \$28 [31:24];
-  assign \window$109.bank[0].last  = \$28 [37:32];
-  assign \window$109.bank[0].valid  = \$28 [38];
-  assign \window$109.bank[0].fresh  = \$28 [39];
-  assign \window$109.bank[0].mark  = \$28 [40];
-  assign \window$109.bank[0].row  = \$28 [45:41];
-  assign \window$109.bank[0].sc_row_hit  = \$28 [46];
-  assign \window$109.bank[0].sides  = \$28 [108:47];
-  assign \window$109.bank[0].sides.ent  = \$28 [47];
-  assign \window$109.bank[0].sides.count_raw  = \$28 [55:48];
-  assign \window$109.bank[0].sides.count_byp  = \$28 [63:56];
-  assign \window$109.bank[0].sides.tag_raw  = \$28 [87:64];
-  assign \window$109.bank[0].sides.tag_eq_byp  = \$28 [88];
-  assign \window$109.bank[0].sides.meta  = \$28 [89];
-  assign \window$109.bank[0].sides.last_raw  = \$28 [95:90];
-  assign \window$109.bank[0].sides.last_byp  = \$28 [101:96];
-  assign \window$109.bank[0].sides.fresh_raw  = \$28 [102];
-  assign \window$109.bank[0].sides.fresh_byp  = \$28 [103];
-  assign \window$109.bank[0].sides.valid_raw  = \$28 [104];
-  assign \window$109.bank[0].sides.valid_byp  = \$28 [105];
-  assign \window$109.bank[0].sides.mark  = \$28 [106];
-  assign \window$109.bank[0].sides.mark_raw  = \$28 [107];
-  assign \window$109.bank[0].sides.mark_byp  = \$28 [108];
-  assign \window$109.bank[1].tag  = \$28 [132:109];
-  assign \window$109.bank[1].count  = \$28 [140:133];
-  assign \window$109.bank[1].last  = \$28 [146:141];
-  assign \window$109.bank[1].valid  = \$28 [147];
-  assign \window$109.bank[1].fresh  = \$28 [148];
-  assign \window$109.bank[1].mark  = \$28 [149];
-  assign \window$109.bank[1].row  = \$28 [154:150];
-  assign \window$109.bank[1].sc_row_hit  = \$28 [155];
-  assign \window$109.bank[1].sides  = \$28 [217:156];
-  assign \window$109.bank[1].sides.ent  = \$28 [156];
-  assign \window$109.bank[1].sides.count_raw  = \$28 [164:157];
-  assign \window$109.bank[1].sides.count_byp  = \$28 [172:165];
-  assign \window$109.bank[1].sides.tag_raw  = \$28 [196:173];
-  assign \window$109.bank[1].sides.tag_eq_byp  = \$28 [197];
-  assign \window$109.bank[1].sides.meta  = \$28 [198];
-  assign \window$109.bank[1].sides.last_raw  = \$28 [204:199];
-  assign \window$109.bank[1].sides.last_byp  = \$28 [210:205];
-  assign \window$109.bank[1].sides.fresh_raw  = \$28 [211];
-  assign \window$109.bank[1].sides.fresh_byp  = \$28 [212];
-  assign \window$109.bank[1].sides.valid_raw  = \$28 [213];
-  assign \window$109.bank[1].sides.valid_byp  = \$28 [214];
-  assign \window$109.bank[1].sides.mark  = \$28 [215];
-  assign \window$109.bank[1].sides.mark_raw  = \$28 [216];
-  assign \window$109.bank[1].sides.mark_byp  = \$28 [217];
-  assign \window$109.bank[2].tag  = \$28 [241:218];
-  assign \window$109.bank[2].count  = \$28 [249:242];
-  assign \window$109.bank[2].last  = \$28 [255:250];
-  assign \window$109.bank[2].valid  = \$28 [256];
-  assign \window$109.bank[2].fresh  = \$28 [257];
-  assign \window$109.bank[2].mark  = \$28 [258];
-  assign \window$109.bank[2].row  = \$28 [263:259];
-  assign \window$109.bank[2].sc_row_hit  = \$28 [264];
-  assign \window$109.bank[2].sides  = \$28 [326:265];
-  assign \window$109.bank[2].sides.ent  = \$28 [265];
-  assign \window$109.bank[2].sides.count_raw  = \$28 [273:266];
-  assign \window$109.bank[2].sides.count_byp  = \$28 [281:274];
-  assign \window$109.bank[2].sides.tag_raw  = \$28 [305:282];
-  assign \window$109.bank[2].sides.tag_eq_byp  = \$28 [306];
-  assign \window$109.bank[2].sides.meta  = \$28 [307];
-  assign \window$109.bank[2].sides.last_raw  = \$28 [313:308];
-  assign \window$109.bank[2].sides.last_byp  = \$28 [319:314];
-  assign \window$109.bank[2].sides.fresh_raw  = \$28 [320];
-  assign \window$109.bank[2].sides.fresh_byp  = \$28 [321];
-  assign \window$109.bank[2].sides.valid_raw  = \$28 [322];
-  assign \window$109.bank[2].sides.valid_byp  = \$28 [323];
-  assign \window$109.bank[2].sides.mark  = \$28 [324];
-  assign \window$109.bank[2].sides.mark_raw  = \$28 [325];
-  assign \window$109.bank[2].sides.mark_byp  = \$28 [326];
-  assign \window$109.bank[3].tag  = \$28 [350:327];
-  assign \window$109.bank[3].count  = \$28 [358:351];
-  assign \window$109.bank[3].last  = \$28 [364:359];
-  assign \window$109.bank[3].valid  = \$28 [365];
-  assign \window$109.bank[3].fresh  = \$28 [366];
-  assign \window$109.bank[3].mark  = \$28 [367];
-  assign \window$109.bank[3].row  = \$28 [372:368];
-  assign \window$109.bank[3].sc_row_hit  = \$28 [373];
-  assign \window$109.bank[3].sides  = \$28 [435:374];
-  assign \window$109.bank[3].sides.ent  = \$28 [374];
-  assign \window$109.bank[3].sides.count_raw  = \$28 [382:375];
-  assign \window$109.bank[3].sides.count_byp  = \$28 [390:383];
-  assign \window$109.bank[3].sides.tag_raw  = \$28 [414:391];
-  assign \window$109.bank[3].sides.tag_eq_byp  = \$28 [415];
-  assign \window$109.bank[3].sides.meta  = \$28 [416];
-  assign \window$109.bank[3].sides.last_raw  = \$28 [422:417];
-  assign \window$109.bank[3].sides.last_byp  = \$28 [428:423];
-  assign \window$109.bank[3].sides.fresh_raw  = \$28 [429];
-  assign \window$109.bank[3].sides.fresh_byp  = \$28 [430];
-  assign \window$109.bank[3].sides.valid_raw  = \$28 [431];
-  assign \window$109.bank[3].sides.valid_byp  = \$28 [432];
-  assign \window$109.bank[3].sides.mark  = \$28 [433];
-  assign \window$109.bank[3].sides.mark_raw  = \$28 [434];
-  assign \window$109.bank[3].sides.mark_byp  = \$28 [435];
+  assign \window$109.request  = \$32 [34:0];
+  assign \window$109.request.valid  = \$32 [0];
+  assign \window$109.request.op  = \$32 [2:1];
+  assign \window$109.request.min_tlevel  = \$32 [4:3];
+  assign \window$109.request.tag  = \$32 [28:5];
+  assign \window$109.request.t  = \$32 [34:29];
+  assign \window$109.start  = \$32 [41:35];
+  assign \window$109.lane_slot  = \$34 ;
+  assign \window$109.bank  = \$33 ;
+  assign \window$109.bank[0].tag  = \$33 [23:0];
+  assign \window$109.bank[0].count  = \$33 [31:24];
+  assign \window$109.bank[0].last  = \$33 [37:32];
+  assign \window$109.bank[0].valid  = \$33 [38];
+  assign \window$109.bank[0].fresh  = \$33 [39];
+  assign \window$109.bank[0].mark  = \$33 [40];
+  assign \window$109.bank[0].row  = \$33 [45:41];
+  assign \window$109.bank[0].sc_row_hit  = \$33 [46];
+  assign \window$109.bank[0].sides  = \$33 [108:47];
+  assign \window$109.bank[0].sides.ent  = \$33 [47];
+  assign \window$109.bank[0].sides.count_raw  = \$33 [55:48];
+  assign \window$109.bank[0].sides.count_byp  = \$33 [63:56];
+  assign \window$109.bank[0].sides.tag_raw  = \$33 [87:64];
+  assign \window$109.bank[0].sides.tag_eq_byp  = \$33 [88];
+  assign \window$109.bank[0].sides.meta  = \$33 [89];
+  assign \window$109.bank[0].sides.last_raw  = \$33 [95:90];
+  assign \window$109.bank[0].sides.last_byp  = \$33 [101:96];
+  assign \window$109.bank[0].sides.fresh_raw  = \$33 [102];
+  assign \window$109.bank[0].sides.fresh_byp  = \$33 [103];
+  assign \window$109.bank[0].sides.valid_raw  = \$33 [104];
+  assign \window$109.bank[0].sides.valid_byp  = \$33 [105];
+  assign \window$109.bank[0].sides.mark  = \$33 [106];
+  assign \window$109.bank[0].sides.mark_raw  = \$33 [107];
+  assign \window$109.bank[0].sides.mark_byp  = \$33 [108];
+  assign \window$109.bank[1].tag  = \$33 [132:109];
+  assign \window$109.bank[1].count  = \$33 [140:133];
+  assign \window$109.bank[1].last  = \$33 [146:141];
+  assign \window$109.bank[1].valid  = \$33 [147];
+  assign \window$109.bank[1].fresh  = \$33 [148];
+  assign \window$109.bank[1].mark  = \$33 [149];
+  assign \window$109.bank[1].row  = \$33 [154:150];
+  assign \window$109.bank[1].sc_row_hit  = \$33 [155];
+  assign \window$109.bank[1].sides  = \$33 [217:156];
+  assign \window$109.bank[1].sides.ent  = \$33 [156];
+  assign \window$109.bank[1].sides.count_raw  = \$33 [164:157];
+  assign \window$109.bank[1].sides.count_byp  = \$33 [172:165];
+  assign \window$109.bank[1].sides.tag_raw  = \$33 [196:173];
+  assign \window$109.bank[1].sides.tag_eq_byp  = \$33 [197];
+  assign \window$109.bank[1].sides.meta  = \$33 [198];
+  assign \window$109.bank[1].sides.last_raw  = \$33 [204:199];
+  assign \window$109.bank[1].sides.last_byp  = \$33 [210:205];
+  assign \window$109.bank[1].sides.fresh_raw  = \$33 [211];
+  assign \window$109.bank[1].sides.fresh_byp  = \$33 [212];
+  assign \window$109.bank[1].sides.valid_raw  = \$33 [213];
+  assign \window$109.bank[1].sides.valid_byp  = \$33 [214];
+  assign \window$109.bank[1].sides.mark  = \$33 [215];
+  assign \window$109.bank[1].sides.mark_raw  = \$33 [216];
+  assign \window$109.bank[1].sides.mark_byp  = \$33 [217];
+  assign \window$109.bank[2].tag  = \$33 [241:218];
+  assign \window$109.bank[2].count  = \$33 [249:242];
+  assign \window$109.bank[2].last  = \$33 [255:250];
+  assign \window$109.bank[2].valid  = \$33 [256];
+  assign \window$109.bank[2].fresh  = \$33 [257];
+  assign \window$109.bank[2].mark  = \$33 [258];
+  assign \window$109.bank[2].row  = \$33 [263:259];
+  assign \window$109.bank[2].sc_row_hit  = \$33 [264];
+  assign \window$109.bank[2].sides  = \$33 [326:265];
+  assign \window$109.bank[2].sides.ent  = \$33 [265];
+  assign \window$109.bank[2].sides.count_raw  = \$33 [273:266];
+  assign \window$109.bank[2].sides.count_byp  = \$33 [281:274];
+  assign \window$109.bank[2].sides.tag_raw  = \$33 [305:282];
+  assign \window$109.bank[2].sides.tag_eq_byp  = \$33 [306];
+  assign \window$109.bank[2].sides.meta  = \$33 [307];
+  assign \window$109.bank[2].sides.last_raw  = \$33 [313:308];
+  assign \window$109.bank[2].sides.last_byp  = \$33 [319:314];
+  assign \window$109.bank[2].sides.fresh_raw  = \$33 [320];
+  assign \window$109.bank[2].sides.fresh_byp  = \$33 [321];
+  assign \window$109.bank[2].sides.valid_raw  = \$33 [322];
+  assign \window$109.bank[2].sides.valid_byp  = \$33 [323];
+  assign \window$109.bank[2].sides.mark  = \$33 [324];
+  assign \window$109.bank[2].sides.mark_raw  = \$33 [325];
+  assign \window$109.bank[2].sides.mark_byp  = \$33 [326];
+  assign \window$109.bank[3].tag  = \$33 [350:327];
+  assign \window$109.bank[3].count  = \$33 [358:351];
+  assign \window$109.bank[3].last  = \$33 [364:359];
+  assign \window$109.bank[3].valid  = \$33 [365];
+  assign \window$109.bank[3].fresh  = \$33 [366];
+  assign \window$109.bank[3].mark  = \$33 [367];
+  assign \window$109.bank[3].row  = \$33 [372:368];
+  assign \window$109.bank[3].sc_row_hit  = \$33 [373];
+  assign \window$109.bank[3].sides  = \$33 [435:374];
+  assign \window$109.bank[3].sides.ent  = \$33 [374];
+  assign \window$109.bank[3].sides.count_raw  = \$33 [382:375];
+  assign \window$109.bank[3].sides.count_byp  = \$33 [390:383];
+  assign \window$109.bank[3].sides.tag_raw  = \$33 [414:391];
+  assign \window$109.bank[3].sides.tag_eq_byp  = \$33 [415];
+  assign \window$109.bank[3].sides.meta  = \$33 [416];
+  assign \window$109.bank[3].sides.last_raw  = \$33 [422:417];
+  assign \window$109.bank[3].sides.last_byp  = \$33 [428:423];
+  assign \window$109.bank[3].sides.fresh_raw  = \$33 [429];
+  assign \window$109.bank[3].sides.fresh_byp  = \$33 [430];
+  assign \window$109.bank[3].sides.valid_raw  = \$33 [431];
+  assign \window$109.bank[3].sides.valid_byp  = \$33 [432];
+  assign \window$109.bank[3].sides.mark  = \$33 [433];
+  assign \window$109.bank[3].sides.mark_raw  = \$33 [434];
+  assign \window$109.bank[3].sides.mark_byp  = \$33 [435];
   assign \window$109.overlap  = 16'h0000;
   assign \window$109.overlap_next  = 16'h0000;
   assign \window$109.same_line  = 1'h0;
@@ -2231,6 +2272,33 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \cfg$124.w2  = cfg[25:21];
   assign \cfg$124.w1  = cfg[30:26];
   assign \cfg$124.hash_seed  = cfg[62:31];
+  assign \e2.valid  = decision[0];
+  assign \e2.op  = decision[2:1];
+  assign \e2.min_tlevel  = decision[4:3];
+  assign \e2.tag  = decision[28:5];
+  assign \e2.t  = decision[34:29];
+  assign \e2.present  = decision[35];
+  assign \e2.hit_slot  = decision[42:36];
+  assign \e2.hit_cnt  = decision[50:43];
+  assign \e2.hit_age  = decision[56:51];
+  assign \e2.hit_mark  = decision[57];
+  assign \e2.any_free  = decision[58];
+  assign \e2.free_slot  = decision[65:59];
+  assign \e2.free_mark  = decision[66];
+  assign \e2.vict_t0  = decision[67];
+  assign \e2.vict_slot  = decision[74:68];
+  assign \e2.vict_lane  = decision[78:75];
+  assign \e2.vict_mark  = decision[79];
+  assign \e2.take  = decision[80];
+  assign \e2.tail_slot  = decision[87:81];
+  assign \e2.lane_tag  = decision[183:88];
+  assign \e2.wr_lane  = decision[187:184];
+  assign \e2.wr_slot  = decision[194:188];
+  assign \e2.wr_mark  = decision[195];
+  assign \e2.wr  = decision[196];
+  assign \e2.inv  = decision[197];
+  assign \e2.cnt_after  = decision[205:198];
+  assign \e2.cnt_after_inc  = decision[213:206];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2251,7 +2319,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \rsp__payload.count  = rsp__payload[17:10];
   assign \rsp__payload.slot  = rsp__payload[24:18];
   assign \rsp__payload.victim_tag  = rsp__payload[48:25];
-  assign \$1  = { 2'h0, dropped_q12, 13'h0000 };
+  assign \$6  = { 2'h0, dropped_q12, 13'h0000 };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -2783,7 +2851,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2724$43 (e2[56:43])
+    .\port$2730$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -3084,7 +3152,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2724$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2730$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -3105,15 +3173,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2724$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2724$43 ;
-  wire [13:0] \port$2724$43 ;
+  input [13:0] \port$2730$43 ;
+  wire [13:0] \port$2730$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2724$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2724$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2730$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2730$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2724$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2724$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2724$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2730$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2730$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2730$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -3127,8 +3195,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2724$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2724$43 [7:0];
-  assign age = \port$2724$43 [13:8];
+  assign count = \port$2730$43 [7:0];
+  assign age = \port$2730$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -3332,7 +3400,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$177 (rst, out_h, \port$2702$5 , seed, clk);
+module \kv_asu.core.hash$179 (rst, out_h, \port$2708$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -3489,8 +3557,8 @@ module \kv_asu.core.hash$177 (rst, out_h, \port$2702$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2702$5 ;
-  wire [23:0] \port$2702$5 ;
+  input [23:0] \port$2708$5 ;
+  wire [23:0] \port$2708$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3498,21 +3566,21 @@ module \kv_asu.core.hash$177 (rst, out_h, \port$2702$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2702$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2702$5 [23:16] + { \port$2702$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2702$5 [23:16], 6'h00 } + { \port$2702$5 [23:16], 8'h00 };
+  assign \$1  = \port$2708$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2708$5 [23:16] + { \port$2708$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2708$5 [23:16], 6'h00 } + { \port$2708$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2702$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2702$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2702$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2708$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2708$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2708$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2702$5 [10:0], 5'h00 } + { \port$2702$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2702$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2702$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2708$5 [10:0], 5'h00 } + { \port$2708$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2708$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2708$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2702$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2702$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2708$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2708$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3658,7 +3726,7 @@ module \kv_asu.core.hash$177 (rst, out_h, \port$2702$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2702$5  };
+  assign key = { 40'h0000000000, \port$2708$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3690,7 +3758,7 @@ module \kv_asu.core.hash$177 (rst, out_h, \port$2702$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2703$0 );
+module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2709$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -4000,12 +4068,12 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2703$0 ;
-  wire [41:0] \port$2703$0 ;
-  input [435:0] \port$2704$0 ;
-  wire [435:0] \port$2704$0 ;
-  input [27:0] \port$2708$0 ;
-  wire [27:0] \port$2708$0 ;
+  input [41:0] \port$2709$0 ;
+  wire [41:0] \port$2709$0 ;
+  input [435:0] \port$2710$0 ;
+  wire [435:0] \port$2710$0 ;
+  input [27:0] \port$2714$0 ;
+  wire [27:0] \port$2714$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -4125,186 +4193,186 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2704$0 [89] ? \port$2704$0 [105] : \port$2704$0 [104];
-  assign \$2  = \port$2704$0 [87:64] == \port$2703$0 [28:5];
-  assign \$3  = \port$2704$0 [47] ? \port$2704$0 [88] : \$2 ;
+  assign \$1  = \port$2710$0 [89] ? \port$2710$0 [105] : \port$2710$0 [104];
+  assign \$2  = \port$2710$0 [87:64] == \port$2709$0 [28:5];
+  assign \$3  = \port$2710$0 [47] ? \port$2710$0 [88] : \$2 ;
   assign \$4  = \$1  & \$3 ;
-  assign \$5  = \port$2704$0 [198] ? \port$2704$0 [214] : \port$2704$0 [213];
-  assign \$6  = \port$2704$0 [196:173] == \port$2703$0 [28:5];
-  assign \$7  = \port$2704$0 [156] ? \port$2704$0 [197] : \$6 ;
+  assign \$5  = \port$2710$0 [198] ? \port$2710$0 [214] : \port$2710$0 [213];
+  assign \$6  = \port$2710$0 [196:173] == \port$2709$0 [28:5];
+  assign \$7  = \port$2710$0 [156] ? \port$2710$0 [197] : \$6 ;
   assign \$8  = \$5  & \$7 ;
-  assign \$9  = \port$2704$0 [307] ? \port$2704$0 [323] : \port$2704$0 [322];
-  assign \$10  = \port$2704$0 [305:282] == \port$2703$0 [28:5];
-  assign \$11  = \port$2704$0 [265] ? \port$2704$0 [306] : \$10 ;
+  assign \$9  = \port$2710$0 [307] ? \port$2710$0 [323] : \port$2710$0 [322];
+  assign \$10  = \port$2710$0 [305:282] == \port$2709$0 [28:5];
+  assign \$11  = \port$2710$0 [265] ? \port$2710$0 [306] : \$10 ;
   assign \$12  = \$9  & \$11 ;
-  assign \$13  = \port$2704$0 [416] ? \port$2704$0 [432] : \port$2704$0 [431];
-  assign \$14  = \port$2704$0 [414:391] == \port$2703$0 [28:5];
-  assign \$15  = \port$2704$0 [374] ? \port$2704$0 [415] : \$14 ;
+  assign \$13  = \port$2710$0 [416] ? \port$2710$0 [432] : \port$2710$0 [431];
+  assign \$14  = \port$2710$0 [414:391] == \port$2709$0 [28:5];
+  assign \$15  = \port$2710$0 [374] ? \port$2710$0 [415] : \$14 ;
   assign \$16  = \$13  & \$15 ;
-  assign \$17  = \port$2704$0 [103] ^ \port$2704$0 [108];
-  assign \$18  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$17  = \port$2710$0 [103] ^ \port$2710$0 [108];
+  assign \$18  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
   assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$20  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
   assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2704$0 [103] ^ \port$2704$0 [108];
-  assign \$23  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$22  = \port$2710$0 [103] ^ \port$2710$0 [108];
+  assign \$23  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
   assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2704$0 [103] ^ \port$2704$0 [107];
-  assign \$26  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$25  = \port$2710$0 [103] ^ \port$2710$0 [107];
+  assign \$26  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
   assign \$27  = \$25  | \$26 [5];
-  assign \$28  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$28  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
   assign \$29  = \$27  ? 5'h00 : \$28 [4:0];
-  assign \$30  = \port$2704$0 [103] ^ \port$2704$0 [107];
-  assign \$31  = \port$2703$0 [34:29] - \port$2704$0 [101:96];
+  assign \$30  = \port$2710$0 [103] ^ \port$2710$0 [107];
+  assign \$31  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
   assign \$32  = \$30  | \$31 [5];
-  assign \$33  = \port$2704$0 [106] ? { \$24 , \$21  } : { \$32 , \$29  };
-  assign \$34  = \port$2704$0 [102] ^ \port$2704$0 [108];
-  assign \$35  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$33  = \port$2710$0 [106] ? { \$24 , \$21  } : { \$32 , \$29  };
+  assign \$34  = \port$2710$0 [102] ^ \port$2710$0 [108];
+  assign \$35  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$37  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
   assign \$38  = \$36  ? 5'h00 : \$37 [4:0];
-  assign \$39  = \port$2704$0 [102] ^ \port$2704$0 [108];
-  assign \$40  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$39  = \port$2710$0 [102] ^ \port$2710$0 [108];
+  assign \$40  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
   assign \$41  = \$39  | \$40 [5];
-  assign \$42  = \port$2704$0 [102] ^ \port$2704$0 [107];
-  assign \$43  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$42  = \port$2710$0 [102] ^ \port$2710$0 [107];
+  assign \$43  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
   assign \$44  = \$42  | \$43 [5];
-  assign \$45  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$45  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
   assign \$46  = \$44  ? 5'h00 : \$45 [4:0];
-  assign \$47  = \port$2704$0 [102] ^ \port$2704$0 [107];
-  assign \$48  = \port$2703$0 [34:29] - \port$2704$0 [95:90];
+  assign \$47  = \port$2710$0 [102] ^ \port$2710$0 [107];
+  assign \$48  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
   assign \$49  = \$47  | \$48 [5];
-  assign \$50  = \port$2704$0 [106] ? { \$41 , \$38  } : { \$49 , \$46  };
-  assign age_bank0 = \port$2704$0 [89] ? \$33  : \$50 ;
-  assign \$51  = \port$2704$0 [212] ^ \port$2704$0 [217];
-  assign \$52  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$50  = \port$2710$0 [106] ? { \$41 , \$38  } : { \$49 , \$46  };
+  assign age_bank0 = \port$2710$0 [89] ? \$33  : \$50 ;
+  assign \$51  = \port$2710$0 [212] ^ \port$2710$0 [217];
+  assign \$52  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
   assign \$53  = \$51  | \$52 [5];
-  assign \$54  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$54  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
   assign \$55  = \$53  ? 5'h00 : \$54 [4:0];
-  assign \$56  = \port$2704$0 [212] ^ \port$2704$0 [217];
-  assign \$57  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$56  = \port$2710$0 [212] ^ \port$2710$0 [217];
+  assign \$57  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
   assign \$58  = \$56  | \$57 [5];
-  assign \$59  = \port$2704$0 [212] ^ \port$2704$0 [216];
-  assign \$60  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$59  = \port$2710$0 [212] ^ \port$2710$0 [216];
+  assign \$60  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
   assign \$61  = \$59  | \$60 [5];
-  assign \$62  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$62  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
   assign \$63  = \$61  ? 5'h00 : \$62 [4:0];
-  assign \$64  = \port$2704$0 [212] ^ \port$2704$0 [216];
-  assign \$65  = \port$2703$0 [34:29] - \port$2704$0 [210:205];
+  assign \$64  = \port$2710$0 [212] ^ \port$2710$0 [216];
+  assign \$65  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
   assign \$66  = \$64  | \$65 [5];
-  assign \$67  = \port$2704$0 [215] ? { \$58 , \$55  } : { \$66 , \$63  };
-  assign \$68  = \port$2704$0 [211] ^ \port$2704$0 [217];
-  assign \$69  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$67  = \port$2710$0 [215] ? { \$58 , \$55  } : { \$66 , \$63  };
+  assign \$68  = \port$2710$0 [211] ^ \port$2710$0 [217];
+  assign \$69  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
   assign \$70  = \$68  | \$69 [5];
-  assign \$71  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$71  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
   assign \$72  = \$70  ? 5'h00 : \$71 [4:0];
-  assign \$73  = \port$2704$0 [211] ^ \port$2704$0 [217];
-  assign \$74  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$73  = \port$2710$0 [211] ^ \port$2710$0 [217];
+  assign \$74  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
   assign \$75  = \$73  | \$74 [5];
-  assign \$76  = \port$2704$0 [211] ^ \port$2704$0 [216];
-  assign \$77  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$76  = \port$2710$0 [211] ^ \port$2710$0 [216];
+  assign \$77  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
   assign \$78  = \$76  | \$77 [5];
-  assign \$79  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$79  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
   assign \$80  = \$78  ? 5'h00 : \$79 [4:0];
-  assign \$81  = \port$2704$0 [211] ^ \port$2704$0 [216];
-  assign \$82  = \port$2703$0 [34:29] - \port$2704$0 [204:199];
+  assign \$81  = \port$2710$0 [211] ^ \port$2710$0 [216];
+  assign \$82  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
   assign \$83  = \$81  | \$82 [5];
-  assign \$84  = \port$2704$0 [215] ? { \$75 , \$72  } : { \$83 , \$80  };
-  assign age_bank1 = \port$2704$0 [198] ? \$67  : \$84 ;
-  assign \$85  = \port$2704$0 [321] ^ \port$2704$0 [326];
-  assign \$86  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$84  = \port$2710$0 [215] ? { \$75 , \$72  } : { \$83 , \$80  };
+  assign age_bank1 = \port$2710$0 [198] ? \$67  : \$84 ;
+  assign \$85  = \port$2710$0 [321] ^ \port$2710$0 [326];
+  assign \$86  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
   assign \$87  = \$85  | \$86 [5];
-  assign \$88  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$88  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
   assign \$89  = \$87  ? 5'h00 : \$88 [4:0];
-  assign \$90  = \port$2704$0 [321] ^ \port$2704$0 [326];
-  assign \$91  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$90  = \port$2710$0 [321] ^ \port$2710$0 [326];
+  assign \$91  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
   assign \$92  = \$90  | \$91 [5];
-  assign \$93  = \port$2704$0 [321] ^ \port$2704$0 [325];
-  assign \$94  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$93  = \port$2710$0 [321] ^ \port$2710$0 [325];
+  assign \$94  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
   assign \$95  = \$93  | \$94 [5];
-  assign \$96  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$96  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
   assign \$97  = \$95  ? 5'h00 : \$96 [4:0];
-  assign \$98  = \port$2704$0 [321] ^ \port$2704$0 [325];
-  assign \$99  = \port$2703$0 [34:29] - \port$2704$0 [319:314];
+  assign \$98  = \port$2710$0 [321] ^ \port$2710$0 [325];
+  assign \$99  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
   assign \$100  = \$98  | \$99 [5];
-  assign \$101  = \port$2704$0 [324] ? { \$92 , \$89  } : { \$100 , \$97  };
-  assign \$102  = \port$2704$0 [320] ^ \port$2704$0 [326];
-  assign \$103  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$101  = \port$2710$0 [324] ? { \$92 , \$89  } : { \$100 , \$97  };
+  assign \$102  = \port$2710$0 [320] ^ \port$2710$0 [326];
+  assign \$103  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
   assign \$104  = \$102  | \$103 [5];
-  assign \$105  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$105  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
   assign \$106  = \$104  ? 5'h00 : \$105 [4:0];
-  assign \$107  = \port$2704$0 [320] ^ \port$2704$0 [326];
-  assign \$108  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$107  = \port$2710$0 [320] ^ \port$2710$0 [326];
+  assign \$108  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
   assign \$109  = \$107  | \$108 [5];
-  assign \$110  = \port$2704$0 [320] ^ \port$2704$0 [325];
-  assign \$111  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$110  = \port$2710$0 [320] ^ \port$2710$0 [325];
+  assign \$111  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
   assign \$112  = \$110  | \$111 [5];
-  assign \$113  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$113  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
   assign \$114  = \$112  ? 5'h00 : \$113 [4:0];
-  assign \$115  = \port$2704$0 [320] ^ \port$2704$0 [325];
-  assign \$116  = \port$2703$0 [34:29] - \port$2704$0 [313:308];
+  assign \$115  = \port$2710$0 [320] ^ \port$2710$0 [325];
+  assign \$116  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
   assign \$117  = \$115  | \$116 [5];
-  assign \$118  = \port$2704$0 [324] ? { \$109 , \$106  } : { \$117 , \$114  };
-  assign age_bank2 = \port$2704$0 [307] ? \$101  : \$118 ;
-  assign \$119  = \port$2704$0 [430] ^ \port$2704$0 [435];
-  assign \$120  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$118  = \port$2710$0 [324] ? { \$109 , \$106  } : { \$117 , \$114  };
+  assign age_bank2 = \port$2710$0 [307] ? \$101  : \$118 ;
+  assign \$119  = \port$2710$0 [430] ^ \port$2710$0 [435];
+  assign \$120  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
   assign \$121  = \$119  | \$120 [5];
-  assign \$122  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$122  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
   assign \$123  = \$121  ? 5'h00 : \$122 [4:0];
-  assign \$124  = \port$2704$0 [430] ^ \port$2704$0 [435];
-  assign \$125  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$124  = \port$2710$0 [430] ^ \port$2710$0 [435];
+  assign \$125  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
   assign \$126  = \$124  | \$125 [5];
-  assign \$127  = \port$2704$0 [430] ^ \port$2704$0 [434];
-  assign \$128  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$127  = \port$2710$0 [430] ^ \port$2710$0 [434];
+  assign \$128  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
   assign \$129  = \$127  | \$128 [5];
-  assign \$130  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$130  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
   assign \$131  = \$129  ? 5'h00 : \$130 [4:0];
-  assign \$132  = \port$2704$0 [430] ^ \port$2704$0 [434];
-  assign \$133  = \port$2703$0 [34:29] - \port$2704$0 [428:423];
+  assign \$132  = \port$2710$0 [430] ^ \port$2710$0 [434];
+  assign \$133  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
   assign \$134  = \$132  | \$133 [5];
-  assign \$135  = \port$2704$0 [433] ? { \$126 , \$123  } : { \$134 , \$131  };
-  assign \$136  = \port$2704$0 [429] ^ \port$2704$0 [435];
-  assign \$137  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$135  = \port$2710$0 [433] ? { \$126 , \$123  } : { \$134 , \$131  };
+  assign \$136  = \port$2710$0 [429] ^ \port$2710$0 [435];
+  assign \$137  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
   assign \$138  = \$136  | \$137 [5];
-  assign \$139  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$139  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
   assign \$140  = \$138  ? 5'h00 : \$139 [4:0];
-  assign \$141  = \port$2704$0 [429] ^ \port$2704$0 [435];
-  assign \$142  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$141  = \port$2710$0 [429] ^ \port$2710$0 [435];
+  assign \$142  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
   assign \$143  = \$141  | \$142 [5];
-  assign \$144  = \port$2704$0 [429] ^ \port$2704$0 [434];
-  assign \$145  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$144  = \port$2710$0 [429] ^ \port$2710$0 [434];
+  assign \$145  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
   assign \$146  = \$144  | \$145 [5];
-  assign \$147  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$147  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
   assign \$148  = \$146  ? 5'h00 : \$147 [4:0];
-  assign \$149  = \port$2704$0 [429] ^ \port$2704$0 [434];
-  assign \$150  = \port$2703$0 [34:29] - \port$2704$0 [422:417];
+  assign \$149  = \port$2710$0 [429] ^ \port$2710$0 [434];
+  assign \$150  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
   assign \$151  = \$149  | \$150 [5];
-  assign \$152  = \port$2704$0 [433] ? { \$143 , \$140  } : { \$151 , \$148  };
-  assign age_bank3 = \port$2704$0 [416] ? \$135  : \$152 ;
-  assign \$153  = \port$2708$0 [1:0] + 1'h0;
-  assign \$154  = \port$2708$0 [1:0] + 1'h0;
-  assign \$155  = \port$2708$0 [1:0] + 1'h0;
-  assign \$156  = \port$2708$0 [1:0] + 1'h0;
-  assign \$157  = \port$2708$0 [1:0] + 1'h0;
-  assign \$158  = \port$2708$0 [1:0] + 1'h0;
-  assign \$159  = \port$2708$0 [8:7] + 1'h0;
-  assign \$160  = \port$2708$0 [8:7] + 1'h0;
-  assign \$161  = \port$2708$0 [8:7] + 1'h0;
-  assign \$162  = \port$2708$0 [8:7] + 1'h0;
-  assign \$163  = \port$2708$0 [8:7] + 1'h0;
-  assign \$164  = \port$2708$0 [8:7] + 1'h0;
-  assign \$165  = \port$2708$0 [15:14] + 1'h0;
-  assign \$166  = \port$2708$0 [15:14] + 1'h0;
-  assign \$167  = \port$2708$0 [15:14] + 1'h0;
-  assign \$168  = \port$2708$0 [15:14] + 1'h0;
-  assign \$169  = \port$2708$0 [15:14] + 1'h0;
-  assign \$170  = \port$2708$0 [15:14] + 1'h0;
-  assign \$171  = \port$2708$0 [22:21] + 1'h0;
-  assign \$172  = \port$2708$0 [22:21] + 1'h0;
-  assign \$173  = \port$2708$0 [22:21] + 1'h0;
-  assign \$174  = \port$2708$0 [22:21] + 1'h0;
-  assign \$175  = \port$2708$0 [22:21] + 1'h0;
-  assign \$176  = \port$2708$0 [22:21] + 1'h0;
+  assign \$152  = \port$2710$0 [433] ? { \$143 , \$140  } : { \$151 , \$148  };
+  assign age_bank3 = \port$2710$0 [416] ? \$135  : \$152 ;
+  assign \$153  = \port$2714$0 [1:0] + 1'h0;
+  assign \$154  = \port$2714$0 [1:0] + 1'h0;
+  assign \$155  = \port$2714$0 [1:0] + 1'h0;
+  assign \$156  = \port$2714$0 [1:0] + 1'h0;
+  assign \$157  = \port$2714$0 [1:0] + 1'h0;
+  assign \$158  = \port$2714$0 [1:0] + 1'h0;
+  assign \$159  = \port$2714$0 [8:7] + 1'h0;
+  assign \$160  = \port$2714$0 [8:7] + 1'h0;
+  assign \$161  = \port$2714$0 [8:7] + 1'h0;
+  assign \$162  = \port$2714$0 [8:7] + 1'h0;
+  assign \$163  = \port$2714$0 [8:7] + 1'h0;
+  assign \$164  = \port$2714$0 [8:7] + 1'h0;
+  assign \$165  = \port$2714$0 [15:14] + 1'h0;
+  assign \$166  = \port$2714$0 [15:14] + 1'h0;
+  assign \$167  = \port$2714$0 [15:14] + 1'h0;
+  assign \$168  = \port$2714$0 [15:14] + 1'h0;
+  assign \$169  = \port$2714$0 [15:14] + 1'h0;
+  assign \$170  = \port$2714$0 [15:14] + 1'h0;
+  assign \$171  = \port$2714$0 [22:21] + 1'h0;
+  assign \$172  = \port$2714$0 [22:21] + 1'h0;
+  assign \$173  = \port$2714$0 [22:21] + 1'h0;
+  assign \$174  = \port$2714$0 [22:21] + 1'h0;
+  assign \$175  = \port$2714$0 [22:21] + 1'h0;
+  assign \$176  = \port$2714$0 [22:21] + 1'h0;
   assign \$177  = cnt0 >= 8'hff;
   assign \$178  = cnt0 + 1'h1;
   assign \$179  = \$177  ? 9'h0ff : \$178 ;
@@ -4350,13 +4418,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$153 [1:0])
       2'h0:
-          valid0 = \port$2704$0 [38];
+          valid0 = \port$2710$0 [38];
       2'h1:
-          valid0 = \port$2704$0 [147];
+          valid0 = \port$2710$0 [147];
       2'h2:
-          valid0 = \port$2704$0 [256];
+          valid0 = \port$2710$0 [256];
       2'h3:
-          valid0 = \port$2704$0 [365];
+          valid0 = \port$2710$0 [365];
     endcase
   end
   always @* begin
@@ -4378,13 +4446,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$155 [1:0])
       2'h0:
-          tag0 = \port$2704$0 [23:0];
+          tag0 = \port$2710$0 [23:0];
       2'h1:
-          tag0 = \port$2704$0 [132:109];
+          tag0 = \port$2710$0 [132:109];
       2'h2:
-          tag0 = \port$2704$0 [241:218];
+          tag0 = \port$2710$0 [241:218];
       2'h3:
-          tag0 = \port$2704$0 [350:327];
+          tag0 = \port$2710$0 [350:327];
     endcase
   end
   always @* begin
@@ -4406,13 +4474,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$157 [1:0])
       2'h0:
-          cnt0 = \port$2704$0 [31:24];
+          cnt0 = \port$2710$0 [31:24];
       2'h1:
-          cnt0 = \port$2704$0 [140:133];
+          cnt0 = \port$2710$0 [140:133];
       2'h2:
-          cnt0 = \port$2704$0 [249:242];
+          cnt0 = \port$2710$0 [249:242];
       2'h3:
-          cnt0 = \port$2704$0 [358:351];
+          cnt0 = \port$2710$0 [358:351];
     endcase
   end
   always @* begin
@@ -4434,13 +4502,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$159 [1:0])
       2'h0:
-          valid1 = \port$2704$0 [38];
+          valid1 = \port$2710$0 [38];
       2'h1:
-          valid1 = \port$2704$0 [147];
+          valid1 = \port$2710$0 [147];
       2'h2:
-          valid1 = \port$2704$0 [256];
+          valid1 = \port$2710$0 [256];
       2'h3:
-          valid1 = \port$2704$0 [365];
+          valid1 = \port$2710$0 [365];
     endcase
   end
   always @* begin
@@ -4462,13 +4530,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$161 [1:0])
       2'h0:
-          tag1 = \port$2704$0 [23:0];
+          tag1 = \port$2710$0 [23:0];
       2'h1:
-          tag1 = \port$2704$0 [132:109];
+          tag1 = \port$2710$0 [132:109];
       2'h2:
-          tag1 = \port$2704$0 [241:218];
+          tag1 = \port$2710$0 [241:218];
       2'h3:
-          tag1 = \port$2704$0 [350:327];
+          tag1 = \port$2710$0 [350:327];
     endcase
   end
   always @* begin
@@ -4490,13 +4558,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$163 [1:0])
       2'h0:
-          cnt1 = \port$2704$0 [31:24];
+          cnt1 = \port$2710$0 [31:24];
       2'h1:
-          cnt1 = \port$2704$0 [140:133];
+          cnt1 = \port$2710$0 [140:133];
       2'h2:
-          cnt1 = \port$2704$0 [249:242];
+          cnt1 = \port$2710$0 [249:242];
       2'h3:
-          cnt1 = \port$2704$0 [358:351];
+          cnt1 = \port$2710$0 [358:351];
     endcase
   end
   always @* begin
@@ -4518,13 +4586,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$165 [1:0])
       2'h0:
-          valid2 = \port$2704$0 [38];
+          valid2 = \port$2710$0 [38];
       2'h1:
-          valid2 = \port$2704$0 [147];
+          valid2 = \port$2710$0 [147];
       2'h2:
-          valid2 = \port$2704$0 [256];
+          valid2 = \port$2710$0 [256];
       2'h3:
-          valid2 = \port$2704$0 [365];
+          valid2 = \port$2710$0 [365];
     endcase
   end
   always @* begin
@@ -4546,13 +4614,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$167 [1:0])
       2'h0:
-          tag2 = \port$2704$0 [23:0];
+          tag2 = \port$2710$0 [23:0];
       2'h1:
-          tag2 = \port$2704$0 [132:109];
+          tag2 = \port$2710$0 [132:109];
       2'h2:
-          tag2 = \port$2704$0 [241:218];
+          tag2 = \port$2710$0 [241:218];
       2'h3:
-          tag2 = \port$2704$0 [350:327];
+          tag2 = \port$2710$0 [350:327];
     endcase
   end
   always @* begin
@@ -4574,13 +4642,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$169 [1:0])
       2'h0:
-          cnt2 = \port$2704$0 [31:24];
+          cnt2 = \port$2710$0 [31:24];
       2'h1:
-          cnt2 = \port$2704$0 [140:133];
+          cnt2 = \port$2710$0 [140:133];
       2'h2:
-          cnt2 = \port$2704$0 [249:242];
+          cnt2 = \port$2710$0 [249:242];
       2'h3:
-          cnt2 = \port$2704$0 [358:351];
+          cnt2 = \port$2710$0 [358:351];
     endcase
   end
   always @* begin
@@ -4602,13 +4670,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$171 [1:0])
       2'h0:
-          valid3 = \port$2704$0 [38];
+          valid3 = \port$2710$0 [38];
       2'h1:
-          valid3 = \port$2704$0 [147];
+          valid3 = \port$2710$0 [147];
       2'h2:
-          valid3 = \port$2704$0 [256];
+          valid3 = \port$2710$0 [256];
       2'h3:
-          valid3 = \port$2704$0 [365];
+          valid3 = \port$2710$0 [365];
     endcase
   end
   always @* begin
@@ -4630,13 +4698,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$173 [1:0])
       2'h0:
-          tag3 = \port$2704$0 [23:0];
+          tag3 = \port$2710$0 [23:0];
       2'h1:
-          tag3 = \port$2704$0 [132:109];
+          tag3 = \port$2710$0 [132:109];
       2'h2:
-          tag3 = \port$2704$0 [241:218];
+          tag3 = \port$2710$0 [241:218];
       2'h3:
-          tag3 = \port$2704$0 [350:327];
+          tag3 = \port$2710$0 [350:327];
     endcase
   end
   always @* begin
@@ -4658,13 +4726,13 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$175 [1:0])
       2'h0:
-          cnt3 = \port$2704$0 [31:24];
+          cnt3 = \port$2710$0 [31:24];
       2'h1:
-          cnt3 = \port$2704$0 [140:133];
+          cnt3 = \port$2710$0 [140:133];
       2'h2:
-          cnt3 = \port$2704$0 [249:242];
+          cnt3 = \port$2710$0 [249:242];
       2'h3:
-          cnt3 = \port$2704$0 [358:351];
+          cnt3 = \port$2710$0 [358:351];
     endcase
   end
   always @* begin
@@ -4681,112 +4749,112 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2704$0 , \port$2708$0 , \port$2703$0  };
-  assign \window.request  = \port$2703$0 [34:0];
-  assign \window.request.valid  = \port$2703$0 [0];
-  assign \window.request.op  = \port$2703$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2703$0 [4:3];
-  assign \window.request.tag  = \port$2703$0 [28:5];
-  assign \window.request.t  = \port$2703$0 [34:29];
-  assign \window.start  = \port$2703$0 [41:35];
-  assign \window.lane_slot  = \port$2708$0 ;
-  assign \window.bank  = \port$2704$0 ;
-  assign \window.bank[0].tag  = \port$2704$0 [23:0];
-  assign \window.bank[0].count  = \port$2704$0 [31:24];
-  assign \window.bank[0].last  = \port$2704$0 [37:32];
-  assign \window.bank[0].valid  = \port$2704$0 [38];
-  assign \window.bank[0].fresh  = \port$2704$0 [39];
-  assign \window.bank[0].mark  = \port$2704$0 [40];
-  assign \window.bank[0].row  = \port$2704$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2704$0 [46];
-  assign \window.bank[0].sides  = \port$2704$0 [108:47];
-  assign \window.bank[0].sides.ent  = \port$2704$0 [47];
-  assign \window.bank[0].sides.count_raw  = \port$2704$0 [55:48];
-  assign \window.bank[0].sides.count_byp  = \port$2704$0 [63:56];
-  assign \window.bank[0].sides.tag_raw  = \port$2704$0 [87:64];
-  assign \window.bank[0].sides.tag_eq_byp  = \port$2704$0 [88];
-  assign \window.bank[0].sides.meta  = \port$2704$0 [89];
-  assign \window.bank[0].sides.last_raw  = \port$2704$0 [95:90];
-  assign \window.bank[0].sides.last_byp  = \port$2704$0 [101:96];
-  assign \window.bank[0].sides.fresh_raw  = \port$2704$0 [102];
-  assign \window.bank[0].sides.fresh_byp  = \port$2704$0 [103];
-  assign \window.bank[0].sides.valid_raw  = \port$2704$0 [104];
-  assign \window.bank[0].sides.valid_byp  = \port$2704$0 [105];
-  assign \window.bank[0].sides.mark  = \port$2704$0 [106];
-  assign \window.bank[0].sides.mark_raw  = \port$2704$0 [107];
-  assign \window.bank[0].sides.mark_byp  = \port$2704$0 [108];
-  assign \window.bank[1].tag  = \port$2704$0 [132:109];
-  assign \window.bank[1].count  = \port$2704$0 [140:133];
-  assign \window.bank[1].last  = \port$2704$0 [146:141];
-  assign \window.bank[1].valid  = \port$2704$0 [147];
-  assign \window.bank[1].fresh  = \port$2704$0 [148];
-  assign \window.bank[1].mark  = \port$2704$0 [149];
-  assign \window.bank[1].row  = \port$2704$0 [154:150];
-  assign \window.bank[1].sc_row_hit  = \port$2704$0 [155];
-  assign \window.bank[1].sides  = \port$2704$0 [217:156];
-  assign \window.bank[1].sides.ent  = \port$2704$0 [156];
-  assign \window.bank[1].sides.count_raw  = \port$2704$0 [164:157];
-  assign \window.bank[1].sides.count_byp  = \port$2704$0 [172:165];
-  assign \window.bank[1].sides.tag_raw  = \port$2704$0 [196:173];
-  assign \window.bank[1].sides.tag_eq_byp  = \port$2704$0 [197];
-  assign \window.bank[1].sides.meta  = \port$2704$0 [198];
-  assign \window.bank[1].sides.last_raw  = \port$2704$0 [204:199];
-  assign \window.bank[1].sides.last_byp  = \port$2704$0 [210:205];
-  assign \window.bank[1].sides.fresh_raw  = \port$2704$0 [211];
-  assign \window.bank[1].sides.fresh_byp  = \port$2704$0 [212];
-  assign \window.bank[1].sides.valid_raw  = \port$2704$0 [213];
-  assign \window.bank[1].sides.valid_byp  = \port$2704$0 [214];
-  assign \window.bank[1].sides.mark  = \port$2704$0 [215];
-  assign \window.bank[1].sides.mark_raw  = \port$2704$0 [216];
-  assign \window.bank[1].sides.mark_byp  = \port$2704$0 [217];
-  assign \window.bank[2].tag  = \port$2704$0 [241:218];
-  assign \window.bank[2].count  = \port$2704$0 [249:242];
-  assign \window.bank[2].last  = \port$2704$0 [255:250];
-  assign \window.bank[2].valid  = \port$2704$0 [256];
-  assign \window.bank[2].fresh  = \port$2704$0 [257];
-  assign \window.bank[2].mark  = \port$2704$0 [258];
-  assign \window.bank[2].row  = \port$2704$0 [263:259];
-  assign \window.bank[2].sc_row_hit  = \port$2704$0 [264];
-  assign \window.bank[2].sides  = \port$2704$0 [326:265];
-  assign \window.bank[2].sides.ent  = \port$2704$0 [265];
-  assign \window.bank[2].sides.count_raw  = \port$2704$0 [273:266];
-  assign \window.bank[2].sides.count_byp  = \port$2704$0 [281:274];
-  assign \window.bank[2].sides.tag_raw  = \port$2704$0 [305:282];
-  assign \window.bank[2].sides.tag_eq_byp  = \port$2704$0 [306];
-  assign \window.bank[2].sides.meta  = \port$2704$0 [307];
-  assign \window.bank[2].sides.last_raw  = \port$2704$0 [313:308];
-  assign \window.bank[2].sides.last_byp  = \port$2704$0 [319:314];
-  assign \window.bank[2].sides.fresh_raw  = \port$2704$0 [320];
-  assign \window.bank[2].sides.fresh_byp  = \port$2704$0 [321];
-  assign \window.bank[2].sides.valid_raw  = \port$2704$0 [322];
-  assign \window.bank[2].sides.valid_byp  = \port$2704$0 [323];
-  assign \window.bank[2].sides.mark  = \port$2704$0 [324];
-  assign \window.bank[2].sides.mark_raw  = \port$2704$0 [325];
-  assign \window.bank[2].sides.mark_byp  = \port$2704$0 [326];
-  assign \window.bank[3].tag  = \port$2704$0 [350:327];
-  assign \window.bank[3].count  = \port$2704$0 [358:351];
-  assign \window.bank[3].last  = \port$2704$0 [364:359];
-  assign \window.bank[3].valid  = \port$2704$0 [365];
-  assign \window.bank[3].fresh  = \port$2704$0 [366];
-  assign \window.bank[3].mark  = \port$2704$0 [367];
-  assign \window.bank[3].row  = \port$2704$0 [372:368];
-  assign \window.bank[3].sc_row_hit  = \port$2704$0 [373];
-  assign \window.bank[3].sides  = \port$2704$0 [435:374];
-  assign \window.bank[3].sides.ent  = \port$2704$0 [374];
-  assign \window.bank[3].sides.count_raw  = \port$2704$0 [382:375];
-  assign \window.bank[3].sides.count_byp  = \port$2704$0 [390:383];
-  assign \window.bank[3].sides.tag_raw  = \port$2704$0 [414:391];
-  assign \window.bank[3].sides.tag_eq_byp  = \port$2704$0 [415];
-  assign \window.bank[3].sides.meta  = \port$2704$0 [416];
-  assign \window.bank[3].sides.last_raw  = \port$2704$0 [422:417];
-  assign \window.bank[3].sides.last_byp  = \port$2704$0 [428:423];
-  assign \window.bank[3].sides.fresh_raw  = \port$2704$0 [429];
-  assign \window.bank[3].sides.fresh_byp  = \port$2704$0 [430];
-  assign \window.bank[3].sides.valid_raw  = \port$2704$0 [431];
-  assign \window.bank[3].sides.valid_byp  = \port$2704$0 [432];
-  assign \window.bank[3].sides.mark  = \port$2704$0 [433];
-  assign \window.bank[3].sides.mark_raw  = \port$2704$0 [434];
-  assign \window.bank[3].sides.mark_byp  = \port$2704$0 [435];
+  assign window = { 45'h000000000000, \port$2710$0 , \port$2714$0 , \port$2709$0  };
+  assign \window.request  = \port$2709$0 [34:0];
+  assign \window.request.valid  = \port$2709$0 [0];
+  assign \window.request.op  = \port$2709$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2709$0 [4:3];
+  assign \window.request.tag  = \port$2709$0 [28:5];
+  assign \window.request.t  = \port$2709$0 [34:29];
+  assign \window.start  = \port$2709$0 [41:35];
+  assign \window.lane_slot  = \port$2714$0 ;
+  assign \window.bank  = \port$2710$0 ;
+  assign \window.bank[0].tag  = \port$2710$0 [23:0];
+  assign \window.bank[0].count  = \port$2710$0 [31:24];
+  assign \window.bank[0].last  = \port$2710$0 [37:32];
+  assign \window.bank[0].valid  = \port$2710$0 [38];
+  assign \window.bank[0].fresh  = \port$2710$0 [39];
+  assign \window.bank[0].mark  = \port$2710$0 [40];
+  assign \window.bank[0].row  = \port$2710$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2710$0 [46];
+  assign \window.bank[0].sides  = \port$2710$0 [108:47];
+  assign \window.bank[0].sides.ent  = \port$2710$0 [47];
+  assign \window.bank[0].sides.count_raw  = \port$2710$0 [55:48];
+  assign \window.bank[0].sides.count_byp  = \port$2710$0 [63:56];
+  assign \window.bank[0].sides.tag_raw  = \port$2710$0 [87:64];
+  assign \window.bank[0].sides.tag_eq_byp  = \port$2710$0 [88];
+  assign \window.bank[0].sides.meta  = \port$2710$0 [89];
+  assign \window.bank[0].sides.last_raw  = \port$2710$0 [95:90];
+  assign \window.bank[0].sides.last_byp  = \port$2710$0 [101:96];
+  assign \window.bank[0].sides.fresh_raw  = \port$2710$0 [102];
+  assign \window.bank[0].sides.fresh_byp  = \port$2710$0 [103];
+  assign \window.bank[0].sides.valid_raw  = \port$2710$0 [104];
+  assign \window.bank[0].sides.valid_byp  = \port$2710$0 [105];
+  assign \window.bank[0].sides.mark  = \port$2710$0 [106];
+  assign \window.bank[0].sides.mark_raw  = \port$2710$0 [107];
+  assign \window.bank[0].sides.mark_byp  = \port$2710$0 [108];
+  assign \window.bank[1].tag  = \port$2710$0 [132:109];
+  assign \window.bank[1].count  = \port$2710$0 [140:133];
+  assign \window.bank[1].last  = \port$2710$0 [146:141];
+  assign \window.bank[1].valid  = \port$2710$0 [147];
+  assign \window.bank[1].fresh  = \port$2710$0 [148];
+  assign \window.bank[1].mark  = \port$2710$0 [149];
+  assign \window.bank[1].row  = \port$2710$0 [154:150];
+  assign \window.bank[1].sc_row_hit  = \port$2710$0 [155];
+  assign \window.bank[1].sides  = \port$2710$0 [217:156];
+  assign \window.bank[1].sides.ent  = \port$2710$0 [156];
+  assign \window.bank[1].sides.count_raw  = \port$2710$0 [164:157];
+  assign \window.bank[1].sides.count_byp  = \port$2710$0 [172:165];
+  assign \window.bank[1].sides.tag_raw  = \port$2710$0 [196:173];
+  assign \window.bank[1].sides.tag_eq_byp  = \port$2710$0 [197];
+  assign \window.bank[1].sides.meta  = \port$2710$0 [198];
+  assign \window.bank[1].sides.last_raw  = \port$2710$0 [204:199];
+  assign \window.bank[1].sides.last_byp  = \port$2710$0 [210:205];
+  assign \window.bank[1].sides.fresh_raw  = \port$2710$0 [211];
+  assign \window.bank[1].sides.fresh_byp  = \port$2710$0 [212];
+  assign \window.bank[1].sides.valid_raw  = \port$2710$0 [213];
+  assign \window.bank[1].sides.valid_byp  = \port$2710$0 [214];
+  assign \window.bank[1].sides.mark  = \port$2710$0 [215];
+  assign \window.bank[1].sides.mark_raw  = \port$2710$0 [216];
+  assign \window.bank[1].sides.mark_byp  = \port$2710$0 [217];
+  assign \window.bank[2].tag  = \port$2710$0 [241:218];
+  assign \window.bank[2].count  = \port$2710$0 [249:242];
+  assign \window.bank[2].last  = \port$2710$0 [255:250];
+  assign \window.bank[2].valid  = \port$2710$0 [256];
+  assign \window.bank[2].fresh  = \port$2710$0 [257];
+  assign \window.bank[2].mark  = \port$2710$0 [258];
+  assign \window.bank[2].row  = \port$2710$0 [263:259];
+  assign \window.bank[2].sc_row_hit  = \port$2710$0 [264];
+  assign \window.bank[2].sides  = \port$2710$0 [326:265];
+  assign \window.bank[2].sides.ent  = \port$2710$0 [265];
+  assign \window.bank[2].sides.count_raw  = \port$2710$0 [273:266];
+  assign \window.bank[2].sides.count_byp  = \port$2710$0 [281:274];
+  assign \window.bank[2].sides.tag_raw  = \port$2710$0 [305:282];
+  assign \window.bank[2].sides.tag_eq_byp  = \port$2710$0 [306];
+  assign \window.bank[2].sides.meta  = \port$2710$0 [307];
+  assign \window.bank[2].sides.last_raw  = \port$2710$0 [313:308];
+  assign \window.bank[2].sides.last_byp  = \port$2710$0 [319:314];
+  assign \window.bank[2].sides.fresh_raw  = \port$2710$0 [320];
+  assign \window.bank[2].sides.fresh_byp  = \port$2710$0 [321];
+  assign \window.bank[2].sides.valid_raw  = \port$2710$0 [322];
+  assign \window.bank[2].sides.valid_byp  = \port$2710$0 [323];
+  assign \window.bank[2].sides.mark  = \port$2710$0 [324];
+  assign \window.bank[2].sides.mark_raw  = \port$2710$0 [325];
+  assign \window.bank[2].sides.mark_byp  = \port$2710$0 [326];
+  assign \window.bank[3].tag  = \port$2710$0 [350:327];
+  assign \window.bank[3].count  = \port$2710$0 [358:351];
+  assign \window.bank[3].last  = \port$2710$0 [364:359];
+  assign \window.bank[3].valid  = \port$2710$0 [365];
+  assign \window.bank[3].fresh  = \port$2710$0 [366];
+  assign \window.bank[3].mark  = \port$2710$0 [367];
+  assign \window.bank[3].row  = \port$2710$0 [372:368];
+  assign \window.bank[3].sc_row_hit  = \port$2710$0 [373];
+  assign \window.bank[3].sides  = \port$2710$0 [435:374];
+  assign \window.bank[3].sides.ent  = \port$2710$0 [374];
+  assign \window.bank[3].sides.count_raw  = \port$2710$0 [382:375];
+  assign \window.bank[3].sides.count_byp  = \port$2710$0 [390:383];
+  assign \window.bank[3].sides.tag_raw  = \port$2710$0 [414:391];
+  assign \window.bank[3].sides.tag_eq_byp  = \port$2710$0 [415];
+  assign \window.bank[3].sides.meta  = \port$2710$0 [416];
+  assign \window.bank[3].sides.last_raw  = \port$2710$0 [422:417];
+  assign \window.bank[3].sides.last_byp  = \port$2710$0 [428:423];
+  assign \window.bank[3].sides.fresh_raw  = \port$2710$0 [429];
+  assign \window.bank[3].sides.fresh_byp  = \port$2710$0 [430];
+  assign \window.bank[3].sides.valid_raw  = \port$2710$0 [431];
+  assign \window.bank[3].sides.valid_byp  = \port$2710$0 [432];
+  assign \window.bank[3].sides.mark  = \port$2710$0 [433];
+  assign \window.bank[3].sides.mark_raw  = \port$2710$0 [434];
+  assign \window.bank[3].sides.mark_byp  = \port$2710$0 [435];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -4864,7 +4932,7 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
   assign lanes[341] = \$213 ;
   assign lanes[300:293] = \$212 [7:0];
   assign lanes[292:285] = \$209 [7:0];
-  assign lanes[284:278] = \port$2708$0 [27:21];
+  assign lanes[284:278] = \port$2714$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -4877,7 +4945,7 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
   assign lanes[340] = \$203 ;
   assign lanes[235:228] = \$202 [7:0];
   assign lanes[227:220] = \$199 [7:0];
-  assign lanes[219:213] = \port$2708$0 [20:14];
+  assign lanes[219:213] = \port$2714$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -4890,7 +4958,7 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
   assign lanes[339] = \$193 ;
   assign lanes[170:163] = \$192 [7:0];
   assign lanes[162:155] = \$189 [7:0];
-  assign lanes[154:148] = \port$2708$0 [13:7];
+  assign lanes[154:148] = \port$2714$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -4903,24 +4971,24 @@ module \kv_asu.core.lanes$184 (\port$2704$0 , \port$2708$0 , lanes, cfg, \port$2
   assign lanes[338] = \$183 ;
   assign lanes[105:98] = \$182 [7:0];
   assign lanes[97:90] = \$179 [7:0];
-  assign lanes[89:83] = \port$2708$0 [6:0];
+  assign lanes[89:83] = \port$2714$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2703$0 [41:35];
-  assign lanes[34:0] = \port$2703$0 [34:0];
+  assign lanes[41:35] = \port$2709$0 [41:35];
+  assign lanes[34:0] = \port$2709$0 [34:0];
   assign { lanes[369:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 56'h00000000000000;
   assign match_b[3] = \$16 ;
   assign match_b[2] = \$12 ;
   assign match_b[1] = \$8 ;
   assign match_b[0] = \$4 ;
-  assign mark_now_b[3] = \port$2704$0 [367];
-  assign mark_now_b[2] = \port$2704$0 [258];
-  assign mark_now_b[1] = \port$2704$0 [149];
-  assign mark_now_b[0] = \port$2704$0 [40];
+  assign mark_now_b[3] = \port$2710$0 [367];
+  assign mark_now_b[2] = \port$2710$0 [258];
+  assign mark_now_b[1] = \port$2710$0 [149];
+  assign mark_now_b[0] = \port$2710$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -6495,7 +6563,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2724$5 , inv_slot, \port$2724$188 , clk);
+, \port$2730$5 , inv_slot, \port$2730$188 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -7371,10 +7439,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2724$188 ;
-  wire [17:0] \port$2724$188 ;
-  input [29:0] \port$2724$5 ;
-  wire [29:0] \port$2724$5 ;
+  input [17:0] \port$2730$188 ;
+  wire [17:0] \port$2730$188 ;
+  input [29:0] \port$2730$5 ;
+  wire [29:0] \port$2730$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -7555,7 +7623,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2724$188 [6:2]] <= \$signature__data ;
+      ent0[\port$2730$188 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -7600,7 +7668,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$146 )
-      ent1[\port$2724$188 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2730$188 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -7645,7 +7713,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$165 )
-      ent2[\port$2724$188 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2730$188 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -7690,7 +7758,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$184 )
-      ent3[\port$2724$188 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2730$188 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -8112,18 +8180,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$418  = \$416  & \$417 ;
   assign \$419  = \$412  | \$418 ;
   assign \$420  = ~ clear_en;
-  assign \$421  = ~ \port$2724$188 [9];
+  assign \$421  = ~ \port$2730$188 [9];
   assign \$422  = \$420  & \$421 ;
-  assign \$423  = \port$2724$188 [1:0] == 2'h2;
-  assign \$424  = \port$2724$188 [8] & \$423 ;
+  assign \$423  = \port$2730$188 [1:0] == 2'h2;
+  assign \$424  = \port$2730$188 [8] & \$423 ;
   assign \$425  = \$422  & \$424 ;
-  assign \$426  = \port$2724$188 [6:2] == sc_row_q;
+  assign \$426  = \port$2730$188 [6:2] == sc_row_q;
   assign \$427  = \$425  & \$426 ;
   assign \$428  = \$419  | \$427 ;
   assign sc_snoop_data2 = \$428  ? copy_data : sc_wr_at_read_data2;
-  assign \$429  = \port$2724$188 [1:0] == 2'h2;
-  assign \$430  = \port$2724$188 [8] & \$429 ;
-  assign \$431  = \port$2724$188 [6:2] == sc_row_qqq;
+  assign \$429  = \port$2730$188 [1:0] == 2'h2;
+  assign \$430  = \port$2730$188 [8] & \$429 ;
+  assign \$431  = \port$2730$188 [6:2] == sc_row_qqq;
   assign \$432  = \$430  & \$431 ;
   assign \$433  = ~ \$432 ;
   assign sc_we2 = sc_intent2 & \$433 ;
@@ -8142,65 +8210,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$442  = rd_slot[6:2] + \$441 ;
   assign \$443  = 2'h3 < rd_slot[1:0];
   assign \$444  = rd_slot[6:2] + \$443 ;
-  assign \$445  = \port$2724$188 [1:0] == 2'h3;
-  assign \$signature__en$184  = \port$2724$188 [8] & \$445 ;
+  assign \$445  = \port$2730$188 [1:0] == 2'h3;
+  assign \$signature__en$184  = \port$2730$188 [8] & \$445 ;
   assign \$446  = inv_slot[1:0] == 2'h3;
-  assign \$447  = \port$2724$188 [9] & \$446 ;
+  assign \$447  = \port$2730$188 [9] & \$446 ;
   assign \$448  = clear_en | \$447 ;
-  assign \$449  = ~ \port$2724$188 [9];
-  assign \$450  = \port$2724$188 [1:0] == 2'h3;
-  assign \$451  = \port$2724$188 [8] & \$450 ;
+  assign \$449  = ~ \port$2730$188 [9];
+  assign \$450  = \port$2730$188 [1:0] == 2'h3;
+  assign \$451  = \port$2730$188 [8] & \$450 ;
   assign \$452  = \$449  & \$451 ;
   assign \$signature__en$186  = \$448  | \$452 ;
   assign \$453  = inv_slot[1:0] == 2'h3;
-  assign \$454  = \port$2724$188 [9] & \$453 ;
+  assign \$454  = \port$2730$188 [9] & \$453 ;
   assign \$455  = clear_en | \$454 ;
-  assign \$456  = ~ \port$2724$188 [9];
-  assign \$457  = \port$2724$188 [1:0] == 2'h3;
-  assign \$458  = \port$2724$188 [8] & \$457 ;
+  assign \$456  = ~ \port$2730$188 [9];
+  assign \$457  = \port$2730$188 [1:0] == 2'h3;
+  assign \$458  = \port$2730$188 [8] & \$457 ;
   assign \$459  = \$456  & \$458 ;
   assign \$460  = \$455  | \$459 ;
   assign \$461  = clear_row == sc_row_q;
   assign \$462  = clear_en & \$461 ;
   assign \$463  = ~ clear_en;
-  assign \$464  = \$463  & \port$2724$188 [9];
+  assign \$464  = \$463  & \port$2730$188 [9];
   assign \$465  = inv_slot[1:0] == 2'h3;
   assign \$466  = \$464  & \$465 ;
   assign \$467  = inv_slot[6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$462  | \$468 ;
   assign \$470  = ~ clear_en;
-  assign \$471  = ~ \port$2724$188 [9];
+  assign \$471  = ~ \port$2730$188 [9];
   assign \$472  = \$470  & \$471 ;
-  assign \$473  = \port$2724$188 [1:0] == 2'h3;
-  assign \$474  = \port$2724$188 [8] & \$473 ;
+  assign \$473  = \port$2730$188 [1:0] == 2'h3;
+  assign \$474  = \port$2730$188 [8] & \$473 ;
   assign \$475  = \$472  & \$474 ;
-  assign \$476  = \port$2724$188 [6:2] == sc_row_q;
+  assign \$476  = \port$2730$188 [6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$469  | \$477 ;
   assign sc_snoop3 = \$478  | sc_wr_at_read3;
   assign \$479  = clear_row == sc_row_q;
   assign \$480  = clear_en & \$479 ;
   assign \$481  = ~ clear_en;
-  assign \$482  = \$481  & \port$2724$188 [9];
+  assign \$482  = \$481  & \port$2730$188 [9];
   assign \$483  = inv_slot[1:0] == 2'h3;
   assign \$484  = \$482  & \$483 ;
   assign \$485  = inv_slot[6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$480  | \$486 ;
   assign \$488  = ~ clear_en;
-  assign \$489  = ~ \port$2724$188 [9];
+  assign \$489  = ~ \port$2730$188 [9];
   assign \$490  = \$488  & \$489 ;
-  assign \$491  = \port$2724$188 [1:0] == 2'h3;
-  assign \$492  = \port$2724$188 [8] & \$491 ;
+  assign \$491  = \port$2730$188 [1:0] == 2'h3;
+  assign \$492  = \port$2730$188 [8] & \$491 ;
   assign \$493  = \$490  & \$492 ;
-  assign \$494  = \port$2724$188 [6:2] == sc_row_q;
+  assign \$494  = \port$2730$188 [6:2] == sc_row_q;
   assign \$495  = \$493  & \$494 ;
   assign \$496  = \$487  | \$495 ;
   assign sc_snoop_data3 = \$496  ? copy_data : sc_wr_at_read_data3;
-  assign \$497  = \port$2724$188 [1:0] == 2'h3;
-  assign \$498  = \port$2724$188 [8] & \$497 ;
-  assign \$499  = \port$2724$188 [6:2] == sc_row_qqq;
+  assign \$497  = \port$2730$188 [1:0] == 2'h3;
+  assign \$498  = \port$2730$188 [8] & \$497 ;
+  assign \$499  = \port$2730$188 [6:2] == sc_row_qqq;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = ~ \$500 ;
   assign sc_we3 = sc_intent3 & \$501 ;
@@ -8314,31 +8382,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2724$188 [9];
+  assign \$6  = \$5  & \port$2730$188 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2724$188 [9];
+  assign \$13  = ~ \port$2730$188 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2724$188 [1:0];
-  assign \$16  = \port$2724$188 [8] & \$15 ;
+  assign \$15  = ! \port$2730$188 [1:0];
+  assign \$16  = \port$2730$188 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2724$188 [6:2] == sc_row;
+  assign \$18  = \port$2730$188 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2724$188 [1:0];
-  assign \$23  = \port$2724$188 [8] & \$22 ;
-  assign \$24  = \port$2724$188 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2730$188 [1:0];
+  assign \$23  = \port$2730$188 [8] & \$22 ;
+  assign \$24  = \port$2730$188 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2724$188 [1:0];
-  assign \$30  = \port$2724$188 [8] & \$29 ;
+  assign \$29  = ! \port$2730$188 [1:0];
+  assign \$30  = \port$2730$188 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -8346,7 +8414,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2724$188 [9];
+  assign \$38  = \$37  & \port$2730$188 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -8354,10 +8422,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2724$188 [9];
+  assign \$46  = ~ \port$2730$188 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2724$188 [1:0];
-  assign \$49  = \port$2724$188 [8] & \$48 ;
+  assign \$48  = ! \port$2730$188 [1:0];
+  assign \$49  = \port$2730$188 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -8371,31 +8439,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2724$188 [9];
+  assign \$63  = \$62  & \port$2730$188 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2724$188 [9];
+  assign \$70  = ~ \port$2730$188 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2724$188 [1:0] == 1'h1;
-  assign \$73  = \port$2724$188 [8] & \$72 ;
+  assign \$72  = \port$2730$188 [1:0] == 1'h1;
+  assign \$73  = \port$2730$188 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2724$188 [6:2] == sc_row;
+  assign \$75  = \port$2730$188 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2724$188 [1:0] == 1'h1;
-  assign \$80  = \port$2724$188 [8] & \$79 ;
-  assign \$81  = \port$2724$188 [6:2] == sc_row_qq;
+  assign \$79  = \port$2730$188 [1:0] == 1'h1;
+  assign \$80  = \port$2730$188 [8] & \$79 ;
+  assign \$81  = \port$2730$188 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2724$188 [1:0] == 1'h1;
-  assign \$87  = \port$2724$188 [8] & \$86 ;
+  assign \$86  = \port$2730$188 [1:0] == 1'h1;
+  assign \$87  = \port$2730$188 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -8403,7 +8471,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2724$188 [9];
+  assign \$95  = \$94  & \port$2730$188 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -8411,10 +8479,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2724$188 [9];
+  assign \$103  = ~ \port$2730$188 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2724$188 [1:0] == 1'h1;
-  assign \$106  = \port$2724$188 [8] & \$105 ;
+  assign \$105  = \port$2730$188 [1:0] == 1'h1;
+  assign \$106  = \port$2730$188 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -8428,31 +8496,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2724$188 [9];
+  assign \$120  = \$119  & \port$2730$188 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2724$188 [9];
+  assign \$127  = ~ \port$2730$188 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2724$188 [1:0] == 2'h2;
-  assign \$130  = \port$2724$188 [8] & \$129 ;
+  assign \$129  = \port$2730$188 [1:0] == 2'h2;
+  assign \$130  = \port$2730$188 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2724$188 [6:2] == sc_row;
+  assign \$132  = \port$2730$188 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2724$188 [1:0] == 2'h2;
-  assign \$137  = \port$2724$188 [8] & \$136 ;
-  assign \$138  = \port$2724$188 [6:2] == sc_row_qq;
+  assign \$136  = \port$2730$188 [1:0] == 2'h2;
+  assign \$137  = \port$2730$188 [8] & \$136 ;
+  assign \$138  = \port$2730$188 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2724$188 [1:0] == 2'h2;
-  assign \$144  = \port$2724$188 [8] & \$143 ;
+  assign \$143  = \port$2730$188 [1:0] == 2'h2;
+  assign \$144  = \port$2730$188 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -8460,7 +8528,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2724$188 [9];
+  assign \$152  = \$151  & \port$2730$188 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -8468,10 +8536,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2724$188 [9];
+  assign \$160  = ~ \port$2730$188 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2724$188 [1:0] == 2'h2;
-  assign \$163  = \port$2724$188 [8] & \$162 ;
+  assign \$162  = \port$2730$188 [1:0] == 2'h2;
+  assign \$163  = \port$2730$188 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -8485,31 +8553,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2724$188 [9];
+  assign \$177  = \$176  & \port$2730$188 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2724$188 [9];
+  assign \$184  = ~ \port$2730$188 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2724$188 [1:0] == 2'h3;
-  assign \$187  = \port$2724$188 [8] & \$186 ;
+  assign \$186  = \port$2730$188 [1:0] == 2'h3;
+  assign \$187  = \port$2730$188 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2724$188 [6:2] == sc_row;
+  assign \$189  = \port$2730$188 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2724$188 [1:0] == 2'h3;
-  assign \$194  = \port$2724$188 [8] & \$193 ;
-  assign \$195  = \port$2724$188 [6:2] == sc_row_qq;
+  assign \$193  = \port$2730$188 [1:0] == 2'h3;
+  assign \$194  = \port$2730$188 [8] & \$193 ;
+  assign \$195  = \port$2730$188 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2724$188 [1:0] == 2'h3;
-  assign \$201  = \port$2724$188 [8] & \$200 ;
+  assign \$200  = \port$2730$188 [1:0] == 2'h3;
+  assign \$201  = \port$2730$188 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -8517,7 +8585,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2724$188 [9];
+  assign \$209  = \$208  & \port$2730$188 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -8525,10 +8593,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2724$188 [9];
+  assign \$217  = ~ \port$2730$188 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2724$188 [1:0] == 2'h3;
-  assign \$220  = \port$2724$188 [8] & \$219 ;
+  assign \$219  = \port$2730$188 [1:0] == 2'h3;
+  assign \$220  = \port$2730$188 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -8537,10 +8605,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2724$188 [9] | clear_en;
+  assign \$229  = \port$2730$188 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2724$188 [6:2];
-  assign \$231  = \port$2724$188 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2730$188 [6:2];
+  assign \$231  = \port$2730$188 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -8557,65 +8625,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2724$188 [1:0];
-  assign \$signature__en$108  = \port$2724$188 [8] & \$241 ;
+  assign \$241  = ! \port$2730$188 [1:0];
+  assign \$signature__en$108  = \port$2730$188 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2724$188 [9] & \$242 ;
+  assign \$243  = \port$2730$188 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2724$188 [9];
-  assign \$246  = ! \port$2724$188 [1:0];
-  assign \$247  = \port$2724$188 [8] & \$246 ;
+  assign \$245  = ~ \port$2730$188 [9];
+  assign \$246  = ! \port$2730$188 [1:0];
+  assign \$247  = \port$2730$188 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2724$188 [9] & \$249 ;
+  assign \$250  = \port$2730$188 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2724$188 [9];
-  assign \$253  = ! \port$2724$188 [1:0];
-  assign \$254  = \port$2724$188 [8] & \$253 ;
+  assign \$252  = ~ \port$2730$188 [9];
+  assign \$253  = ! \port$2730$188 [1:0];
+  assign \$254  = \port$2730$188 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2724$188 [9];
+  assign \$260  = \$259  & \port$2730$188 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2724$188 [9];
+  assign \$267  = ~ \port$2730$188 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2724$188 [1:0];
-  assign \$270  = \port$2724$188 [8] & \$269 ;
+  assign \$269  = ! \port$2730$188 [1:0];
+  assign \$270  = \port$2730$188 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2724$188 [6:2] == sc_row_q;
+  assign \$272  = \port$2730$188 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2724$188 [9];
+  assign \$278  = \$277  & \port$2730$188 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2724$188 [9];
+  assign \$285  = ~ \port$2730$188 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2724$188 [1:0];
-  assign \$288  = \port$2724$188 [8] & \$287 ;
+  assign \$287  = ! \port$2730$188 [1:0];
+  assign \$288  = \port$2730$188 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2724$188 [6:2] == sc_row_q;
+  assign \$290  = \port$2730$188 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2724$188 [1:0];
-  assign \$294  = \port$2724$188 [8] & \$293 ;
-  assign \$295  = \port$2724$188 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2730$188 [1:0];
+  assign \$294  = \port$2730$188 [8] & \$293 ;
+  assign \$295  = \port$2730$188 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -8634,65 +8702,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$306  = rd_slot[6:2] + \$305 ;
   assign \$307  = 1'h1 < rd_slot[1:0];
   assign \$308  = rd_slot[6:2] + \$307 ;
-  assign \$309  = \port$2724$188 [1:0] == 1'h1;
-  assign \$signature__en$146  = \port$2724$188 [8] & \$309 ;
+  assign \$309  = \port$2730$188 [1:0] == 1'h1;
+  assign \$signature__en$146  = \port$2730$188 [8] & \$309 ;
   assign \$310  = inv_slot[1:0] == 1'h1;
-  assign \$311  = \port$2724$188 [9] & \$310 ;
+  assign \$311  = \port$2730$188 [9] & \$310 ;
   assign \$312  = clear_en | \$311 ;
-  assign \$313  = ~ \port$2724$188 [9];
-  assign \$314  = \port$2724$188 [1:0] == 1'h1;
-  assign \$315  = \port$2724$188 [8] & \$314 ;
+  assign \$313  = ~ \port$2730$188 [9];
+  assign \$314  = \port$2730$188 [1:0] == 1'h1;
+  assign \$315  = \port$2730$188 [8] & \$314 ;
   assign \$316  = \$313  & \$315 ;
   assign \$signature__en$148  = \$312  | \$316 ;
   assign \$317  = inv_slot[1:0] == 1'h1;
-  assign \$318  = \port$2724$188 [9] & \$317 ;
+  assign \$318  = \port$2730$188 [9] & \$317 ;
   assign \$319  = clear_en | \$318 ;
-  assign \$320  = ~ \port$2724$188 [9];
-  assign \$321  = \port$2724$188 [1:0] == 1'h1;
-  assign \$322  = \port$2724$188 [8] & \$321 ;
+  assign \$320  = ~ \port$2730$188 [9];
+  assign \$321  = \port$2730$188 [1:0] == 1'h1;
+  assign \$322  = \port$2730$188 [8] & \$321 ;
   assign \$323  = \$320  & \$322 ;
   assign \$324  = \$319  | \$323 ;
   assign \$325  = clear_row == sc_row_q;
   assign \$326  = clear_en & \$325 ;
   assign \$327  = ~ clear_en;
-  assign \$328  = \$327  & \port$2724$188 [9];
+  assign \$328  = \$327  & \port$2730$188 [9];
   assign \$329  = inv_slot[1:0] == 1'h1;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = inv_slot[6:2] == sc_row_q;
   assign \$332  = \$330  & \$331 ;
   assign \$333  = \$326  | \$332 ;
   assign \$334  = ~ clear_en;
-  assign \$335  = ~ \port$2724$188 [9];
+  assign \$335  = ~ \port$2730$188 [9];
   assign \$336  = \$334  & \$335 ;
-  assign \$337  = \port$2724$188 [1:0] == 1'h1;
-  assign \$338  = \port$2724$188 [8] & \$337 ;
+  assign \$337  = \port$2730$188 [1:0] == 1'h1;
+  assign \$338  = \port$2730$188 [8] & \$337 ;
   assign \$339  = \$336  & \$338 ;
-  assign \$340  = \port$2724$188 [6:2] == sc_row_q;
+  assign \$340  = \port$2730$188 [6:2] == sc_row_q;
   assign \$341  = \$339  & \$340 ;
   assign \$342  = \$333  | \$341 ;
   assign sc_snoop1 = \$342  | sc_wr_at_read1;
   assign \$343  = clear_row == sc_row_q;
   assign \$344  = clear_en & \$343 ;
   assign \$345  = ~ clear_en;
-  assign \$346  = \$345  & \port$2724$188 [9];
+  assign \$346  = \$345  & \port$2730$188 [9];
   assign \$347  = inv_slot[1:0] == 1'h1;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = inv_slot[6:2] == sc_row_q;
   assign \$350  = \$348  & \$349 ;
   assign \$351  = \$344  | \$350 ;
   assign \$352  = ~ clear_en;
-  assign \$353  = ~ \port$2724$188 [9];
+  assign \$353  = ~ \port$2730$188 [9];
   assign \$354  = \$352  & \$353 ;
-  assign \$355  = \port$2724$188 [1:0] == 1'h1;
-  assign \$356  = \port$2724$188 [8] & \$355 ;
+  assign \$355  = \port$2730$188 [1:0] == 1'h1;
+  assign \$356  = \port$2730$188 [8] & \$355 ;
   assign \$357  = \$354  & \$356 ;
-  assign \$358  = \port$2724$188 [6:2] == sc_row_q;
+  assign \$358  = \port$2730$188 [6:2] == sc_row_q;
   assign \$359  = \$357  & \$358 ;
   assign \$360  = \$351  | \$359 ;
   assign sc_snoop_data1 = \$360  ? copy_data : sc_wr_at_read_data1;
-  assign \$361  = \port$2724$188 [1:0] == 1'h1;
-  assign \$362  = \port$2724$188 [8] & \$361 ;
-  assign \$363  = \port$2724$188 [6:2] == sc_row_qqq;
+  assign \$361  = \port$2730$188 [1:0] == 1'h1;
+  assign \$362  = \port$2730$188 [8] & \$361 ;
+  assign \$363  = \port$2730$188 [6:2] == sc_row_qqq;
   assign \$364  = \$362  & \$363 ;
   assign \$365  = ~ \$364 ;
   assign sc_we1 = sc_intent1 & \$365 ;
@@ -8711,47 +8779,47 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$374  = rd_slot[6:2] + \$373 ;
   assign \$375  = 2'h2 < rd_slot[1:0];
   assign \$376  = rd_slot[6:2] + \$375 ;
-  assign \$377  = \port$2724$188 [1:0] == 2'h2;
-  assign \$signature__en$165  = \port$2724$188 [8] & \$377 ;
+  assign \$377  = \port$2730$188 [1:0] == 2'h2;
+  assign \$signature__en$165  = \port$2730$188 [8] & \$377 ;
   assign \$378  = inv_slot[1:0] == 2'h2;
-  assign \$379  = \port$2724$188 [9] & \$378 ;
+  assign \$379  = \port$2730$188 [9] & \$378 ;
   assign \$380  = clear_en | \$379 ;
-  assign \$381  = ~ \port$2724$188 [9];
-  assign \$382  = \port$2724$188 [1:0] == 2'h2;
-  assign \$383  = \port$2724$188 [8] & \$382 ;
+  assign \$381  = ~ \port$2730$188 [9];
+  assign \$382  = \port$2730$188 [1:0] == 2'h2;
+  assign \$383  = \port$2730$188 [8] & \$382 ;
   assign \$384  = \$381  & \$383 ;
   assign \$signature__en$167  = \$380  | \$384 ;
   assign \$385  = inv_slot[1:0] == 2'h2;
-  assign \$386  = \port$2724$188 [9] & \$385 ;
+  assign \$386  = \port$2730$188 [9] & \$385 ;
   assign \$387  = clear_en | \$386 ;
-  assign \$388  = ~ \port$2724$188 [9];
-  assign \$389  = \port$2724$188 [1:0] == 2'h2;
-  assign \$390  = \port$2724$188 [8] & \$389 ;
+  assign \$388  = ~ \port$2730$188 [9];
+  assign \$389  = \port$2730$188 [1:0] == 2'h2;
+  assign \$390  = \port$2730$188 [8] & \$389 ;
   assign \$391  = \$388  & \$390 ;
   assign \$392  = \$387  | \$391 ;
   assign \$393  = clear_row == sc_row_q;
   assign \$394  = clear_en & \$393 ;
   assign \$395  = ~ clear_en;
-  assign \$396  = \$395  & \port$2724$188 [9];
+  assign \$396  = \$395  & \port$2730$188 [9];
   assign \$397  = inv_slot[1:0] == 2'h2;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = inv_slot[6:2] == sc_row_q;
   assign \$400  = \$398  & \$399 ;
   assign \$401  = \$394  | \$400 ;
   assign \$402  = ~ clear_en;
-  assign \$403  = ~ \port$2724$188 [9];
+  assign \$403  = ~ \port$2730$188 [9];
   assign \$404  = \$402  & \$403 ;
-  assign \$405  = \port$2724$188 [1:0] == 2'h2;
-  assign \$406  = \port$2724$188 [8] & \$405 ;
+  assign \$405  = \port$2730$188 [1:0] == 2'h2;
+  assign \$406  = \port$2730$188 [8] & \$405 ;
   assign \$407  = \$404  & \$406 ;
-  assign \$408  = \port$2724$188 [6:2] == sc_row_q;
+  assign \$408  = \port$2730$188 [6:2] == sc_row_q;
   assign \$409  = \$407  & \$408 ;
   assign \$410  = \$401  | \$409 ;
   assign sc_snoop2 = \$410  | sc_wr_at_read2;
   assign \$411  = clear_row == sc_row_q;
   assign \$412  = clear_en & \$411 ;
   assign \$413  = ~ clear_en;
-  assign \$414  = \$413  & \port$2724$188 [9];
+  assign \$414  = \$413  & \port$2730$188 [9];
   assign \$415  = inv_slot[1:0] == 2'h2;
   assign \$416  = \$414  & \$415 ;
   always @* begin
@@ -9098,15 +9166,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2724$188 [9]) begin
+    end else if (\port$2730$188 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2724$188 [6:2];
+      meta_addr = \port$2730$188 [6:2];
     end
   end
-  assign inv_en = \port$2724$188 [9];
-  assign wr_en = \port$2724$188 [8];
-  assign wr_slot = \port$2724$188 [6:0];
+  assign inv_en = \port$2730$188 [9];
+  assign wr_en = \port$2730$188 [8];
+  assign wr_slot = \port$2730$188 [6:0];
   assign \$signature__data$41  = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \$signature__data$58  = sc_value1;
@@ -9117,8 +9185,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2724$5 [29:24];
-  assign wr_mark = \port$2724$188 [7];
+  assign wr_last = \port$2730$5 [29:24];
+  assign wr_mark = \port$2730$188 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -9126,9 +9194,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$104  = 1'h1;
   assign \$signature__addr$105  = \$240 [4:0];
   assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = \port$2724$188 [6:2];
-  assign wr_tag = \port$2724$5 [23:0];
-  assign wr_count = \port$2724$188 [17:10];
+  assign \$signature__addr$107  = \port$2730$188 [6:2];
+  assign wr_tag = \port$2730$5 [23:0];
+  assign wr_count = \port$2730$188 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign \$signature__addr$115  = sc_row_qqq;
   assign \$signature__en$116  = sc_we0;
@@ -9138,7 +9206,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$142  = 1'h1;
   assign \$signature__addr$143  = \$308 [4:0];
   assign \$signature__en$144  = 1'h1;
-  assign \$signature__addr$145  = \port$2724$188 [6:2];
+  assign \$signature__addr$145  = \port$2730$188 [6:2];
   assign \$signature__addr$147  = meta_addr;
   assign \$signature__addr$149  = sc_row_qqq;
   assign \$signature__en$150  = sc_we1;
@@ -9148,7 +9216,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$161  = 1'h1;
   assign \$signature__addr$162  = \$376 [4:0];
   assign \$signature__en$163  = 1'h1;
-  assign \$signature__addr$164  = \port$2724$188 [6:2];
+  assign \$signature__addr$164  = \port$2730$188 [6:2];
   assign \$signature__addr$166  = meta_addr;
   assign \$signature__addr$168  = sc_row_qqq;
   assign \$signature__en$169  = sc_we2;
@@ -9158,7 +9226,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$180  = 1'h1;
   assign \$signature__addr$181  = \$444 [4:0];
   assign \$signature__en$182  = 1'h1;
-  assign \$signature__addr$183  = \port$2724$188 [6:2];
+  assign \$signature__addr$183  = \port$2730$188 [6:2];
   assign \$signature__addr$185  = meta_addr;
   assign \$signature__addr$187  = sc_row_qqq;
   assign \$signature__en$188  = sc_we3;
@@ -9387,12 +9455,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__data$192.gen  = \$signature__data$192 [9:6];
   assign \$signature__data$192.fresh  = \$signature__data$192 [10];
   assign \$signature__data$192.valid  = \$signature__data$192 [11];
-  assign \$signature__data$85 [31:24] = \port$2724$188 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2724$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2724$188 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2724$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2724$188 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2724$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2730$188 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2730$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2730$188 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2730$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2730$188 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2730$5 [23:0];
   assign bk_sides[246] = mark3_rd;
   assign bk_sides[243] = bk_valid[3];
   assign bk_sides[241] = meta3_rd[10];
@@ -9482,15 +9550,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2724$188 [17:10];
-  assign \$signature__data [23:0] = \port$2724$5 [23:0];
+  assign \$signature__data [31:24] = \port$2730$188 [17:10];
+  assign \$signature__data [23:0] = \port$2730$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2724$188 [7];
-  assign \$signature__data$35 [5:0] = \port$2724$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2730$188 [7];
+  assign \$signature__data$35 [5:0] = \port$2730$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -9644,14 +9712,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2715$0 (lanes[43:0]),
-    .\port$2715$107 (lanes[108:107]),
-    .\port$2715$147 (lanes[147]),
-    .\port$2715$172 (lanes[173:172]),
-    .\port$2715$212 (lanes[212]),
-    .\port$2715$237 (lanes[238:237]),
-    .\port$2715$277 (lanes[277]),
-    .\port$2715$82 (lanes[82]),
+    .\port$2721$0 (lanes[43:0]),
+    .\port$2721$107 (lanes[108:107]),
+    .\port$2721$147 (lanes[147]),
+    .\port$2721$172 (lanes[173:172]),
+    .\port$2721$212 (lanes[212]),
+    .\port$2721$237 (lanes[238:237]),
+    .\port$2721$277 (lanes[277]),
+    .\port$2721$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -9822,7 +9890,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 , \port$2715$147 , \port$2715$172 , \port$2715$212 , \port$2715$237 , \port$2715$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 , \port$2721$147 , \port$2721$172 , \port$2721$212 , \port$2721$237 , \port$2721$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
   wire [6:0] \$100 ;
@@ -10017,22 +10085,22 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2715$0 ;
-  wire [43:0] \port$2715$0 ;
-  input [1:0] \port$2715$107 ;
-  wire [1:0] \port$2715$107 ;
-  input \port$2715$147 ;
-  wire \port$2715$147 ;
-  input [1:0] \port$2715$172 ;
-  wire [1:0] \port$2715$172 ;
-  input \port$2715$212 ;
-  wire \port$2715$212 ;
-  input [1:0] \port$2715$237 ;
-  wire [1:0] \port$2715$237 ;
-  input \port$2715$277 ;
-  wire \port$2715$277 ;
-  input \port$2715$82 ;
-  wire \port$2715$82 ;
+  input [43:0] \port$2721$0 ;
+  wire [43:0] \port$2721$0 ;
+  input [1:0] \port$2721$107 ;
+  wire [1:0] \port$2721$107 ;
+  input \port$2721$147 ;
+  wire \port$2721$147 ;
+  input [1:0] \port$2721$172 ;
+  wire [1:0] \port$2721$172 ;
+  input \port$2721$212 ;
+  wire \port$2721$212 ;
+  input [1:0] \port$2721$237 ;
+  wire [1:0] \port$2721$237 ;
+  input \port$2721$277 ;
+  wire \port$2721$277 ;
+  input \port$2721$82 ;
+  wire \port$2721$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -10045,29 +10113,29 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2715$237 [1], \port$2715$172 [1], \port$2715$107 [1], \port$2715$0 [43] };
-  assign \$2  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign \$1  = | { \port$2721$237 [1], \port$2721$172 [1], \port$2721$107 [1], \port$2721$0 [43] };
+  assign \$2  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2715$237 [1], \port$2715$172 [1], \port$2715$107 [1] };
+  assign \$4  = | { \port$2721$237 [1], \port$2721$172 [1], \port$2721$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2715$0 [43] & \$5 ;
-  assign \$7  = | { \port$2715$237 [1], \port$2715$172 [1] };
+  assign \$6  = \port$2721$0 [43] & \$5 ;
+  assign \$7  = | { \port$2721$237 [1], \port$2721$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2715$107 [1] & \$8 ;
+  assign \$9  = \port$2721$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2715$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
-  assign \$14  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
-  assign \$15  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign \$12  = \port$2721$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign \$14  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign \$15  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
-  assign \$20  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign \$19  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign \$20  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
-  assign \$25  = ~ { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
+  assign \$24  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign \$25  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -10091,19 +10159,19 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2715$0 [2:1];
-  assign \$50  = \port$2715$0 [0] & \$49 ;
+  assign \$49  = ! \port$2721$0 [2:1];
+  assign \$50  = \port$2721$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2715$0 [2:1] == 2'h3;
+  assign \$55  = \port$2721$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2715$0 [2:1] == 2'h2;
-  assign \$59  = \port$2715$0 [2:1] == 2'h3;
+  assign \$58  = \port$2721$0 [2:1] == 2'h2;
+  assign \$59  = \port$2721$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2715$0 [0] & \$60 ;
+  assign \$61  = \port$2721$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -10126,7 +10194,7 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
+  assign \$87  = ch[3:0] & { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
   assign \$88  = | \$87 ;
   assign \$89  = ch[4] ? slot[6:0] : 7'h00;
   assign \$91  = ch[5] ? slot[13:7] : 7'h00;
@@ -10135,7 +10203,7 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign \$94  = \$92  | \$93 ;
   assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
+  assign \$97  = ch[7:4] & { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
   assign \$98  = | \$97 ;
   assign \$99  = ch[8] ? slot[6:0] : 7'h00;
   assign \$101  = ch[9] ? slot[13:7] : 7'h00;
@@ -10144,7 +10212,7 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign \$104  = \$102  | \$103 ;
   assign \$105  = ch[11] ? slot[27:21] : 7'h00;
   assign \$106  = \$104  | \$105 ;
-  assign \$107  = ch[11:8] & { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
+  assign \$107  = ch[11:8] & { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
   assign \$108  = | \$107 ;
   assign \$109  = ch[16] ? slot[6:0] : 7'h00;
   assign \$111  = ch[17] ? slot[13:7] : 7'h00;
@@ -10153,7 +10221,7 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign \$114  = \$112  | \$113 ;
   assign \$115  = ch[19] ? slot[27:21] : 7'h00;
   assign \$116  = \$114  | \$115 ;
-  assign \$117  = ch[19:16] & { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
+  assign \$117  = ch[19:16] & { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
   assign \$118  = | \$117 ;
   assign \$119  = ch[0] ? count_inc[7:0] : 8'h00;
   assign \$121  = ch[1] ? count_inc[15:8] : 8'h00;
@@ -10171,11 +10239,11 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign \$134  = ch[3] ? count_inc2[31:24] : 8'h00;
   assign \$135  = \$133  | \$134 ;
   assign \$136  = ch[22] ? \$135  : 8'h02;
-  assign match = { \port$2715$237 [1], \port$2715$172 [1], \port$2715$107 [1], \port$2715$0 [43] };
-  assign valid = { \port$2715$237 [0], \port$2715$172 [0], \port$2715$107 [0], \port$2715$0 [42] };
-  assign request = \port$2715$0 [34:0];
-  assign mark = { \port$2715$277 , \port$2715$212 , \port$2715$147 , \port$2715$82  };
-  assign window = \port$2715$0 [41:35];
+  assign match = { \port$2721$237 [1], \port$2721$172 [1], \port$2721$107 [1], \port$2721$0 [43] };
+  assign valid = { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign request = \port$2721$0 [34:0];
+  assign mark = { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
+  assign window = \port$2721$0 [41:35];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -10188,11 +10256,11 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2715$0 [0];
-  assign \request.op  = \port$2715$0 [2:1];
-  assign \request.min_tlevel  = \port$2715$0 [4:3];
-  assign \request.tag  = \port$2715$0 [28:5];
-  assign \request.t  = \port$2715$0 [34:29];
+  assign \request.valid  = \port$2721$0 [0];
+  assign \request.op  = \port$2721$0 [2:1];
+  assign \request.min_tlevel  = \port$2721$0 [4:3];
+  assign \request.tag  = \port$2721$0 [28:5];
+  assign \request.t  = \port$2721$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -10231,7 +10299,7 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign decision[159:136] = tag[71:48];
   assign decision[135:112] = tag[47:24];
   assign decision[111:88] = tag[23:0];
-  assign decision[87:81] = \port$2715$0 [41:35];
+  assign decision[87:81] = \port$2721$0 [41:35];
   assign decision[80] = ch[24];
   assign decision[79] = \$108 ;
   assign decision[78:75] = ch[11:8];
@@ -10245,11 +10313,11 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign decision[42:36] = \$70 ;
   assign decision[58] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2715$0 [34:29];
-  assign decision[28:5] = \port$2715$0 [28:5];
-  assign decision[4:3] = \port$2715$0 [4:3];
-  assign decision[2:1] = \port$2715$0 [2:1];
-  assign decision[0] = \port$2715$0 [0];
+  assign decision[34:29] = \port$2721$0 [34:29];
+  assign decision[28:5] = \port$2721$0 [28:5];
+  assign decision[4:3] = \port$2721$0 [4:3];
+  assign decision[2:1] = \port$2721$0 [2:1];
+  assign decision[0] = \port$2721$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -10265,13 +10333,13 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2715$237 [1];
+  assign ch[3] = \port$2721$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2715$237 [1];
+  assign \$10  = \port$2721$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
@@ -10284,7 +10352,7 @@ module \kv_asu.core.versions.dec (\port$2715$0 , \port$2715$82 , \port$2715$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$183 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2703$0 , \port$2704$0 , \port$2708$0 , clk);
+module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2709$0 , \port$2710$0 , \port$2714$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire [7:0] \$1 ;
   reg [6:0] \$10 ;
@@ -10395,13 +10463,13 @@ module \kv_asu.core.window$183 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2703$0 ;
-  wire [41:0] \port$2703$0 ;
-  output [435:0] \port$2704$0 ;
-  wire [435:0] \port$2704$0 ;
+  output [41:0] \port$2709$0 ;
+  wire [41:0] \port$2709$0 ;
+  output [435:0] \port$2710$0 ;
+  wire [435:0] \port$2710$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2708$0 ;
-  wire [27:0] \port$2708$0 ;
+  output [27:0] \port$2714$0 ;
+  wire [27:0] \port$2714$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -10563,9 +10631,9 @@ module \kv_asu.core.window$183 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { 45'h000000000000, \$6 , \$8 , \$5  };
   assign m = 42'h00000000000;
-  assign \port$2703$0  = \$5 ;
-  assign \port$2704$0  = \$6 ;
-  assign \port$2708$0  = \$8 ;
+  assign \port$2709$0  = \$5 ;
+  assign \port$2710$0  = \$6 ;
+  assign \port$2714$0  = \$8 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];

@@ -15,6 +15,8 @@ from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+import regmap
+
 from ..hash import Murmur3Hash64
 from ..layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
 from ..lru import LruList, tail_lag
@@ -355,6 +357,13 @@ class KvAsuCore(wiring.Component):
         # takes the tail; the recovery's poison is applied before E2), for the slot an
         # EVICT in R reads, without the LRU command's decode.
         m.d.comb += lru.pop_now.eq(commit.forward.invalidate)
+        # No LRU command in E2, from E2's registers without the OBSERVE's outcome (an
+        # OBSERVE may give none, a drop, and then the list's chain skips that cycle's
+        # refill): the list's read address chooses between the command's slot and the
+        # chain's refill by this, not by the command's decode.
+        d2 = commit.e2
+        no_cmd = ~d2.valid | (d2.op == regmap.OPS["QUERY"]) | (d2.op[1] & ~d2.take)
+        m.d.comb += lru.no_cmd.eq(no_cmd if pred is None else policy | no_cmd)
         if pred is None:
             m.d.comb += self._commit_writes()
             m.d.comb += [lru.slot.eq(commit.lru_slot), lru.flush.eq(flush)]

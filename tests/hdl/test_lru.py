@@ -6,6 +6,7 @@ import os
 import random
 
 import pytest
+from amaranth import Module
 from amaranth.sim import Simulator
 
 from hdl.lru import LruCmd, LruList
@@ -13,6 +14,15 @@ from hdl.lru import LruCmd, LruList
 from .harness import small_params
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
+
+
+def no_cmd_from_cmd(dut):
+    """``dut`` inside a module that drives ``no_cmd`` as the exact decode of ``cmd`` (the
+    core drives it from registers; a refill is then skipped in no cycle)."""
+    m = Module()
+    m.submodules.dut = dut
+    m.d.comb += dut.no_cmd.eq(dut.cmd == LruCmd.NONE)
+    return m
 
 
 def run(params, n_cmds, rng, idle_rate, registered=True):
@@ -77,7 +87,7 @@ def run(params, n_cmds, rng, idle_rate, registered=True):
             await ctx.tick().repeat(dut.tail_lag - 1)
         assert ctx.get(dut.empty)
 
-    sim = Simulator(dut)
+    sim = Simulator(no_cmd_from_cmd(dut))
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
@@ -117,7 +127,7 @@ def test_flush_empties(registered):
         await ctx.tick().repeat(dut.tail_lag - 1)
         assert (ctx.get(dut.head), ctx.get(dut.tail), ctx.get(dut.empty)) == (7, 7, 0)
 
-    sim = Simulator(dut)
+    sim = Simulator(no_cmd_from_cmd(dut))
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
@@ -135,10 +145,12 @@ def run_pop_bursts(params, n_cmds, rng, spacing, lookahead, protection="none"):
     cycles before its E2), with a POP at most every ``spacing`` cycles and none within 7
     cycles of a TOUCH / INSERT (the core's EVICT gaps), and then ``evict_slot`` must be
     known; 0 reads it in the POP's cycle, where a POP waits until it is known. The chain is
-    checked whenever no TOUCH / INSERT is in flight. Returns counts for non-vacuity."""
+    checked whenever no TOUCH / INSERT is in flight. Some command-less cycles have
+    ``no_cmd`` low (the core's OBSERVE that drops: no refill then), with a TOUCH's gap
+    behind them. Returns counts for non-vacuity."""
     dut = LruList(params, protection=protection)
     n = params.ENTRIES
-    stats = {"past_tail": 0, "checked": 0, "chain_slots_checked": 0}
+    stats = {"past_tail": 0, "checked": 0, "chain_slots_checked": 0, "drops": 0}
     codes = {"none": LruCmd.NONE, "insert": LruCmd.INSERT, "touch": LruCmd.TOUCH,
              "pop": LruCmd.POP}
 
@@ -154,6 +166,7 @@ def run_pop_bursts(params, n_cmds, rng, spacing, lookahead, protection="none"):
             pending = issued[-2:]         # in C2 and C3
             moves = any(x in ("insert", "touch") for x in pending)
             cmd, slot = "none", 0
+            drop = False
             if c in scheduled:
                 cmd, slot = "pop", scheduled.pop(c)
                 assert model and slot == model[-1], (c, slot, model)
@@ -196,7 +209,13 @@ def run_pop_bursts(params, n_cmds, rng, spacing, lookahead, protection="none"):
                         popped[c] = model.pop()
             elif cmd == "none" and not scheduled and not burst and rng.random() < 0.6:
                 linked = set(model)
-                if len(linked) < n and (not linked or rng.random() < 0.5):
+                if rng.random() < 0.15:
+                    # an OBSERVE that gives no command (a drop): ``no_cmd`` low, so the
+                    # chain skips this cycle's refill, with a move's EVICT gap behind it
+                    drop = True
+                    last_move = c
+                    stats["drops"] += 1
+                elif len(linked) < n and (not linked or rng.random() < 0.5):
                     slot = rng.choice([x for x in range(n) if x not in linked])
                     cmd = "insert"
                     model.insert(0, slot)
@@ -209,11 +228,13 @@ def run_pop_bursts(params, n_cmds, rng, spacing, lookahead, protection="none"):
             elif burst and not model:
                 burst = 0
             ctx.set(dut.pop_now, cmd == "pop")
+            ctx.set(dut.no_cmd, cmd == "none" and not drop)
             ctx.set(dut.cmd, codes[cmd])
             ctx.set(dut.slot, slot)
             issued.append(cmd)
             await ctx.tick()
         ctx.set(dut.cmd, LruCmd.NONE)
+        ctx.set(dut.no_cmd, 1)
         ctx.set(dut.pop_now, 0)
         await ctx.tick().repeat(dut.tail_lag)
         assert ctx.get(dut.empty) == (not model)
@@ -239,3 +260,4 @@ def test_pop_bursts_from_the_chain(entries, spacing, lookahead, protection):
     print(f"seed {seed}")
     stats = run_pop_bursts(p, 2000, random.Random(seed), spacing, lookahead, protection)
     assert stats["past_tail"] > 50 and stats["chain_slots_checked"] > 100, stats
+    assert stats["drops"] > 10, stats
