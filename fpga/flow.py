@@ -190,6 +190,8 @@ _CELLS = {
 
 
 def _check_synth_options(family: str, options) -> tuple:
+    """``options`` as names without the dash, each once, if every one is in
+    ``SYNTH_OPTIONS[family]`` and they do not contradict each other; else ValueError."""
     if isinstance(options, str) or not all(isinstance(x, str) for x in options):
         raise ValueError(f"synthesis options must be a sequence of option names, "
                          f"not {options!r}")
@@ -205,6 +207,8 @@ def _check_synth_options(family: str, options) -> tuple:
 
 
 def _check_pnr_options(options) -> tuple:
+    """``options`` as ``name`` / ``name=value`` without the dashes, if every name is in
+    ``PNR_OPTIONS``, given once, with a value of the kind it takes; else ValueError."""
     if isinstance(options, str) or not all(isinstance(x, str) for x in options):
         raise ValueError(f"nextpnr options must be a sequence of 'name' or 'name=value', "
                          f"not {options!r}")
