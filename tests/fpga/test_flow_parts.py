@@ -327,3 +327,144 @@ def test_block_ram_reference_with_the_output_register():
         BlockRamReference(depth=4096, output_register=True)
     with pytest.raises(TypeError, match="output_register"):
         BlockRamReference(output_register=1)
+
+
+def _flow_commands(tmp_path, monkeypatch, target, freq=100.0, **overrides):
+    """run_target with every tool replaced by a recorder; returns the report and the
+    commands the flow ran (Yosys, nextpnr per placement, the packer)."""
+    commands = []
+
+    def run(cmd, cwd, log, ok_codes=(0,)):
+        commands.append(cmd)
+        if "--report" in cmd:
+            sfx = cmd[cmd.index("--report") + 1]
+            (cwd / sfx).write_text('{"fmax": {"clk": {"achieved": 101.5}}}')
+            (cwd / sfx.replace("nextpnr-report", "nextpnr").replace(".json", ".log")) \
+                .write_text("")
+        (cwd / "yosys.log").touch()
+        (cwd / "top.bit").write_bytes(b"bits")
+        (cwd / "top.bin").write_bytes(b"bits")
+        return 0.0
+
+    design = SimpleNamespace(core=SimpleNamespace(latency=7))
+    monkeypatch.setattr(flow, "build_design", lambda params, options=None, kind=None: design)
+    monkeypatch.setattr(flow, "to_verilog", lambda design, name, emit_src: "")
+    monkeypatch.setattr(flow, "_run", run)
+    monkeypatch.setattr(flow, "_tool", lambda name: name)
+    monkeypatch.setattr(flow.sta, "failing_groups", lambda paths, period: [])
+    monkeypatch.setattr(flow.sta, "parse_sdf", lambda text: text)
+    report = run_target(target, tmp_path, freq, (1,), **overrides)
+    return report, commands
+
+
+def test_tool_options_reach_yosys_and_nextpnr_and_the_report(tmp_path, monkeypatch):
+    report, commands = _flow_commands(
+        tmp_path, monkeypatch, TARGETS["ecp5-unprotected"], speeds=(6,),
+        synth_options=("dff", "-noccu2"),
+        pnr_options=("tmg-ripup", "placer-heap-timingweight=20", "--placer=sa"),
+        place_freq=115)
+    yosys, nextpnr = commands[0], commands[1]
+    script = yosys[yosys.index("-p") + 1]
+    assert "synth_ecp5 -dff -noccu2 -top kv_asu_fpga_top" in script
+    # nextpnr aims at 115 MHz: its --freq and the LPF's constraint, which it obeys
+    assert nextpnr[nextpnr.index("--freq") + 1] == "115.0"
+    assert (tmp_path / "top.lpf").read_text() == 'FREQUENCY PORT "clk" 115.0 MHz;\n'
+    assert "--tmg-ripup" in nextpnr
+    assert nextpnr[nextpnr.index("--placer-heap-timingweight") + 1] == "20"
+    assert nextpnr[nextpnr.index("--placer") + 1] == "sa"
+    # ... and the placement is judged at the target frequency, 100 MHz
+    assert report["target_mhz"] == 100.0 and report["timing_pass"]
+    assert report["flow"] == {"synth_command": "synth_ecp5 -dff -noccu2",
+                              "synth_options": ["dff", "noccu2"],
+                              "pnr_options": ["tmg-ripup", "placer-heap-timingweight=20",
+                                              "placer=sa"],
+                              "place_freq_mhz": 115.0}
+
+
+def test_without_options_the_flow_runs_the_tools_as_before(tmp_path, monkeypatch):
+    report, commands = _flow_commands(tmp_path, monkeypatch, TARGETS["ice40"], 15.0)
+    yosys, nextpnr = commands[0], commands[1]
+    assert "synth_ice40 -dsp -top kv_asu_fpga_top" in yosys[yosys.index("-p") + 1]
+    assert nextpnr[nextpnr.index("--freq") + 1] == "15.0"
+    assert not [x for x in nextpnr if x.startswith("--placer") or x == "--tmg-ripup"]
+    assert report["flow"] == {"synth_command": "synth_ice40 -dsp", "synth_options": [],
+                              "pnr_options": [], "place_freq_mhz": 15.0}
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (dict(synth_options=("abc2",)), "synthesis option 'abc2' is not one the flow knows"),
+    (dict(synth_options=("no-rw-check",)), "not one the flow knows for ecp5"),
+    (dict(synth_options="dff"), "sequence of option names"),
+    (dict(synth_options=("widelut", "nowidelut")), "contradict"),
+    (dict(pnr_options=("router=router2",)), "nextpnr option 'router' is not one"),
+    (dict(pnr_options=("tmg-ripup=1",)), "is a flag and takes no value"),
+    (dict(pnr_options=("placer",)), "wants a value"),
+    (dict(pnr_options=("placer=static",)), "takes one of heap, sa"),
+    (dict(pnr_options=("placer-heap-critexp=two",)), "wants an integer"),
+    (dict(pnr_options=("placer-heap-alpha=nan",)), "finite value >= 0"),
+    (dict(pnr_options=("placer-heap-critexp=-1",)), "finite value >= 0"),
+    (dict(pnr_options=("placer=sa", "placer=heap")), "given twice"),
+    (dict(place_freq=90.0), "below the target frequency 100.0 MHz"),
+    (dict(place_freq=0), "positive number of MHz"),
+    (dict(place_freq="110"), "positive number of MHz"),
+    (dict(place_freq=float("inf")), "positive number of MHz"),
+])
+def test_tool_options_are_checked_before_anything_runs(tmp_path, overrides, message):
+    with pytest.raises(ValueError, match=message):
+        run_target(TARGETS["ecp5"], tmp_path, 100.0, (1,), **overrides)
+    assert not list(tmp_path.iterdir())              # nothing built, nothing deleted
+
+
+def test_family_options_are_checked_per_family():
+    with pytest.raises(ValueError, match="'noccu2' is not one the flow knows for ice40"):
+        flow.flow_options(TARGETS["ice40"], 15.0, synth_options=("noccu2",))
+    assert flow.flow_options(TARGETS["ice40"], 15.0, ("nocarry",)).synth_options == \
+        ("nocarry",)
+
+
+def test_a_targets_own_placement_frequency_and_a_raised_target():
+    # The target's own over-constraint is kept at its frequency; a target frequency
+    # raised above it is placed at itself; an override below the target is refused.
+    aimed = dataclasses.replace(TARGETS["ecp5"], place_freq=110.0)
+    assert flow.flow_options(aimed, 100.0).place_freq == 110.0
+    assert flow.flow_options(aimed, 120.0).place_freq == 120.0
+    assert flow.flow_options(aimed, 100.0, place_freq=100.0).place_freq == 100.0
+    assert flow.flow_options(TARGETS["ecp5"], 100.0).place_freq == 100.0
+    with pytest.raises(ValueError, match="below"):
+        flow.flow_options(aimed, 120.0, place_freq=115.0)
+
+
+def test_every_targets_own_options_are_valid():
+    for target in TARGETS.values():
+        checked = flow.flow_options(target, target.default_freq)
+        assert checked.synth_options == target.synth_options
+        assert checked.pnr_options == target.pnr_options
+
+
+def test_command_line_options_are_checked_and_passed(monkeypatch, capsys):
+    calls = []
+
+    def run_target(target, out, freq, seeds, speeds, synth, pnr, place):
+        calls.append((target.name, freq, synth, pnr, place))
+        return {"target": target.name, "timing_pass": True}
+
+    monkeypatch.setattr(flow, "run_target", run_target)
+    monkeypatch.setattr(flow, "_print_summary", lambda summary: None)
+    assert flow.main(["--target", "ecp5", "ecp5-unprotected", "--synth-opt", "dff",
+                      "--pnr-opt", "tmg-ripup", "placer-heap-critexp=4",
+                      "--place-freq", "110", "ecp5=115"]) == 0
+    assert calls == [("ecp5", 100.0, ("dff",), ("tmg-ripup", "placer-heap-critexp=4"), 115.0),
+                     ("ecp5-unprotected", 100.0, ("dff",),
+                      ("tmg-ripup", "placer-heap-critexp=4"), 110.0)]
+    calls.clear()
+    assert flow.main(["--target", "ecp5", "--synth-opt", "none", "--pnr-opt", "none"]) == 0
+    assert calls == [("ecp5", 100.0, (), (), None)]
+    for bad, message in ((["--synth-opt", "abc2"], "ecp5: synthesis option 'abc2'"),
+                         (["--place-freq", "95"], "ecp5: place_freq 95.0 MHz is below"),
+                         (["--place-freq", "ice41=110"], "--place-freq wants MHZ or"),
+                         (["--place-freq", "fast"], "--place-freq wants a positive"),
+                         (["--pnr-opt", "seed=3"], "nextpnr option 'seed' is not one")):
+        calls.clear()
+        with pytest.raises(SystemExit):
+            flow.main(["--target", "ecp5", *bad])
+        assert message in capsys.readouterr().err and not calls
