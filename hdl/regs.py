@@ -305,11 +305,10 @@ class KvAsuRegisters(wiring.Component):
         n_unc = start + s_unc
         with m.If(unc):
             m.d.sync += [st.soft_error.eq(1), st.err_uncorrected.eq(
-                Mux(st.err_uncorrected > 0xFFFF_FFFF - n_unc, 0xFFFF_FFFF,
-                    st.err_uncorrected + n_unc))]
+                saturating_add(m, st.err_uncorrected, n_unc, name="err_unc_sum"))]
         with m.If(cor):
             m.d.sync += st.err_corrected.eq(
-                Mux(st.err_corrected == 0xFFFF_FFFF, st.err_corrected, st.err_corrected + 1))
+                saturating_add(m, st.err_corrected, 1, name="err_cor_sum"))
         stats_id = regmap.MEM_IDS["stats"]
         with m.If(unc & first_corrected):       # none yet or a corrected one: replaced
             m.d.sync += [
@@ -591,6 +590,15 @@ class KvAsuRegisters(wiring.Component):
                 elif latch is not None:
                     with m.If(read_sel[k]):
                         m.d.sync += state.hi_latch.eq(latch)
+
+
+def saturating_add(m, value, n, *, name):
+    """``min(value + n, 2**len(value) - 1)`` for the ERR_* counters: the sum's carry out
+    says it passes the maximum (one carry chain, no comparison with a bound beside it)."""
+    width = len(value)
+    total = Signal(width + 1, name=name)
+    m.d.comb += total.eq(value + n)
+    return Mux(total[width], (1 << width) - 1, total[:width])
 
 
 class _RegisterFileState:

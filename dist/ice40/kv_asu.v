@@ -1298,16 +1298,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   \kv_asu.core.hash$179  \hash$179  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$2708$5 (s0[28:5]),
+    .\port$2730$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$186  \lanes$186  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2709$0 (\$32 ),
-    .\port$2710$0 (\$33 ),
-    .\port$2714$0 (\$34 )
+    .\port$2731$0 (\$32 ),
+    .\port$2732$0 (\$33 ),
+    .\port$2736$0 (\$34 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1342,8 +1342,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clk(clk),
     .generation(generation),
     .inv_slot(decision[87:81]),
-    .\port$2730$188 (decision[205:188]),
-    .\port$2730$5 (decision[34:5]),
+    .\port$2752$188 (decision[205:188]),
+    .\port$2752$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1372,9 +1372,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .busy(\busy$74 ),
     .clk(clk),
     .hash(\hash$79 [6:0]),
-    .\port$2709$0 (\$32 ),
-    .\port$2710$0 (\$33 ),
-    .\port$2714$0 (\$34 ),
+    .\port$2731$0 (\$32 ),
+    .\port$2732$0 (\$33 ),
+    .\port$2736$0 (\$34 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -2659,39 +2659,58 @@ endmodule
 module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload, stat_inc, occupancy, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire \$1 ;
-  wire [23:0] \$10 ;
+  wire \$10 ;
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire [8:0] \$14 ;
-  wire [9:0] \$15 ;
-  reg \$16 ;
-  reg [48:0] \$17 ;
-  reg [13:0] \$18 ;
-  reg \$19 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
   wire \$2 ;
-  reg \$20 ;
-  reg [7:0] \$21 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire [23:0] \$28 ;
+  wire [23:0] \$29 ;
   wire [1:0] \$3 ;
-  wire [23:0] \$4 ;
-  wire [23:0] \$5 ;
-  wire [23:0] \$6 ;
-  wire [23:0] \$7 ;
-  wire [23:0] \$8 ;
-  wire [23:0] \$9 ;
+  wire [23:0] \$30 ;
+  wire [23:0] \$31 ;
+  wire [23:0] \$32 ;
+  wire [23:0] \$33 ;
+  wire [23:0] \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire [8:0] \$41 ;
+  wire [9:0] \$42 ;
+  reg \$43 ;
+  reg [48:0] \$44 ;
+  reg [13:0] \$45 ;
+  reg \$46 ;
+  reg \$47 ;
+  reg [7:0] \$48 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
   reg \$signal ;
-  wire [5:0] age;
   output busy;
   reg busy = 1'h0;
   input [62:0] cfg;
   wire [62:0] cfg;
-  wire [62:0] \cfg$15 ;
-  wire [7:0] \cfg$15.c2 ;
-  wire [7:0] \cfg$15.c3 ;
-  wire [31:0] \cfg$15.hash_seed ;
-  wire [4:0] \cfg$15.w1 ;
-  wire [4:0] \cfg$15.w2 ;
-  wire [4:0] \cfg$15.w3 ;
   wire [7:0] \cfg.c2 ;
   wire [7:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -2700,7 +2719,6 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [4:0] \cfg.w3 ;
   input clk;
   wire clk;
-  wire [7:0] count;
   wire [213:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
@@ -2771,9 +2789,12 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [23:0] forward__tag;
   wire [6:0] forward__window;
   wire forward__write;
-  wire [1:0] level;
   wire [1:0] level_after;
   wire [1:0] level_before;
+  wire level_ge1;
+  wire level_ge2;
+  wire level_ge3;
+  wire level_hit;
   (* enum_base_type = "LruCmd" *)
   (* enum_value_00 = "NONE" *)
   (* enum_value_01 = "TOUCH" *)
@@ -2818,135 +2839,65 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   output [13:0] stat_inc;
   reg [13:0] stat_inc = 14'h0000;
   wire [23:0] victim_tag;
+  always @(posedge clk)
+    busy <= \$43 ;
+  always @(posedge clk)
+    response__payload <= \$44 ;
+  always @(posedge clk)
+    stat_inc <= \$45 ;
+  always @(posedge clk)
+    occupancy_inc <= \$46 ;
+  always @(posedge clk)
+    occupancy_dec <= \$47 ;
+  always @(posedge clk)
+    occupancy <= \$48 ;
   assign \$1  = e2[205:198] >= cfg[7:0];
   assign \$2  = e2[205:198] >= cfg[15:8];
   assign \$3  = \$2  ? 2'h2 : 2'h1;
   assign level_after = \$1  ? 2'h3 : \$3 ;
-  assign level_before = e2[35] ? level : 2'h0;
+  assign \$4  = e2[50:43] >= cfg[7:0];
+  assign \$5  = e2[56:51] <= cfg[20:16];
+  assign \$6  = \$4  & \$5 ;
+  assign level_ge3 = e2[35] & \$6 ;
+  assign \$7  = e2[50:43] >= cfg[7:0];
+  assign \$8  = e2[56:51] <= cfg[20:16];
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = e2[50:43] >= cfg[15:8];
+  assign \$11  = e2[56:51] <= cfg[25:21];
+  assign \$12  = \$10  & \$11 ;
+  assign \$13  = \$9  | \$12 ;
+  assign level_ge2 = e2[35] & \$13 ;
+  assign \$14  = e2[50:43] >= cfg[7:0];
+  assign \$15  = e2[56:51] <= cfg[20:16];
+  assign \$16  = \$14  & \$15 ;
+  assign \$17  = e2[50:43] >= cfg[15:8];
+  assign \$18  = e2[56:51] <= cfg[25:21];
+  assign \$19  = \$17  & \$18 ;
+  assign \$20  = \$16  | \$19 ;
+  assign \$21  = e2[56:51] <= cfg[30:26];
+  assign \$22  = \$20  | \$21 ;
+  assign level_ge1 = e2[35] & \$22 ;
+  assign \$23  = ~ level_ge2;
+  assign \$24  = level_ge1 & \$23 ;
+  assign \$25  = level_ge3 | \$24 ;
+  assign \$26  = e2[3] ? level_ge3 : level_ge2;
+  assign \$27  = e2[3] ? level_ge1 : 1'h1;
+  assign level_hit = e2[4] ? \$26  : \$27 ;
   assign lru_slot = e2[2] ? e2[87:81] : e2[194:188];
-  assign \$4  = e2[75] ? e2[111:88] : 24'h000000;
-  assign \$6  = e2[76] ? e2[135:112] : 24'h000000;
-  assign \$7  = \$5  | \$6 ;
-  assign \$8  = e2[77] ? e2[159:136] : 24'h000000;
-  assign \$9  = \$7  | \$8 ;
-  assign \$10  = e2[78] ? e2[183:160] : 24'h000000;
-  assign victim_tag = \$9  | \$10 ;
-  assign \$11  = level_before >= e2[4:3];
-  assign \$12  = level_before >= e2[4:3];
-  assign \$13  = level_before >= e2[4:3];
-  assign \$14  = occupancy + occupancy_inc;
-  assign \$15  = \$14  - occupancy_dec;
-  always @(posedge clk)
-    busy <= \$16 ;
-  always @(posedge clk)
-    response__payload <= \$17 ;
-  always @(posedge clk)
-    stat_inc <= \$18 ;
-  always @(posedge clk)
-    occupancy_inc <= \$19 ;
-  always @(posedge clk)
-    occupancy_dec <= \$20 ;
-  always @(posedge clk)
-    occupancy <= \$21 ;
-  \kv_asu.core.commit.tl_before  tl_before (
-    .cfg(cfg),
-    .level(level),
-    .\port$2730$43 (e2[56:43])
-  );
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    rsp = 49'h0000000000000;
-    if (e2[0]) begin
-      rsp[1:0] = e2[2:1];
-      (* full_case = 32'd1 *)
-      casez (e2[2:1])
-        2'h0:
-          begin
-            rsp[8] = \$11 ;
-            rsp[4:3] = level_before;
-            if (e2[35]) begin
-              rsp[2] = 1'h1;
-            end else if (e2[58]) begin
-            end else if (e2[67]) begin
-              rsp[9] = 1'h1;
-              rsp[48:25] = victim_tag;
-            end
-            if (e2[196]) begin
-              rsp[5] = 1'h1;
-              rsp[7:6] = level_after;
-              rsp[17:10] = e2[205:198];
-              rsp[24:18] = e2[194:188];
-            end
-          end
-        2'h1:
-          begin
-            rsp[8] = \$12 ;
-            rsp[4:3] = level_before;
-            rsp[7:6] = level_before;
-            if (e2[35]) begin
-              rsp[2] = 1'h1;
-              rsp[5] = 1'h1;
-              rsp[17:10] = e2[50:43];
-              rsp[24:18] = e2[42:36];
-            end
-          end
-        default:
-            if (e2[80]) begin
-              rsp[9] = 1'h1;
-              rsp[48:25] = e2[111:88];
-              rsp[24:18] = e2[87:81];
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    stat = 13'h0000;
-    if (e2[0]) begin
-      (* full_case = 32'd1 *)
-      casez (e2[2:1])
-        2'h0:
-          begin
-            stat[0] = 1'h1;
-            (* full_case = 32'd1 *)
-            casez (level_before)
-              2'h0:
-                  stat[9] = 1'h1;
-              2'h1:
-                  stat[10] = 1'h1;
-              2'h2:
-                  stat[11] = 1'h1;
-              2'h3:
-                  stat[12] = 1'h1;
-            endcase
-            (* full_case = 32'd1 *)
-            if (e2[35]) begin
-              stat[1] = 1'h1;
-            end else if (e2[58]) begin
-              stat[2] = 1'h1;
-            end else if (e2[67]) begin
-              stat[3] = 1'h1;
-            end else begin
-              stat[4] = 1'h1;
-            end
-          end
-        2'h1:
-          begin
-            stat[5] = 1'h1;
-            if (\$13 ) begin
-              stat[6] = 1'h1;
-            end
-          end
-        default:
-            (* full_case = 32'd1 *)
-            if (e2[80]) begin
-              stat[7] = 1'h1;
-            end else begin
-              stat[8] = 1'h1;
-            end
-      endcase
-    end
-  end
+  assign \$28  = e2[75] ? e2[111:88] : 24'h000000;
+  assign \$30  = e2[76] ? e2[135:112] : 24'h000000;
+  assign \$31  = \$29  | \$30 ;
+  assign \$32  = e2[77] ? e2[159:136] : 24'h000000;
+  assign \$33  = \$31  | \$32 ;
+  assign \$34  = e2[78] ? e2[183:160] : 24'h000000;
+  assign victim_tag = \$33  | \$34 ;
+  assign \$35  = ~ level_ge1;
+  assign \$37  = ~ level_ge2;
+  assign \$38  = level_ge1 & \$37 ;
+  assign \$39  = ~ level_ge3;
+  assign \$40  = level_ge2 & \$39 ;
+  assign \$41  = occupancy + occupancy_inc;
+  assign \$42  = \$41  - occupancy_dec;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
     lru_cmd = 2'h0;
@@ -3002,49 +2953,144 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$16  = e2[0];
+    \$43  = e2[0];
     if (rst) begin
-      \$16  = 1'h0;
+      \$43  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$17  = rsp;
+    \$44  = rsp;
     if (rst) begin
-      \$17  = 49'h0000000000000;
+      \$44  = 49'h0000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$18  = { 1'h0, stat };
+    \$45  = { 1'h0, stat };
     if (rst) begin
-      \$18  = 14'h0000;
+      \$45  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$19  = \$signal ;
+    \$46  = \$signal ;
     if (rst) begin
-      \$19  = 1'h0;
+      \$46  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$20  = evicts;
+    \$47  = evicts;
     if (rst) begin
-      \$20  = 1'h0;
+      \$47  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
     (* full_case = 32'd1 *)
     if (flush) begin
-      \$21  = 8'h00;
+      \$48  = 8'h00;
     end else begin
-      \$21  = \$15 [7:0];
+      \$48  = \$42 [7:0];
     end
     if (rst) begin
-      \$21  = 8'h00;
+      \$48  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
+    rsp = 49'h0000000000000;
+    if (e2[0]) begin
+      rsp[1:0] = e2[2:1];
+      (* full_case = 32'd1 *)
+      casez (e2[2:1])
+        2'h0:
+          begin
+            rsp[8] = level_hit;
+            rsp[4:3] = { level_ge2, \$25  };
+            if (e2[35]) begin
+              rsp[2] = 1'h1;
+            end else if (e2[58]) begin
+            end else if (e2[67]) begin
+              rsp[9] = 1'h1;
+              rsp[48:25] = victim_tag;
+            end
+            if (e2[196]) begin
+              rsp[5] = 1'h1;
+              rsp[7:6] = level_after;
+              rsp[17:10] = e2[205:198];
+              rsp[24:18] = e2[194:188];
+            end
+          end
+        2'h1:
+          begin
+            rsp[8] = level_hit;
+            rsp[4:3] = { level_ge2, \$25  };
+            rsp[7:6] = { level_ge2, \$25  };
+            if (e2[35]) begin
+              rsp[2] = 1'h1;
+              rsp[5] = 1'h1;
+              rsp[17:10] = e2[50:43];
+              rsp[24:18] = e2[42:36];
+            end
+          end
+        default:
+            if (e2[80]) begin
+              rsp[9] = 1'h1;
+              rsp[48:25] = e2[111:88];
+              rsp[24:18] = e2[87:81];
+            end
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
+    stat = 13'h0000;
+    if (e2[0]) begin
+      (* full_case = 32'd1 *)
+      casez (e2[2:1])
+        2'h0:
+          begin
+            stat[0] = 1'h1;
+            if (\$36 ) begin
+              stat[9] = 1'h1;
+            end
+            if (\$38 ) begin
+              stat[10] = 1'h1;
+            end
+            if (\$40 ) begin
+              stat[11] = 1'h1;
+            end
+            if (level_ge3) begin
+              stat[12] = 1'h1;
+            end
+            (* full_case = 32'd1 *)
+            if (e2[35]) begin
+              stat[1] = 1'h1;
+            end else if (e2[58]) begin
+              stat[2] = 1'h1;
+            end else if (e2[67]) begin
+              stat[3] = 1'h1;
+            end else begin
+              stat[4] = 1'h1;
+            end
+          end
+        2'h1:
+          begin
+            stat[5] = 1'h1;
+            if (level_hit) begin
+              stat[6] = 1'h1;
+            end
+          end
+        default:
+            (* full_case = 32'd1 *)
+            if (e2[80]) begin
+              stat[7] = 1'h1;
+            end else begin
+              stat[8] = 1'h1;
+            end
+      endcase
     end
   end
   assign decision = e2;
@@ -3059,9 +3105,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign forward__mark = e2[195];
   assign forward__invalidate = e2[197];
   assign forward__window = e2[87:81];
-  assign \cfg$15  = cfg;
-  assign count = e2[50:43];
-  assign age = e2[56:51];
+  assign level_before = { level_ge2, \$25  };
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -3122,12 +3166,6 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign \cfg$15.c3  = cfg[7:0];
-  assign \cfg$15.c2  = cfg[15:8];
-  assign \cfg$15.w3  = cfg[20:16];
-  assign \cfg$15.w2  = cfg[25:21];
-  assign \cfg$15.w1  = cfg[30:26];
-  assign \cfg$15.hash_seed  = cfg[62:31];
   assign \rsp.op  = rsp[1:0];
   assign \rsp.present  = rsp[2];
   assign \rsp.tlevel_before  = rsp[4:3];
@@ -3148,66 +3186,13 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \response__payload.count  = response__payload[17:10];
   assign \response__payload.slot  = response__payload[24:18];
   assign \response__payload.victim_tag  = response__payload[48:25];
-  assign \$5  = \$4 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2730$43 );
-  reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
-  wire \$1 ;
-  wire \$2 ;
-  wire \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire [5:0] age;
-  input [62:0] cfg;
-  wire [62:0] cfg;
-  wire [7:0] \cfg.c2 ;
-  wire [7:0] \cfg.c3 ;
-  wire [31:0] \cfg.hash_seed ;
-  wire [4:0] \cfg.w1 ;
-  wire [4:0] \cfg.w2 ;
-  wire [4:0] \cfg.w3 ;
-  wire [7:0] count;
-  output [1:0] level;
-  reg [1:0] level;
-  input [13:0] \port$2730$43 ;
-  wire [13:0] \port$2730$43 ;
-  assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2730$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2730$43 [13:8] <= cfg[25:21];
-  assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2730$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2730$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2730$43 [13:8] <= cfg[20:16];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$3 ) begin
-      level = 2'h3;
-    end else if (\$6 ) begin
-      level = 2'h2;
-    end else if (\$7 ) begin
-      level = 2'h1;
-    end else begin
-      level = 2'h0;
-    end
-  end
-  assign count = \port$2730$43 [7:0];
-  assign age = \port$2730$43 [13:8];
-  assign \cfg.c3  = cfg[7:0];
-  assign \cfg.c2  = cfg[15:8];
-  assign \cfg.w3  = cfg[20:16];
-  assign \cfg.w2  = cfg[25:21];
-  assign \cfg.w1  = cfg[30:26];
-  assign \cfg.hash_seed  = cfg[62:31];
+  assign \$29  = \$28 ;
+  assign \$36  = \$35 ;
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
-  reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -3346,7 +3331,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
   always @(posedge clk)
     r_rdy <= \$34 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     \$31  = w_port__addr;
     if (\$4 ) begin
       \$31  = \$7 [4:0];
@@ -3356,7 +3341,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     \$32  = r_port__addr;
     if (\$10 ) begin
       \$32  = \$13 [4:0];
@@ -3366,7 +3351,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     \$33  = inner_level;
     if (\$19 ) begin
       \$33  = \$20 [4:0];
@@ -3379,7 +3364,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     \$34  = r_rdy;
     if (\$30 ) begin
       \$34  = 1'h1;
@@ -3400,7 +3385,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$179 (rst, out_h, \port$2708$5 , seed, clk);
+module \kv_asu.core.hash$179 (rst, out_h, \port$2730$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -3557,8 +3542,8 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2708$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2708$5 ;
-  wire [23:0] \port$2708$5 ;
+  input [23:0] \port$2730$5 ;
+  wire [23:0] \port$2730$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3566,21 +3551,21 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2708$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2708$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2708$5 [23:16] + { \port$2708$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2708$5 [23:16], 6'h00 } + { \port$2708$5 [23:16], 8'h00 };
+  assign \$1  = \port$2730$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2730$5 [23:16] + { \port$2730$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2730$5 [23:16], 6'h00 } + { \port$2730$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2708$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2708$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2708$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2730$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2730$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2730$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2708$5 [10:0], 5'h00 } + { \port$2708$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2708$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2708$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2730$5 [10:0], 5'h00 } + { \port$2730$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2730$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2730$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2708$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2708$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2730$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2730$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3726,7 +3711,7 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2708$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2708$5  };
+  assign key = { 40'h0000000000, \port$2730$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3758,8 +3743,8 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2708$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2709$0 );
-  reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
+module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2731$0 );
+  reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -4068,12 +4053,12 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2709$0 ;
-  wire [41:0] \port$2709$0 ;
-  input [435:0] \port$2710$0 ;
-  wire [435:0] \port$2710$0 ;
-  input [27:0] \port$2714$0 ;
-  wire [27:0] \port$2714$0 ;
+  input [41:0] \port$2731$0 ;
+  wire [41:0] \port$2731$0 ;
+  input [435:0] \port$2732$0 ;
+  wire [435:0] \port$2732$0 ;
+  input [27:0] \port$2736$0 ;
+  wire [27:0] \port$2736$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -4193,186 +4178,186 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2710$0 [89] ? \port$2710$0 [105] : \port$2710$0 [104];
-  assign \$2  = \port$2710$0 [87:64] == \port$2709$0 [28:5];
-  assign \$3  = \port$2710$0 [47] ? \port$2710$0 [88] : \$2 ;
+  assign \$1  = \port$2732$0 [89] ? \port$2732$0 [105] : \port$2732$0 [104];
+  assign \$2  = \port$2732$0 [87:64] == \port$2731$0 [28:5];
+  assign \$3  = \port$2732$0 [47] ? \port$2732$0 [88] : \$2 ;
   assign \$4  = \$1  & \$3 ;
-  assign \$5  = \port$2710$0 [198] ? \port$2710$0 [214] : \port$2710$0 [213];
-  assign \$6  = \port$2710$0 [196:173] == \port$2709$0 [28:5];
-  assign \$7  = \port$2710$0 [156] ? \port$2710$0 [197] : \$6 ;
+  assign \$5  = \port$2732$0 [198] ? \port$2732$0 [214] : \port$2732$0 [213];
+  assign \$6  = \port$2732$0 [196:173] == \port$2731$0 [28:5];
+  assign \$7  = \port$2732$0 [156] ? \port$2732$0 [197] : \$6 ;
   assign \$8  = \$5  & \$7 ;
-  assign \$9  = \port$2710$0 [307] ? \port$2710$0 [323] : \port$2710$0 [322];
-  assign \$10  = \port$2710$0 [305:282] == \port$2709$0 [28:5];
-  assign \$11  = \port$2710$0 [265] ? \port$2710$0 [306] : \$10 ;
+  assign \$9  = \port$2732$0 [307] ? \port$2732$0 [323] : \port$2732$0 [322];
+  assign \$10  = \port$2732$0 [305:282] == \port$2731$0 [28:5];
+  assign \$11  = \port$2732$0 [265] ? \port$2732$0 [306] : \$10 ;
   assign \$12  = \$9  & \$11 ;
-  assign \$13  = \port$2710$0 [416] ? \port$2710$0 [432] : \port$2710$0 [431];
-  assign \$14  = \port$2710$0 [414:391] == \port$2709$0 [28:5];
-  assign \$15  = \port$2710$0 [374] ? \port$2710$0 [415] : \$14 ;
+  assign \$13  = \port$2732$0 [416] ? \port$2732$0 [432] : \port$2732$0 [431];
+  assign \$14  = \port$2732$0 [414:391] == \port$2731$0 [28:5];
+  assign \$15  = \port$2732$0 [374] ? \port$2732$0 [415] : \$14 ;
   assign \$16  = \$13  & \$15 ;
-  assign \$17  = \port$2710$0 [103] ^ \port$2710$0 [108];
-  assign \$18  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
+  assign \$17  = \port$2732$0 [103] ^ \port$2732$0 [108];
+  assign \$18  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
   assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
+  assign \$20  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
   assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2710$0 [103] ^ \port$2710$0 [108];
-  assign \$23  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
+  assign \$22  = \port$2732$0 [103] ^ \port$2732$0 [108];
+  assign \$23  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
   assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2710$0 [103] ^ \port$2710$0 [107];
-  assign \$26  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
+  assign \$25  = \port$2732$0 [103] ^ \port$2732$0 [107];
+  assign \$26  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
   assign \$27  = \$25  | \$26 [5];
-  assign \$28  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
+  assign \$28  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
   assign \$29  = \$27  ? 5'h00 : \$28 [4:0];
-  assign \$30  = \port$2710$0 [103] ^ \port$2710$0 [107];
-  assign \$31  = \port$2709$0 [34:29] - \port$2710$0 [101:96];
+  assign \$30  = \port$2732$0 [103] ^ \port$2732$0 [107];
+  assign \$31  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
   assign \$32  = \$30  | \$31 [5];
-  assign \$33  = \port$2710$0 [106] ? { \$24 , \$21  } : { \$32 , \$29  };
-  assign \$34  = \port$2710$0 [102] ^ \port$2710$0 [108];
-  assign \$35  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
+  assign \$33  = \port$2732$0 [106] ? { \$24 , \$21  } : { \$32 , \$29  };
+  assign \$34  = \port$2732$0 [102] ^ \port$2732$0 [108];
+  assign \$35  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
+  assign \$37  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
   assign \$38  = \$36  ? 5'h00 : \$37 [4:0];
-  assign \$39  = \port$2710$0 [102] ^ \port$2710$0 [108];
-  assign \$40  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
+  assign \$39  = \port$2732$0 [102] ^ \port$2732$0 [108];
+  assign \$40  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
   assign \$41  = \$39  | \$40 [5];
-  assign \$42  = \port$2710$0 [102] ^ \port$2710$0 [107];
-  assign \$43  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
+  assign \$42  = \port$2732$0 [102] ^ \port$2732$0 [107];
+  assign \$43  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
   assign \$44  = \$42  | \$43 [5];
-  assign \$45  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
+  assign \$45  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
   assign \$46  = \$44  ? 5'h00 : \$45 [4:0];
-  assign \$47  = \port$2710$0 [102] ^ \port$2710$0 [107];
-  assign \$48  = \port$2709$0 [34:29] - \port$2710$0 [95:90];
+  assign \$47  = \port$2732$0 [102] ^ \port$2732$0 [107];
+  assign \$48  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
   assign \$49  = \$47  | \$48 [5];
-  assign \$50  = \port$2710$0 [106] ? { \$41 , \$38  } : { \$49 , \$46  };
-  assign age_bank0 = \port$2710$0 [89] ? \$33  : \$50 ;
-  assign \$51  = \port$2710$0 [212] ^ \port$2710$0 [217];
-  assign \$52  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
+  assign \$50  = \port$2732$0 [106] ? { \$41 , \$38  } : { \$49 , \$46  };
+  assign age_bank0 = \port$2732$0 [89] ? \$33  : \$50 ;
+  assign \$51  = \port$2732$0 [212] ^ \port$2732$0 [217];
+  assign \$52  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
   assign \$53  = \$51  | \$52 [5];
-  assign \$54  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
+  assign \$54  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
   assign \$55  = \$53  ? 5'h00 : \$54 [4:0];
-  assign \$56  = \port$2710$0 [212] ^ \port$2710$0 [217];
-  assign \$57  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
+  assign \$56  = \port$2732$0 [212] ^ \port$2732$0 [217];
+  assign \$57  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
   assign \$58  = \$56  | \$57 [5];
-  assign \$59  = \port$2710$0 [212] ^ \port$2710$0 [216];
-  assign \$60  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
+  assign \$59  = \port$2732$0 [212] ^ \port$2732$0 [216];
+  assign \$60  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
   assign \$61  = \$59  | \$60 [5];
-  assign \$62  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
+  assign \$62  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
   assign \$63  = \$61  ? 5'h00 : \$62 [4:0];
-  assign \$64  = \port$2710$0 [212] ^ \port$2710$0 [216];
-  assign \$65  = \port$2709$0 [34:29] - \port$2710$0 [210:205];
+  assign \$64  = \port$2732$0 [212] ^ \port$2732$0 [216];
+  assign \$65  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
   assign \$66  = \$64  | \$65 [5];
-  assign \$67  = \port$2710$0 [215] ? { \$58 , \$55  } : { \$66 , \$63  };
-  assign \$68  = \port$2710$0 [211] ^ \port$2710$0 [217];
-  assign \$69  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
+  assign \$67  = \port$2732$0 [215] ? { \$58 , \$55  } : { \$66 , \$63  };
+  assign \$68  = \port$2732$0 [211] ^ \port$2732$0 [217];
+  assign \$69  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
   assign \$70  = \$68  | \$69 [5];
-  assign \$71  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
+  assign \$71  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
   assign \$72  = \$70  ? 5'h00 : \$71 [4:0];
-  assign \$73  = \port$2710$0 [211] ^ \port$2710$0 [217];
-  assign \$74  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
+  assign \$73  = \port$2732$0 [211] ^ \port$2732$0 [217];
+  assign \$74  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
   assign \$75  = \$73  | \$74 [5];
-  assign \$76  = \port$2710$0 [211] ^ \port$2710$0 [216];
-  assign \$77  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
+  assign \$76  = \port$2732$0 [211] ^ \port$2732$0 [216];
+  assign \$77  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
   assign \$78  = \$76  | \$77 [5];
-  assign \$79  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
+  assign \$79  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
   assign \$80  = \$78  ? 5'h00 : \$79 [4:0];
-  assign \$81  = \port$2710$0 [211] ^ \port$2710$0 [216];
-  assign \$82  = \port$2709$0 [34:29] - \port$2710$0 [204:199];
+  assign \$81  = \port$2732$0 [211] ^ \port$2732$0 [216];
+  assign \$82  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
   assign \$83  = \$81  | \$82 [5];
-  assign \$84  = \port$2710$0 [215] ? { \$75 , \$72  } : { \$83 , \$80  };
-  assign age_bank1 = \port$2710$0 [198] ? \$67  : \$84 ;
-  assign \$85  = \port$2710$0 [321] ^ \port$2710$0 [326];
-  assign \$86  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
+  assign \$84  = \port$2732$0 [215] ? { \$75 , \$72  } : { \$83 , \$80  };
+  assign age_bank1 = \port$2732$0 [198] ? \$67  : \$84 ;
+  assign \$85  = \port$2732$0 [321] ^ \port$2732$0 [326];
+  assign \$86  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
   assign \$87  = \$85  | \$86 [5];
-  assign \$88  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
+  assign \$88  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
   assign \$89  = \$87  ? 5'h00 : \$88 [4:0];
-  assign \$90  = \port$2710$0 [321] ^ \port$2710$0 [326];
-  assign \$91  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
+  assign \$90  = \port$2732$0 [321] ^ \port$2732$0 [326];
+  assign \$91  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
   assign \$92  = \$90  | \$91 [5];
-  assign \$93  = \port$2710$0 [321] ^ \port$2710$0 [325];
-  assign \$94  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
+  assign \$93  = \port$2732$0 [321] ^ \port$2732$0 [325];
+  assign \$94  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
   assign \$95  = \$93  | \$94 [5];
-  assign \$96  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
+  assign \$96  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
   assign \$97  = \$95  ? 5'h00 : \$96 [4:0];
-  assign \$98  = \port$2710$0 [321] ^ \port$2710$0 [325];
-  assign \$99  = \port$2709$0 [34:29] - \port$2710$0 [319:314];
+  assign \$98  = \port$2732$0 [321] ^ \port$2732$0 [325];
+  assign \$99  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
   assign \$100  = \$98  | \$99 [5];
-  assign \$101  = \port$2710$0 [324] ? { \$92 , \$89  } : { \$100 , \$97  };
-  assign \$102  = \port$2710$0 [320] ^ \port$2710$0 [326];
-  assign \$103  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
+  assign \$101  = \port$2732$0 [324] ? { \$92 , \$89  } : { \$100 , \$97  };
+  assign \$102  = \port$2732$0 [320] ^ \port$2732$0 [326];
+  assign \$103  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
   assign \$104  = \$102  | \$103 [5];
-  assign \$105  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
+  assign \$105  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
   assign \$106  = \$104  ? 5'h00 : \$105 [4:0];
-  assign \$107  = \port$2710$0 [320] ^ \port$2710$0 [326];
-  assign \$108  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
+  assign \$107  = \port$2732$0 [320] ^ \port$2732$0 [326];
+  assign \$108  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
   assign \$109  = \$107  | \$108 [5];
-  assign \$110  = \port$2710$0 [320] ^ \port$2710$0 [325];
-  assign \$111  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
+  assign \$110  = \port$2732$0 [320] ^ \port$2732$0 [325];
+  assign \$111  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
   assign \$112  = \$110  | \$111 [5];
-  assign \$113  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
+  assign \$113  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
   assign \$114  = \$112  ? 5'h00 : \$113 [4:0];
-  assign \$115  = \port$2710$0 [320] ^ \port$2710$0 [325];
-  assign \$116  = \port$2709$0 [34:29] - \port$2710$0 [313:308];
+  assign \$115  = \port$2732$0 [320] ^ \port$2732$0 [325];
+  assign \$116  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
   assign \$117  = \$115  | \$116 [5];
-  assign \$118  = \port$2710$0 [324] ? { \$109 , \$106  } : { \$117 , \$114  };
-  assign age_bank2 = \port$2710$0 [307] ? \$101  : \$118 ;
-  assign \$119  = \port$2710$0 [430] ^ \port$2710$0 [435];
-  assign \$120  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
+  assign \$118  = \port$2732$0 [324] ? { \$109 , \$106  } : { \$117 , \$114  };
+  assign age_bank2 = \port$2732$0 [307] ? \$101  : \$118 ;
+  assign \$119  = \port$2732$0 [430] ^ \port$2732$0 [435];
+  assign \$120  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
   assign \$121  = \$119  | \$120 [5];
-  assign \$122  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
+  assign \$122  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
   assign \$123  = \$121  ? 5'h00 : \$122 [4:0];
-  assign \$124  = \port$2710$0 [430] ^ \port$2710$0 [435];
-  assign \$125  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
+  assign \$124  = \port$2732$0 [430] ^ \port$2732$0 [435];
+  assign \$125  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
   assign \$126  = \$124  | \$125 [5];
-  assign \$127  = \port$2710$0 [430] ^ \port$2710$0 [434];
-  assign \$128  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
+  assign \$127  = \port$2732$0 [430] ^ \port$2732$0 [434];
+  assign \$128  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
   assign \$129  = \$127  | \$128 [5];
-  assign \$130  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
+  assign \$130  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
   assign \$131  = \$129  ? 5'h00 : \$130 [4:0];
-  assign \$132  = \port$2710$0 [430] ^ \port$2710$0 [434];
-  assign \$133  = \port$2709$0 [34:29] - \port$2710$0 [428:423];
+  assign \$132  = \port$2732$0 [430] ^ \port$2732$0 [434];
+  assign \$133  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
   assign \$134  = \$132  | \$133 [5];
-  assign \$135  = \port$2710$0 [433] ? { \$126 , \$123  } : { \$134 , \$131  };
-  assign \$136  = \port$2710$0 [429] ^ \port$2710$0 [435];
-  assign \$137  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
+  assign \$135  = \port$2732$0 [433] ? { \$126 , \$123  } : { \$134 , \$131  };
+  assign \$136  = \port$2732$0 [429] ^ \port$2732$0 [435];
+  assign \$137  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
   assign \$138  = \$136  | \$137 [5];
-  assign \$139  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
+  assign \$139  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
   assign \$140  = \$138  ? 5'h00 : \$139 [4:0];
-  assign \$141  = \port$2710$0 [429] ^ \port$2710$0 [435];
-  assign \$142  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
+  assign \$141  = \port$2732$0 [429] ^ \port$2732$0 [435];
+  assign \$142  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
   assign \$143  = \$141  | \$142 [5];
-  assign \$144  = \port$2710$0 [429] ^ \port$2710$0 [434];
-  assign \$145  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
+  assign \$144  = \port$2732$0 [429] ^ \port$2732$0 [434];
+  assign \$145  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
   assign \$146  = \$144  | \$145 [5];
-  assign \$147  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
+  assign \$147  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
   assign \$148  = \$146  ? 5'h00 : \$147 [4:0];
-  assign \$149  = \port$2710$0 [429] ^ \port$2710$0 [434];
-  assign \$150  = \port$2709$0 [34:29] - \port$2710$0 [422:417];
+  assign \$149  = \port$2732$0 [429] ^ \port$2732$0 [434];
+  assign \$150  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
   assign \$151  = \$149  | \$150 [5];
-  assign \$152  = \port$2710$0 [433] ? { \$143 , \$140  } : { \$151 , \$148  };
-  assign age_bank3 = \port$2710$0 [416] ? \$135  : \$152 ;
-  assign \$153  = \port$2714$0 [1:0] + 1'h0;
-  assign \$154  = \port$2714$0 [1:0] + 1'h0;
-  assign \$155  = \port$2714$0 [1:0] + 1'h0;
-  assign \$156  = \port$2714$0 [1:0] + 1'h0;
-  assign \$157  = \port$2714$0 [1:0] + 1'h0;
-  assign \$158  = \port$2714$0 [1:0] + 1'h0;
-  assign \$159  = \port$2714$0 [8:7] + 1'h0;
-  assign \$160  = \port$2714$0 [8:7] + 1'h0;
-  assign \$161  = \port$2714$0 [8:7] + 1'h0;
-  assign \$162  = \port$2714$0 [8:7] + 1'h0;
-  assign \$163  = \port$2714$0 [8:7] + 1'h0;
-  assign \$164  = \port$2714$0 [8:7] + 1'h0;
-  assign \$165  = \port$2714$0 [15:14] + 1'h0;
-  assign \$166  = \port$2714$0 [15:14] + 1'h0;
-  assign \$167  = \port$2714$0 [15:14] + 1'h0;
-  assign \$168  = \port$2714$0 [15:14] + 1'h0;
-  assign \$169  = \port$2714$0 [15:14] + 1'h0;
-  assign \$170  = \port$2714$0 [15:14] + 1'h0;
-  assign \$171  = \port$2714$0 [22:21] + 1'h0;
-  assign \$172  = \port$2714$0 [22:21] + 1'h0;
-  assign \$173  = \port$2714$0 [22:21] + 1'h0;
-  assign \$174  = \port$2714$0 [22:21] + 1'h0;
-  assign \$175  = \port$2714$0 [22:21] + 1'h0;
-  assign \$176  = \port$2714$0 [22:21] + 1'h0;
+  assign \$152  = \port$2732$0 [433] ? { \$143 , \$140  } : { \$151 , \$148  };
+  assign age_bank3 = \port$2732$0 [416] ? \$135  : \$152 ;
+  assign \$153  = \port$2736$0 [1:0] + 1'h0;
+  assign \$154  = \port$2736$0 [1:0] + 1'h0;
+  assign \$155  = \port$2736$0 [1:0] + 1'h0;
+  assign \$156  = \port$2736$0 [1:0] + 1'h0;
+  assign \$157  = \port$2736$0 [1:0] + 1'h0;
+  assign \$158  = \port$2736$0 [1:0] + 1'h0;
+  assign \$159  = \port$2736$0 [8:7] + 1'h0;
+  assign \$160  = \port$2736$0 [8:7] + 1'h0;
+  assign \$161  = \port$2736$0 [8:7] + 1'h0;
+  assign \$162  = \port$2736$0 [8:7] + 1'h0;
+  assign \$163  = \port$2736$0 [8:7] + 1'h0;
+  assign \$164  = \port$2736$0 [8:7] + 1'h0;
+  assign \$165  = \port$2736$0 [15:14] + 1'h0;
+  assign \$166  = \port$2736$0 [15:14] + 1'h0;
+  assign \$167  = \port$2736$0 [15:14] + 1'h0;
+  assign \$168  = \port$2736$0 [15:14] + 1'h0;
+  assign \$169  = \port$2736$0 [15:14] + 1'h0;
+  assign \$170  = \port$2736$0 [15:14] + 1'h0;
+  assign \$171  = \port$2736$0 [22:21] + 1'h0;
+  assign \$172  = \port$2736$0 [22:21] + 1'h0;
+  assign \$173  = \port$2736$0 [22:21] + 1'h0;
+  assign \$174  = \port$2736$0 [22:21] + 1'h0;
+  assign \$175  = \port$2736$0 [22:21] + 1'h0;
+  assign \$176  = \port$2736$0 [22:21] + 1'h0;
   assign \$177  = cnt0 >= 8'hff;
   assign \$178  = cnt0 + 1'h1;
   assign \$179  = \$177  ? 9'h0ff : \$178 ;
@@ -4414,21 +4399,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
   assign \$215  = age3 > age1;
   assign \$216  = age3 > age2;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$153 [1:0])
       2'h0:
-          valid0 = \port$2710$0 [38];
+          valid0 = \port$2732$0 [38];
       2'h1:
-          valid0 = \port$2710$0 [147];
+          valid0 = \port$2732$0 [147];
       2'h2:
-          valid0 = \port$2710$0 [256];
+          valid0 = \port$2732$0 [256];
       2'h3:
-          valid0 = \port$2710$0 [365];
+          valid0 = \port$2732$0 [365];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$154 [1:0])
       2'h0:
@@ -4442,21 +4427,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$155 [1:0])
       2'h0:
-          tag0 = \port$2710$0 [23:0];
+          tag0 = \port$2732$0 [23:0];
       2'h1:
-          tag0 = \port$2710$0 [132:109];
+          tag0 = \port$2732$0 [132:109];
       2'h2:
-          tag0 = \port$2710$0 [241:218];
+          tag0 = \port$2732$0 [241:218];
       2'h3:
-          tag0 = \port$2710$0 [350:327];
+          tag0 = \port$2732$0 [350:327];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$156 [1:0])
       2'h0:
@@ -4470,21 +4455,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$157 [1:0])
       2'h0:
-          cnt0 = \port$2710$0 [31:24];
+          cnt0 = \port$2732$0 [31:24];
       2'h1:
-          cnt0 = \port$2710$0 [140:133];
+          cnt0 = \port$2732$0 [140:133];
       2'h2:
-          cnt0 = \port$2710$0 [249:242];
+          cnt0 = \port$2732$0 [249:242];
       2'h3:
-          cnt0 = \port$2710$0 [358:351];
+          cnt0 = \port$2732$0 [358:351];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$158 [1:0])
       2'h0:
@@ -4498,21 +4483,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$159 [1:0])
       2'h0:
-          valid1 = \port$2710$0 [38];
+          valid1 = \port$2732$0 [38];
       2'h1:
-          valid1 = \port$2710$0 [147];
+          valid1 = \port$2732$0 [147];
       2'h2:
-          valid1 = \port$2710$0 [256];
+          valid1 = \port$2732$0 [256];
       2'h3:
-          valid1 = \port$2710$0 [365];
+          valid1 = \port$2732$0 [365];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$160 [1:0])
       2'h0:
@@ -4526,21 +4511,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$161 [1:0])
       2'h0:
-          tag1 = \port$2710$0 [23:0];
+          tag1 = \port$2732$0 [23:0];
       2'h1:
-          tag1 = \port$2710$0 [132:109];
+          tag1 = \port$2732$0 [132:109];
       2'h2:
-          tag1 = \port$2710$0 [241:218];
+          tag1 = \port$2732$0 [241:218];
       2'h3:
-          tag1 = \port$2710$0 [350:327];
+          tag1 = \port$2732$0 [350:327];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$162 [1:0])
       2'h0:
@@ -4554,21 +4539,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$163 [1:0])
       2'h0:
-          cnt1 = \port$2710$0 [31:24];
+          cnt1 = \port$2732$0 [31:24];
       2'h1:
-          cnt1 = \port$2710$0 [140:133];
+          cnt1 = \port$2732$0 [140:133];
       2'h2:
-          cnt1 = \port$2710$0 [249:242];
+          cnt1 = \port$2732$0 [249:242];
       2'h3:
-          cnt1 = \port$2710$0 [358:351];
+          cnt1 = \port$2732$0 [358:351];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$164 [1:0])
       2'h0:
@@ -4582,21 +4567,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$165 [1:0])
       2'h0:
-          valid2 = \port$2710$0 [38];
+          valid2 = \port$2732$0 [38];
       2'h1:
-          valid2 = \port$2710$0 [147];
+          valid2 = \port$2732$0 [147];
       2'h2:
-          valid2 = \port$2710$0 [256];
+          valid2 = \port$2732$0 [256];
       2'h3:
-          valid2 = \port$2710$0 [365];
+          valid2 = \port$2732$0 [365];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$166 [1:0])
       2'h0:
@@ -4610,21 +4595,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$167 [1:0])
       2'h0:
-          tag2 = \port$2710$0 [23:0];
+          tag2 = \port$2732$0 [23:0];
       2'h1:
-          tag2 = \port$2710$0 [132:109];
+          tag2 = \port$2732$0 [132:109];
       2'h2:
-          tag2 = \port$2710$0 [241:218];
+          tag2 = \port$2732$0 [241:218];
       2'h3:
-          tag2 = \port$2710$0 [350:327];
+          tag2 = \port$2732$0 [350:327];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$168 [1:0])
       2'h0:
@@ -4638,21 +4623,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$169 [1:0])
       2'h0:
-          cnt2 = \port$2710$0 [31:24];
+          cnt2 = \port$2732$0 [31:24];
       2'h1:
-          cnt2 = \port$2710$0 [140:133];
+          cnt2 = \port$2732$0 [140:133];
       2'h2:
-          cnt2 = \port$2710$0 [249:242];
+          cnt2 = \port$2732$0 [249:242];
       2'h3:
-          cnt2 = \port$2710$0 [358:351];
+          cnt2 = \port$2732$0 [358:351];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$170 [1:0])
       2'h0:
@@ -4666,21 +4651,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$171 [1:0])
       2'h0:
-          valid3 = \port$2710$0 [38];
+          valid3 = \port$2732$0 [38];
       2'h1:
-          valid3 = \port$2710$0 [147];
+          valid3 = \port$2732$0 [147];
       2'h2:
-          valid3 = \port$2710$0 [256];
+          valid3 = \port$2732$0 [256];
       2'h3:
-          valid3 = \port$2710$0 [365];
+          valid3 = \port$2732$0 [365];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$172 [1:0])
       2'h0:
@@ -4694,21 +4679,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$173 [1:0])
       2'h0:
-          tag3 = \port$2710$0 [23:0];
+          tag3 = \port$2732$0 [23:0];
       2'h1:
-          tag3 = \port$2710$0 [132:109];
+          tag3 = \port$2732$0 [132:109];
       2'h2:
-          tag3 = \port$2710$0 [241:218];
+          tag3 = \port$2732$0 [241:218];
       2'h3:
-          tag3 = \port$2710$0 [350:327];
+          tag3 = \port$2732$0 [350:327];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$174 [1:0])
       2'h0:
@@ -4722,21 +4707,21 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$175 [1:0])
       2'h0:
-          cnt3 = \port$2710$0 [31:24];
+          cnt3 = \port$2732$0 [31:24];
       2'h1:
-          cnt3 = \port$2710$0 [140:133];
+          cnt3 = \port$2732$0 [140:133];
       2'h2:
-          cnt3 = \port$2710$0 [249:242];
+          cnt3 = \port$2732$0 [249:242];
       2'h3:
-          cnt3 = \port$2710$0 [358:351];
+          cnt3 = \port$2732$0 [358:351];
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
     casez (\$176 [1:0])
       2'h0:
@@ -4749,112 +4734,112 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2710$0 , \port$2714$0 , \port$2709$0  };
-  assign \window.request  = \port$2709$0 [34:0];
-  assign \window.request.valid  = \port$2709$0 [0];
-  assign \window.request.op  = \port$2709$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2709$0 [4:3];
-  assign \window.request.tag  = \port$2709$0 [28:5];
-  assign \window.request.t  = \port$2709$0 [34:29];
-  assign \window.start  = \port$2709$0 [41:35];
-  assign \window.lane_slot  = \port$2714$0 ;
-  assign \window.bank  = \port$2710$0 ;
-  assign \window.bank[0].tag  = \port$2710$0 [23:0];
-  assign \window.bank[0].count  = \port$2710$0 [31:24];
-  assign \window.bank[0].last  = \port$2710$0 [37:32];
-  assign \window.bank[0].valid  = \port$2710$0 [38];
-  assign \window.bank[0].fresh  = \port$2710$0 [39];
-  assign \window.bank[0].mark  = \port$2710$0 [40];
-  assign \window.bank[0].row  = \port$2710$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2710$0 [46];
-  assign \window.bank[0].sides  = \port$2710$0 [108:47];
-  assign \window.bank[0].sides.ent  = \port$2710$0 [47];
-  assign \window.bank[0].sides.count_raw  = \port$2710$0 [55:48];
-  assign \window.bank[0].sides.count_byp  = \port$2710$0 [63:56];
-  assign \window.bank[0].sides.tag_raw  = \port$2710$0 [87:64];
-  assign \window.bank[0].sides.tag_eq_byp  = \port$2710$0 [88];
-  assign \window.bank[0].sides.meta  = \port$2710$0 [89];
-  assign \window.bank[0].sides.last_raw  = \port$2710$0 [95:90];
-  assign \window.bank[0].sides.last_byp  = \port$2710$0 [101:96];
-  assign \window.bank[0].sides.fresh_raw  = \port$2710$0 [102];
-  assign \window.bank[0].sides.fresh_byp  = \port$2710$0 [103];
-  assign \window.bank[0].sides.valid_raw  = \port$2710$0 [104];
-  assign \window.bank[0].sides.valid_byp  = \port$2710$0 [105];
-  assign \window.bank[0].sides.mark  = \port$2710$0 [106];
-  assign \window.bank[0].sides.mark_raw  = \port$2710$0 [107];
-  assign \window.bank[0].sides.mark_byp  = \port$2710$0 [108];
-  assign \window.bank[1].tag  = \port$2710$0 [132:109];
-  assign \window.bank[1].count  = \port$2710$0 [140:133];
-  assign \window.bank[1].last  = \port$2710$0 [146:141];
-  assign \window.bank[1].valid  = \port$2710$0 [147];
-  assign \window.bank[1].fresh  = \port$2710$0 [148];
-  assign \window.bank[1].mark  = \port$2710$0 [149];
-  assign \window.bank[1].row  = \port$2710$0 [154:150];
-  assign \window.bank[1].sc_row_hit  = \port$2710$0 [155];
-  assign \window.bank[1].sides  = \port$2710$0 [217:156];
-  assign \window.bank[1].sides.ent  = \port$2710$0 [156];
-  assign \window.bank[1].sides.count_raw  = \port$2710$0 [164:157];
-  assign \window.bank[1].sides.count_byp  = \port$2710$0 [172:165];
-  assign \window.bank[1].sides.tag_raw  = \port$2710$0 [196:173];
-  assign \window.bank[1].sides.tag_eq_byp  = \port$2710$0 [197];
-  assign \window.bank[1].sides.meta  = \port$2710$0 [198];
-  assign \window.bank[1].sides.last_raw  = \port$2710$0 [204:199];
-  assign \window.bank[1].sides.last_byp  = \port$2710$0 [210:205];
-  assign \window.bank[1].sides.fresh_raw  = \port$2710$0 [211];
-  assign \window.bank[1].sides.fresh_byp  = \port$2710$0 [212];
-  assign \window.bank[1].sides.valid_raw  = \port$2710$0 [213];
-  assign \window.bank[1].sides.valid_byp  = \port$2710$0 [214];
-  assign \window.bank[1].sides.mark  = \port$2710$0 [215];
-  assign \window.bank[1].sides.mark_raw  = \port$2710$0 [216];
-  assign \window.bank[1].sides.mark_byp  = \port$2710$0 [217];
-  assign \window.bank[2].tag  = \port$2710$0 [241:218];
-  assign \window.bank[2].count  = \port$2710$0 [249:242];
-  assign \window.bank[2].last  = \port$2710$0 [255:250];
-  assign \window.bank[2].valid  = \port$2710$0 [256];
-  assign \window.bank[2].fresh  = \port$2710$0 [257];
-  assign \window.bank[2].mark  = \port$2710$0 [258];
-  assign \window.bank[2].row  = \port$2710$0 [263:259];
-  assign \window.bank[2].sc_row_hit  = \port$2710$0 [264];
-  assign \window.bank[2].sides  = \port$2710$0 [326:265];
-  assign \window.bank[2].sides.ent  = \port$2710$0 [265];
-  assign \window.bank[2].sides.count_raw  = \port$2710$0 [273:266];
-  assign \window.bank[2].sides.count_byp  = \port$2710$0 [281:274];
-  assign \window.bank[2].sides.tag_raw  = \port$2710$0 [305:282];
-  assign \window.bank[2].sides.tag_eq_byp  = \port$2710$0 [306];
-  assign \window.bank[2].sides.meta  = \port$2710$0 [307];
-  assign \window.bank[2].sides.last_raw  = \port$2710$0 [313:308];
-  assign \window.bank[2].sides.last_byp  = \port$2710$0 [319:314];
-  assign \window.bank[2].sides.fresh_raw  = \port$2710$0 [320];
-  assign \window.bank[2].sides.fresh_byp  = \port$2710$0 [321];
-  assign \window.bank[2].sides.valid_raw  = \port$2710$0 [322];
-  assign \window.bank[2].sides.valid_byp  = \port$2710$0 [323];
-  assign \window.bank[2].sides.mark  = \port$2710$0 [324];
-  assign \window.bank[2].sides.mark_raw  = \port$2710$0 [325];
-  assign \window.bank[2].sides.mark_byp  = \port$2710$0 [326];
-  assign \window.bank[3].tag  = \port$2710$0 [350:327];
-  assign \window.bank[3].count  = \port$2710$0 [358:351];
-  assign \window.bank[3].last  = \port$2710$0 [364:359];
-  assign \window.bank[3].valid  = \port$2710$0 [365];
-  assign \window.bank[3].fresh  = \port$2710$0 [366];
-  assign \window.bank[3].mark  = \port$2710$0 [367];
-  assign \window.bank[3].row  = \port$2710$0 [372:368];
-  assign \window.bank[3].sc_row_hit  = \port$2710$0 [373];
-  assign \window.bank[3].sides  = \port$2710$0 [435:374];
-  assign \window.bank[3].sides.ent  = \port$2710$0 [374];
-  assign \window.bank[3].sides.count_raw  = \port$2710$0 [382:375];
-  assign \window.bank[3].sides.count_byp  = \port$2710$0 [390:383];
-  assign \window.bank[3].sides.tag_raw  = \port$2710$0 [414:391];
-  assign \window.bank[3].sides.tag_eq_byp  = \port$2710$0 [415];
-  assign \window.bank[3].sides.meta  = \port$2710$0 [416];
-  assign \window.bank[3].sides.last_raw  = \port$2710$0 [422:417];
-  assign \window.bank[3].sides.last_byp  = \port$2710$0 [428:423];
-  assign \window.bank[3].sides.fresh_raw  = \port$2710$0 [429];
-  assign \window.bank[3].sides.fresh_byp  = \port$2710$0 [430];
-  assign \window.bank[3].sides.valid_raw  = \port$2710$0 [431];
-  assign \window.bank[3].sides.valid_byp  = \port$2710$0 [432];
-  assign \window.bank[3].sides.mark  = \port$2710$0 [433];
-  assign \window.bank[3].sides.mark_raw  = \port$2710$0 [434];
-  assign \window.bank[3].sides.mark_byp  = \port$2710$0 [435];
+  assign window = { 45'h000000000000, \port$2732$0 , \port$2736$0 , \port$2731$0  };
+  assign \window.request  = \port$2731$0 [34:0];
+  assign \window.request.valid  = \port$2731$0 [0];
+  assign \window.request.op  = \port$2731$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2731$0 [4:3];
+  assign \window.request.tag  = \port$2731$0 [28:5];
+  assign \window.request.t  = \port$2731$0 [34:29];
+  assign \window.start  = \port$2731$0 [41:35];
+  assign \window.lane_slot  = \port$2736$0 ;
+  assign \window.bank  = \port$2732$0 ;
+  assign \window.bank[0].tag  = \port$2732$0 [23:0];
+  assign \window.bank[0].count  = \port$2732$0 [31:24];
+  assign \window.bank[0].last  = \port$2732$0 [37:32];
+  assign \window.bank[0].valid  = \port$2732$0 [38];
+  assign \window.bank[0].fresh  = \port$2732$0 [39];
+  assign \window.bank[0].mark  = \port$2732$0 [40];
+  assign \window.bank[0].row  = \port$2732$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2732$0 [46];
+  assign \window.bank[0].sides  = \port$2732$0 [108:47];
+  assign \window.bank[0].sides.ent  = \port$2732$0 [47];
+  assign \window.bank[0].sides.count_raw  = \port$2732$0 [55:48];
+  assign \window.bank[0].sides.count_byp  = \port$2732$0 [63:56];
+  assign \window.bank[0].sides.tag_raw  = \port$2732$0 [87:64];
+  assign \window.bank[0].sides.tag_eq_byp  = \port$2732$0 [88];
+  assign \window.bank[0].sides.meta  = \port$2732$0 [89];
+  assign \window.bank[0].sides.last_raw  = \port$2732$0 [95:90];
+  assign \window.bank[0].sides.last_byp  = \port$2732$0 [101:96];
+  assign \window.bank[0].sides.fresh_raw  = \port$2732$0 [102];
+  assign \window.bank[0].sides.fresh_byp  = \port$2732$0 [103];
+  assign \window.bank[0].sides.valid_raw  = \port$2732$0 [104];
+  assign \window.bank[0].sides.valid_byp  = \port$2732$0 [105];
+  assign \window.bank[0].sides.mark  = \port$2732$0 [106];
+  assign \window.bank[0].sides.mark_raw  = \port$2732$0 [107];
+  assign \window.bank[0].sides.mark_byp  = \port$2732$0 [108];
+  assign \window.bank[1].tag  = \port$2732$0 [132:109];
+  assign \window.bank[1].count  = \port$2732$0 [140:133];
+  assign \window.bank[1].last  = \port$2732$0 [146:141];
+  assign \window.bank[1].valid  = \port$2732$0 [147];
+  assign \window.bank[1].fresh  = \port$2732$0 [148];
+  assign \window.bank[1].mark  = \port$2732$0 [149];
+  assign \window.bank[1].row  = \port$2732$0 [154:150];
+  assign \window.bank[1].sc_row_hit  = \port$2732$0 [155];
+  assign \window.bank[1].sides  = \port$2732$0 [217:156];
+  assign \window.bank[1].sides.ent  = \port$2732$0 [156];
+  assign \window.bank[1].sides.count_raw  = \port$2732$0 [164:157];
+  assign \window.bank[1].sides.count_byp  = \port$2732$0 [172:165];
+  assign \window.bank[1].sides.tag_raw  = \port$2732$0 [196:173];
+  assign \window.bank[1].sides.tag_eq_byp  = \port$2732$0 [197];
+  assign \window.bank[1].sides.meta  = \port$2732$0 [198];
+  assign \window.bank[1].sides.last_raw  = \port$2732$0 [204:199];
+  assign \window.bank[1].sides.last_byp  = \port$2732$0 [210:205];
+  assign \window.bank[1].sides.fresh_raw  = \port$2732$0 [211];
+  assign \window.bank[1].sides.fresh_byp  = \port$2732$0 [212];
+  assign \window.bank[1].sides.valid_raw  = \port$2732$0 [213];
+  assign \window.bank[1].sides.valid_byp  = \port$2732$0 [214];
+  assign \window.bank[1].sides.mark  = \port$2732$0 [215];
+  assign \window.bank[1].sides.mark_raw  = \port$2732$0 [216];
+  assign \window.bank[1].sides.mark_byp  = \port$2732$0 [217];
+  assign \window.bank[2].tag  = \port$2732$0 [241:218];
+  assign \window.bank[2].count  = \port$2732$0 [249:242];
+  assign \window.bank[2].last  = \port$2732$0 [255:250];
+  assign \window.bank[2].valid  = \port$2732$0 [256];
+  assign \window.bank[2].fresh  = \port$2732$0 [257];
+  assign \window.bank[2].mark  = \port$2732$0 [258];
+  assign \window.bank[2].row  = \port$2732$0 [263:259];
+  assign \window.bank[2].sc_row_hit  = \port$2732$0 [264];
+  assign \window.bank[2].sides  = \port$2732$0 [326:265];
+  assign \window.bank[2].sides.ent  = \port$2732$0 [265];
+  assign \window.bank[2].sides.count_raw  = \port$2732$0 [273:266];
+  assign \window.bank[2].sides.count_byp  = \port$2732$0 [281:274];
+  assign \window.bank[2].sides.tag_raw  = \port$2732$0 [305:282];
+  assign \window.bank[2].sides.tag_eq_byp  = \port$2732$0 [306];
+  assign \window.bank[2].sides.meta  = \port$2732$0 [307];
+  assign \window.bank[2].sides.last_raw  = \port$2732$0 [313:308];
+  assign \window.bank[2].sides.last_byp  = \port$2732$0 [319:314];
+  assign \window.bank[2].sides.fresh_raw  = \port$2732$0 [320];
+  assign \window.bank[2].sides.fresh_byp  = \port$2732$0 [321];
+  assign \window.bank[2].sides.valid_raw  = \port$2732$0 [322];
+  assign \window.bank[2].sides.valid_byp  = \port$2732$0 [323];
+  assign \window.bank[2].sides.mark  = \port$2732$0 [324];
+  assign \window.bank[2].sides.mark_raw  = \port$2732$0 [325];
+  assign \window.bank[2].sides.mark_byp  = \port$2732$0 [326];
+  assign \window.bank[3].tag  = \port$2732$0 [350:327];
+  assign \window.bank[3].count  = \port$2732$0 [358:351];
+  assign \window.bank[3].last  = \port$2732$0 [364:359];
+  assign \window.bank[3].valid  = \port$2732$0 [365];
+  assign \window.bank[3].fresh  = \port$2732$0 [366];
+  assign \window.bank[3].mark  = \port$2732$0 [367];
+  assign \window.bank[3].row  = \port$2732$0 [372:368];
+  assign \window.bank[3].sc_row_hit  = \port$2732$0 [373];
+  assign \window.bank[3].sides  = \port$2732$0 [435:374];
+  assign \window.bank[3].sides.ent  = \port$2732$0 [374];
+  assign \window.bank[3].sides.count_raw  = \port$2732$0 [382:375];
+  assign \window.bank[3].sides.count_byp  = \port$2732$0 [390:383];
+  assign \window.bank[3].sides.tag_raw  = \port$2732$0 [414:391];
+  assign \window.bank[3].sides.tag_eq_byp  = \port$2732$0 [415];
+  assign \window.bank[3].sides.meta  = \port$2732$0 [416];
+  assign \window.bank[3].sides.last_raw  = \port$2732$0 [422:417];
+  assign \window.bank[3].sides.last_byp  = \port$2732$0 [428:423];
+  assign \window.bank[3].sides.fresh_raw  = \port$2732$0 [429];
+  assign \window.bank[3].sides.fresh_byp  = \port$2732$0 [430];
+  assign \window.bank[3].sides.valid_raw  = \port$2732$0 [431];
+  assign \window.bank[3].sides.valid_byp  = \port$2732$0 [432];
+  assign \window.bank[3].sides.mark  = \port$2732$0 [433];
+  assign \window.bank[3].sides.mark_raw  = \port$2732$0 [434];
+  assign \window.bank[3].sides.mark_byp  = \port$2732$0 [435];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -4932,7 +4917,7 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
   assign lanes[341] = \$213 ;
   assign lanes[300:293] = \$212 [7:0];
   assign lanes[292:285] = \$209 [7:0];
-  assign lanes[284:278] = \port$2714$0 [27:21];
+  assign lanes[284:278] = \port$2736$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -4945,7 +4930,7 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
   assign lanes[340] = \$203 ;
   assign lanes[235:228] = \$202 [7:0];
   assign lanes[227:220] = \$199 [7:0];
-  assign lanes[219:213] = \port$2714$0 [20:14];
+  assign lanes[219:213] = \port$2736$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -4958,7 +4943,7 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
   assign lanes[339] = \$193 ;
   assign lanes[170:163] = \$192 [7:0];
   assign lanes[162:155] = \$189 [7:0];
-  assign lanes[154:148] = \port$2714$0 [13:7];
+  assign lanes[154:148] = \port$2736$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -4971,29 +4956,29 @@ module \kv_asu.core.lanes$186 (\port$2710$0 , \port$2714$0 , lanes, cfg, \port$2
   assign lanes[338] = \$183 ;
   assign lanes[105:98] = \$182 [7:0];
   assign lanes[97:90] = \$179 [7:0];
-  assign lanes[89:83] = \port$2714$0 [6:0];
+  assign lanes[89:83] = \port$2736$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2709$0 [41:35];
-  assign lanes[34:0] = \port$2709$0 [34:0];
+  assign lanes[41:35] = \port$2731$0 [41:35];
+  assign lanes[34:0] = \port$2731$0 [34:0];
   assign { lanes[369:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 56'h00000000000000;
   assign match_b[3] = \$16 ;
   assign match_b[2] = \$12 ;
   assign match_b[1] = \$8 ;
   assign match_b[0] = \$4 ;
-  assign mark_now_b[3] = \port$2710$0 [367];
-  assign mark_now_b[2] = \port$2710$0 [258];
-  assign mark_now_b[1] = \port$2710$0 [149];
-  assign mark_now_b[0] = \port$2710$0 [40];
+  assign mark_now_b[3] = \port$2732$0 [367];
+  assign mark_now_b[2] = \port$2732$0 [258];
+  assign mark_now_b[1] = \port$2732$0 [149];
+  assign mark_now_b[0] = \port$2732$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -5983,105 +5968,105 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   assign \$2  = slot_q == tail;
   assign \$3  = head == tail;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$43  = prev_a_en;
     if (rst) begin
       \$43  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$44  = prev_a_addr;
     if (rst) begin
       \$44  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$45  = prev_a_data;
     if (rst) begin
       \$45  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$46  = prev_b_en;
     if (rst) begin
       \$46  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$47  = prev_b_addr;
     if (rst) begin
       \$47  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$48  = prev_b_data;
     if (rst) begin
       \$48  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$49  = next_a_en;
     if (rst) begin
       \$49  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$50  = next_a_addr;
     if (rst) begin
       \$50  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$51  = next_a_data;
     if (rst) begin
       \$51  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$52  = next_b_en;
     if (rst) begin
       \$52  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$53  = next_b_addr;
     if (rst) begin
       \$53  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$54  = next_b_data;
     if (rst) begin
       \$54  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$55  = cmd;
     if (rst) begin
       \$55  = 2'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$56  = raddr;
     if (rst) begin
       \$56  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$57  = tail;
     casez (cmd_q)
       2'h1:
@@ -6106,7 +6091,7 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$58  = head;
     casez (cmd_q)
       2'h1:
@@ -6126,7 +6111,7 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$59  = empty;
     casez (cmd_q)
       2'h1:
@@ -6148,259 +6133,259 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$60  = prev_a_req;
     if (rst) begin
       \$60  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$61  = \$signal ;
     if (rst) begin
       \$61  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$62  = p_of;
     if (rst) begin
       \$62  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$63  = prev_b_req;
     if (rst) begin
       \$63  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$64  = head;
     if (rst) begin
       \$64  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$65  = slot_q;
     if (rst) begin
       \$65  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$66  = prev_a_en;
     if (rst) begin
       \$66  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$67  = prev_a_addr;
     if (rst) begin
       \$67  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$68  = \$signature__data ;
     if (rst) begin
       \$68  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$69  = prev0_wlast_en;
     if (rst) begin
       \$69  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$70  = prev0_wlast_addr;
     if (rst) begin
       \$70  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$71  = prev0_wlast_data;
     if (rst) begin
       \$71  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$72  = prev_b_en;
     if (rst) begin
       \$72  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$73  = prev_b_addr;
     if (rst) begin
       \$73  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$74  = \$signature__data$55 ;
     if (rst) begin
       \$74  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$75  = prev1_wlast_en;
     if (rst) begin
       \$75  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$76  = prev1_wlast_addr;
     if (rst) begin
       \$76  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$77  = prev1_wlast_data;
     if (rst) begin
       \$77  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$78  = next_a_req;
     if (rst) begin
       \$78  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$79  = p_of;
     if (rst) begin
       \$79  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$80  = \$signal ;
     if (rst) begin
       \$80  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$81  = prev_b_req;
     if (rst) begin
       \$81  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$82  = slot_q;
     if (rst) begin
       \$82  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$83  = head;
     if (rst) begin
       \$83  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$84  = next_a_en;
     if (rst) begin
       \$84  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$85  = next_a_addr;
     if (rst) begin
       \$85  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$86  = \$signature__data$70 ;
     if (rst) begin
       \$86  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$87  = next0_wlast_en;
     if (rst) begin
       \$87  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$88  = next0_wlast_addr;
     if (rst) begin
       \$88  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$89  = next0_wlast_data;
     if (rst) begin
       \$89  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$90  = next_b_en;
     if (rst) begin
       \$90  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$91  = next_b_addr;
     if (rst) begin
       \$91  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$92  = \$signature__data$79 ;
     if (rst) begin
       \$92  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$93  = next1_wlast_en;
     if (rst) begin
       \$93  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$94  = next1_wlast_addr;
     if (rst) begin
       \$94  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     \$95  = next1_wlast_data;
     if (rst) begin
       \$95  = 7'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     next_a_req = 1'h0;
     casez (cmd_q)
       2'h1:
@@ -6410,7 +6395,7 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     prev_b_req = 1'h0;
     casez (cmd_q)
       2'h1:
@@ -6426,7 +6411,7 @@ module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     prev_a_req = 1'h0;
     casez (cmd_q)
       2'h1:
@@ -6493,7 +6478,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
   wire \$11 ;
@@ -6542,14 +6527,14 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
   always @(posedge clk)
     \ref  <= \$15 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$14  = \$3 [4:0];
     if (rst) begin
       \$14  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$15  = \$5 [7:2];
     if (rst) begin
       \$15  = 6'h00;
@@ -6563,8 +6548,8 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2730$5 , inv_slot, \port$2730$188 , clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
+, \port$2752$5 , inv_slot, \port$2752$188 , clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -7439,10 +7424,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2730$188 ;
-  wire [17:0] \port$2730$188 ;
-  input [29:0] \port$2730$5 ;
-  wire [29:0] \port$2730$5 ;
+  input [17:0] \port$2752$188 ;
+  wire [17:0] \port$2752$188 ;
+  input [29:0] \port$2752$5 ;
+  wire [29:0] \port$2752$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -7623,7 +7608,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2730$188 [6:2]] <= \$signature__data ;
+      ent0[\port$2752$188 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -7668,7 +7653,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$146 )
-      ent1[\port$2730$188 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2752$188 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -7713,7 +7698,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$165 )
-      ent2[\port$2730$188 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2752$188 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -7758,7 +7743,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$184 )
-      ent3[\port$2730$188 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2752$188 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -8180,18 +8165,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$418  = \$416  & \$417 ;
   assign \$419  = \$412  | \$418 ;
   assign \$420  = ~ clear_en;
-  assign \$421  = ~ \port$2730$188 [9];
+  assign \$421  = ~ \port$2752$188 [9];
   assign \$422  = \$420  & \$421 ;
-  assign \$423  = \port$2730$188 [1:0] == 2'h2;
-  assign \$424  = \port$2730$188 [8] & \$423 ;
+  assign \$423  = \port$2752$188 [1:0] == 2'h2;
+  assign \$424  = \port$2752$188 [8] & \$423 ;
   assign \$425  = \$422  & \$424 ;
-  assign \$426  = \port$2730$188 [6:2] == sc_row_q;
+  assign \$426  = \port$2752$188 [6:2] == sc_row_q;
   assign \$427  = \$425  & \$426 ;
   assign \$428  = \$419  | \$427 ;
   assign sc_snoop_data2 = \$428  ? copy_data : sc_wr_at_read_data2;
-  assign \$429  = \port$2730$188 [1:0] == 2'h2;
-  assign \$430  = \port$2730$188 [8] & \$429 ;
-  assign \$431  = \port$2730$188 [6:2] == sc_row_qqq;
+  assign \$429  = \port$2752$188 [1:0] == 2'h2;
+  assign \$430  = \port$2752$188 [8] & \$429 ;
+  assign \$431  = \port$2752$188 [6:2] == sc_row_qqq;
   assign \$432  = \$430  & \$431 ;
   assign \$433  = ~ \$432 ;
   assign sc_we2 = sc_intent2 & \$433 ;
@@ -8210,65 +8195,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$442  = rd_slot[6:2] + \$441 ;
   assign \$443  = 2'h3 < rd_slot[1:0];
   assign \$444  = rd_slot[6:2] + \$443 ;
-  assign \$445  = \port$2730$188 [1:0] == 2'h3;
-  assign \$signature__en$184  = \port$2730$188 [8] & \$445 ;
+  assign \$445  = \port$2752$188 [1:0] == 2'h3;
+  assign \$signature__en$184  = \port$2752$188 [8] & \$445 ;
   assign \$446  = inv_slot[1:0] == 2'h3;
-  assign \$447  = \port$2730$188 [9] & \$446 ;
+  assign \$447  = \port$2752$188 [9] & \$446 ;
   assign \$448  = clear_en | \$447 ;
-  assign \$449  = ~ \port$2730$188 [9];
-  assign \$450  = \port$2730$188 [1:0] == 2'h3;
-  assign \$451  = \port$2730$188 [8] & \$450 ;
+  assign \$449  = ~ \port$2752$188 [9];
+  assign \$450  = \port$2752$188 [1:0] == 2'h3;
+  assign \$451  = \port$2752$188 [8] & \$450 ;
   assign \$452  = \$449  & \$451 ;
   assign \$signature__en$186  = \$448  | \$452 ;
   assign \$453  = inv_slot[1:0] == 2'h3;
-  assign \$454  = \port$2730$188 [9] & \$453 ;
+  assign \$454  = \port$2752$188 [9] & \$453 ;
   assign \$455  = clear_en | \$454 ;
-  assign \$456  = ~ \port$2730$188 [9];
-  assign \$457  = \port$2730$188 [1:0] == 2'h3;
-  assign \$458  = \port$2730$188 [8] & \$457 ;
+  assign \$456  = ~ \port$2752$188 [9];
+  assign \$457  = \port$2752$188 [1:0] == 2'h3;
+  assign \$458  = \port$2752$188 [8] & \$457 ;
   assign \$459  = \$456  & \$458 ;
   assign \$460  = \$455  | \$459 ;
   assign \$461  = clear_row == sc_row_q;
   assign \$462  = clear_en & \$461 ;
   assign \$463  = ~ clear_en;
-  assign \$464  = \$463  & \port$2730$188 [9];
+  assign \$464  = \$463  & \port$2752$188 [9];
   assign \$465  = inv_slot[1:0] == 2'h3;
   assign \$466  = \$464  & \$465 ;
   assign \$467  = inv_slot[6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$462  | \$468 ;
   assign \$470  = ~ clear_en;
-  assign \$471  = ~ \port$2730$188 [9];
+  assign \$471  = ~ \port$2752$188 [9];
   assign \$472  = \$470  & \$471 ;
-  assign \$473  = \port$2730$188 [1:0] == 2'h3;
-  assign \$474  = \port$2730$188 [8] & \$473 ;
+  assign \$473  = \port$2752$188 [1:0] == 2'h3;
+  assign \$474  = \port$2752$188 [8] & \$473 ;
   assign \$475  = \$472  & \$474 ;
-  assign \$476  = \port$2730$188 [6:2] == sc_row_q;
+  assign \$476  = \port$2752$188 [6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$469  | \$477 ;
   assign sc_snoop3 = \$478  | sc_wr_at_read3;
   assign \$479  = clear_row == sc_row_q;
   assign \$480  = clear_en & \$479 ;
   assign \$481  = ~ clear_en;
-  assign \$482  = \$481  & \port$2730$188 [9];
+  assign \$482  = \$481  & \port$2752$188 [9];
   assign \$483  = inv_slot[1:0] == 2'h3;
   assign \$484  = \$482  & \$483 ;
   assign \$485  = inv_slot[6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$480  | \$486 ;
   assign \$488  = ~ clear_en;
-  assign \$489  = ~ \port$2730$188 [9];
+  assign \$489  = ~ \port$2752$188 [9];
   assign \$490  = \$488  & \$489 ;
-  assign \$491  = \port$2730$188 [1:0] == 2'h3;
-  assign \$492  = \port$2730$188 [8] & \$491 ;
+  assign \$491  = \port$2752$188 [1:0] == 2'h3;
+  assign \$492  = \port$2752$188 [8] & \$491 ;
   assign \$493  = \$490  & \$492 ;
-  assign \$494  = \port$2730$188 [6:2] == sc_row_q;
+  assign \$494  = \port$2752$188 [6:2] == sc_row_q;
   assign \$495  = \$493  & \$494 ;
   assign \$496  = \$487  | \$495 ;
   assign sc_snoop_data3 = \$496  ? copy_data : sc_wr_at_read_data3;
-  assign \$497  = \port$2730$188 [1:0] == 2'h3;
-  assign \$498  = \port$2730$188 [8] & \$497 ;
-  assign \$499  = \port$2730$188 [6:2] == sc_row_qqq;
+  assign \$497  = \port$2752$188 [1:0] == 2'h3;
+  assign \$498  = \port$2752$188 [8] & \$497 ;
+  assign \$499  = \port$2752$188 [6:2] == sc_row_qqq;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = ~ \$500 ;
   assign sc_we3 = sc_intent3 & \$501 ;
@@ -8382,31 +8367,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2730$188 [9];
+  assign \$6  = \$5  & \port$2752$188 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2730$188 [9];
+  assign \$13  = ~ \port$2752$188 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2730$188 [1:0];
-  assign \$16  = \port$2730$188 [8] & \$15 ;
+  assign \$15  = ! \port$2752$188 [1:0];
+  assign \$16  = \port$2752$188 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2730$188 [6:2] == sc_row;
+  assign \$18  = \port$2752$188 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2730$188 [1:0];
-  assign \$23  = \port$2730$188 [8] & \$22 ;
-  assign \$24  = \port$2730$188 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2752$188 [1:0];
+  assign \$23  = \port$2752$188 [8] & \$22 ;
+  assign \$24  = \port$2752$188 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2730$188 [1:0];
-  assign \$30  = \port$2730$188 [8] & \$29 ;
+  assign \$29  = ! \port$2752$188 [1:0];
+  assign \$30  = \port$2752$188 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -8414,7 +8399,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2730$188 [9];
+  assign \$38  = \$37  & \port$2752$188 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -8422,10 +8407,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2730$188 [9];
+  assign \$46  = ~ \port$2752$188 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2730$188 [1:0];
-  assign \$49  = \port$2730$188 [8] & \$48 ;
+  assign \$48  = ! \port$2752$188 [1:0];
+  assign \$49  = \port$2752$188 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -8439,31 +8424,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2730$188 [9];
+  assign \$63  = \$62  & \port$2752$188 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2730$188 [9];
+  assign \$70  = ~ \port$2752$188 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2730$188 [1:0] == 1'h1;
-  assign \$73  = \port$2730$188 [8] & \$72 ;
+  assign \$72  = \port$2752$188 [1:0] == 1'h1;
+  assign \$73  = \port$2752$188 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2730$188 [6:2] == sc_row;
+  assign \$75  = \port$2752$188 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2730$188 [1:0] == 1'h1;
-  assign \$80  = \port$2730$188 [8] & \$79 ;
-  assign \$81  = \port$2730$188 [6:2] == sc_row_qq;
+  assign \$79  = \port$2752$188 [1:0] == 1'h1;
+  assign \$80  = \port$2752$188 [8] & \$79 ;
+  assign \$81  = \port$2752$188 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2730$188 [1:0] == 1'h1;
-  assign \$87  = \port$2730$188 [8] & \$86 ;
+  assign \$86  = \port$2752$188 [1:0] == 1'h1;
+  assign \$87  = \port$2752$188 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -8471,7 +8456,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2730$188 [9];
+  assign \$95  = \$94  & \port$2752$188 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -8479,10 +8464,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2730$188 [9];
+  assign \$103  = ~ \port$2752$188 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2730$188 [1:0] == 1'h1;
-  assign \$106  = \port$2730$188 [8] & \$105 ;
+  assign \$105  = \port$2752$188 [1:0] == 1'h1;
+  assign \$106  = \port$2752$188 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -8496,31 +8481,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2730$188 [9];
+  assign \$120  = \$119  & \port$2752$188 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2730$188 [9];
+  assign \$127  = ~ \port$2752$188 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2730$188 [1:0] == 2'h2;
-  assign \$130  = \port$2730$188 [8] & \$129 ;
+  assign \$129  = \port$2752$188 [1:0] == 2'h2;
+  assign \$130  = \port$2752$188 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2730$188 [6:2] == sc_row;
+  assign \$132  = \port$2752$188 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2730$188 [1:0] == 2'h2;
-  assign \$137  = \port$2730$188 [8] & \$136 ;
-  assign \$138  = \port$2730$188 [6:2] == sc_row_qq;
+  assign \$136  = \port$2752$188 [1:0] == 2'h2;
+  assign \$137  = \port$2752$188 [8] & \$136 ;
+  assign \$138  = \port$2752$188 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2730$188 [1:0] == 2'h2;
-  assign \$144  = \port$2730$188 [8] & \$143 ;
+  assign \$143  = \port$2752$188 [1:0] == 2'h2;
+  assign \$144  = \port$2752$188 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -8528,7 +8513,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2730$188 [9];
+  assign \$152  = \$151  & \port$2752$188 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -8536,10 +8521,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2730$188 [9];
+  assign \$160  = ~ \port$2752$188 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2730$188 [1:0] == 2'h2;
-  assign \$163  = \port$2730$188 [8] & \$162 ;
+  assign \$162  = \port$2752$188 [1:0] == 2'h2;
+  assign \$163  = \port$2752$188 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -8553,31 +8538,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2730$188 [9];
+  assign \$177  = \$176  & \port$2752$188 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2730$188 [9];
+  assign \$184  = ~ \port$2752$188 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2730$188 [1:0] == 2'h3;
-  assign \$187  = \port$2730$188 [8] & \$186 ;
+  assign \$186  = \port$2752$188 [1:0] == 2'h3;
+  assign \$187  = \port$2752$188 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2730$188 [6:2] == sc_row;
+  assign \$189  = \port$2752$188 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2730$188 [1:0] == 2'h3;
-  assign \$194  = \port$2730$188 [8] & \$193 ;
-  assign \$195  = \port$2730$188 [6:2] == sc_row_qq;
+  assign \$193  = \port$2752$188 [1:0] == 2'h3;
+  assign \$194  = \port$2752$188 [8] & \$193 ;
+  assign \$195  = \port$2752$188 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2730$188 [1:0] == 2'h3;
-  assign \$201  = \port$2730$188 [8] & \$200 ;
+  assign \$200  = \port$2752$188 [1:0] == 2'h3;
+  assign \$201  = \port$2752$188 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -8585,7 +8570,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2730$188 [9];
+  assign \$209  = \$208  & \port$2752$188 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -8593,10 +8578,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2730$188 [9];
+  assign \$217  = ~ \port$2752$188 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2730$188 [1:0] == 2'h3;
-  assign \$220  = \port$2730$188 [8] & \$219 ;
+  assign \$219  = \port$2752$188 [1:0] == 2'h3;
+  assign \$220  = \port$2752$188 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -8605,10 +8590,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2730$188 [9] | clear_en;
+  assign \$229  = \port$2752$188 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2730$188 [6:2];
-  assign \$231  = \port$2730$188 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2752$188 [6:2];
+  assign \$231  = \port$2752$188 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -8625,65 +8610,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2730$188 [1:0];
-  assign \$signature__en$108  = \port$2730$188 [8] & \$241 ;
+  assign \$241  = ! \port$2752$188 [1:0];
+  assign \$signature__en$108  = \port$2752$188 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2730$188 [9] & \$242 ;
+  assign \$243  = \port$2752$188 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2730$188 [9];
-  assign \$246  = ! \port$2730$188 [1:0];
-  assign \$247  = \port$2730$188 [8] & \$246 ;
+  assign \$245  = ~ \port$2752$188 [9];
+  assign \$246  = ! \port$2752$188 [1:0];
+  assign \$247  = \port$2752$188 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2730$188 [9] & \$249 ;
+  assign \$250  = \port$2752$188 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2730$188 [9];
-  assign \$253  = ! \port$2730$188 [1:0];
-  assign \$254  = \port$2730$188 [8] & \$253 ;
+  assign \$252  = ~ \port$2752$188 [9];
+  assign \$253  = ! \port$2752$188 [1:0];
+  assign \$254  = \port$2752$188 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2730$188 [9];
+  assign \$260  = \$259  & \port$2752$188 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2730$188 [9];
+  assign \$267  = ~ \port$2752$188 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2730$188 [1:0];
-  assign \$270  = \port$2730$188 [8] & \$269 ;
+  assign \$269  = ! \port$2752$188 [1:0];
+  assign \$270  = \port$2752$188 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2730$188 [6:2] == sc_row_q;
+  assign \$272  = \port$2752$188 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2730$188 [9];
+  assign \$278  = \$277  & \port$2752$188 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2730$188 [9];
+  assign \$285  = ~ \port$2752$188 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2730$188 [1:0];
-  assign \$288  = \port$2730$188 [8] & \$287 ;
+  assign \$287  = ! \port$2752$188 [1:0];
+  assign \$288  = \port$2752$188 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2730$188 [6:2] == sc_row_q;
+  assign \$290  = \port$2752$188 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2730$188 [1:0];
-  assign \$294  = \port$2730$188 [8] & \$293 ;
-  assign \$295  = \port$2730$188 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2752$188 [1:0];
+  assign \$294  = \port$2752$188 [8] & \$293 ;
+  assign \$295  = \port$2752$188 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -8702,65 +8687,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$306  = rd_slot[6:2] + \$305 ;
   assign \$307  = 1'h1 < rd_slot[1:0];
   assign \$308  = rd_slot[6:2] + \$307 ;
-  assign \$309  = \port$2730$188 [1:0] == 1'h1;
-  assign \$signature__en$146  = \port$2730$188 [8] & \$309 ;
+  assign \$309  = \port$2752$188 [1:0] == 1'h1;
+  assign \$signature__en$146  = \port$2752$188 [8] & \$309 ;
   assign \$310  = inv_slot[1:0] == 1'h1;
-  assign \$311  = \port$2730$188 [9] & \$310 ;
+  assign \$311  = \port$2752$188 [9] & \$310 ;
   assign \$312  = clear_en | \$311 ;
-  assign \$313  = ~ \port$2730$188 [9];
-  assign \$314  = \port$2730$188 [1:0] == 1'h1;
-  assign \$315  = \port$2730$188 [8] & \$314 ;
+  assign \$313  = ~ \port$2752$188 [9];
+  assign \$314  = \port$2752$188 [1:0] == 1'h1;
+  assign \$315  = \port$2752$188 [8] & \$314 ;
   assign \$316  = \$313  & \$315 ;
   assign \$signature__en$148  = \$312  | \$316 ;
   assign \$317  = inv_slot[1:0] == 1'h1;
-  assign \$318  = \port$2730$188 [9] & \$317 ;
+  assign \$318  = \port$2752$188 [9] & \$317 ;
   assign \$319  = clear_en | \$318 ;
-  assign \$320  = ~ \port$2730$188 [9];
-  assign \$321  = \port$2730$188 [1:0] == 1'h1;
-  assign \$322  = \port$2730$188 [8] & \$321 ;
+  assign \$320  = ~ \port$2752$188 [9];
+  assign \$321  = \port$2752$188 [1:0] == 1'h1;
+  assign \$322  = \port$2752$188 [8] & \$321 ;
   assign \$323  = \$320  & \$322 ;
   assign \$324  = \$319  | \$323 ;
   assign \$325  = clear_row == sc_row_q;
   assign \$326  = clear_en & \$325 ;
   assign \$327  = ~ clear_en;
-  assign \$328  = \$327  & \port$2730$188 [9];
+  assign \$328  = \$327  & \port$2752$188 [9];
   assign \$329  = inv_slot[1:0] == 1'h1;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = inv_slot[6:2] == sc_row_q;
   assign \$332  = \$330  & \$331 ;
   assign \$333  = \$326  | \$332 ;
   assign \$334  = ~ clear_en;
-  assign \$335  = ~ \port$2730$188 [9];
+  assign \$335  = ~ \port$2752$188 [9];
   assign \$336  = \$334  & \$335 ;
-  assign \$337  = \port$2730$188 [1:0] == 1'h1;
-  assign \$338  = \port$2730$188 [8] & \$337 ;
+  assign \$337  = \port$2752$188 [1:0] == 1'h1;
+  assign \$338  = \port$2752$188 [8] & \$337 ;
   assign \$339  = \$336  & \$338 ;
-  assign \$340  = \port$2730$188 [6:2] == sc_row_q;
+  assign \$340  = \port$2752$188 [6:2] == sc_row_q;
   assign \$341  = \$339  & \$340 ;
   assign \$342  = \$333  | \$341 ;
   assign sc_snoop1 = \$342  | sc_wr_at_read1;
   assign \$343  = clear_row == sc_row_q;
   assign \$344  = clear_en & \$343 ;
   assign \$345  = ~ clear_en;
-  assign \$346  = \$345  & \port$2730$188 [9];
+  assign \$346  = \$345  & \port$2752$188 [9];
   assign \$347  = inv_slot[1:0] == 1'h1;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = inv_slot[6:2] == sc_row_q;
   assign \$350  = \$348  & \$349 ;
   assign \$351  = \$344  | \$350 ;
   assign \$352  = ~ clear_en;
-  assign \$353  = ~ \port$2730$188 [9];
+  assign \$353  = ~ \port$2752$188 [9];
   assign \$354  = \$352  & \$353 ;
-  assign \$355  = \port$2730$188 [1:0] == 1'h1;
-  assign \$356  = \port$2730$188 [8] & \$355 ;
+  assign \$355  = \port$2752$188 [1:0] == 1'h1;
+  assign \$356  = \port$2752$188 [8] & \$355 ;
   assign \$357  = \$354  & \$356 ;
-  assign \$358  = \port$2730$188 [6:2] == sc_row_q;
+  assign \$358  = \port$2752$188 [6:2] == sc_row_q;
   assign \$359  = \$357  & \$358 ;
   assign \$360  = \$351  | \$359 ;
   assign sc_snoop_data1 = \$360  ? copy_data : sc_wr_at_read_data1;
-  assign \$361  = \port$2730$188 [1:0] == 1'h1;
-  assign \$362  = \port$2730$188 [8] & \$361 ;
-  assign \$363  = \port$2730$188 [6:2] == sc_row_qqq;
+  assign \$361  = \port$2752$188 [1:0] == 1'h1;
+  assign \$362  = \port$2752$188 [8] & \$361 ;
+  assign \$363  = \port$2752$188 [6:2] == sc_row_qqq;
   assign \$364  = \$362  & \$363 ;
   assign \$365  = ~ \$364 ;
   assign sc_we1 = sc_intent1 & \$365 ;
@@ -8779,93 +8764,93 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$374  = rd_slot[6:2] + \$373 ;
   assign \$375  = 2'h2 < rd_slot[1:0];
   assign \$376  = rd_slot[6:2] + \$375 ;
-  assign \$377  = \port$2730$188 [1:0] == 2'h2;
-  assign \$signature__en$165  = \port$2730$188 [8] & \$377 ;
+  assign \$377  = \port$2752$188 [1:0] == 2'h2;
+  assign \$signature__en$165  = \port$2752$188 [8] & \$377 ;
   assign \$378  = inv_slot[1:0] == 2'h2;
-  assign \$379  = \port$2730$188 [9] & \$378 ;
+  assign \$379  = \port$2752$188 [9] & \$378 ;
   assign \$380  = clear_en | \$379 ;
-  assign \$381  = ~ \port$2730$188 [9];
-  assign \$382  = \port$2730$188 [1:0] == 2'h2;
-  assign \$383  = \port$2730$188 [8] & \$382 ;
+  assign \$381  = ~ \port$2752$188 [9];
+  assign \$382  = \port$2752$188 [1:0] == 2'h2;
+  assign \$383  = \port$2752$188 [8] & \$382 ;
   assign \$384  = \$381  & \$383 ;
   assign \$signature__en$167  = \$380  | \$384 ;
   assign \$385  = inv_slot[1:0] == 2'h2;
-  assign \$386  = \port$2730$188 [9] & \$385 ;
+  assign \$386  = \port$2752$188 [9] & \$385 ;
   assign \$387  = clear_en | \$386 ;
-  assign \$388  = ~ \port$2730$188 [9];
-  assign \$389  = \port$2730$188 [1:0] == 2'h2;
-  assign \$390  = \port$2730$188 [8] & \$389 ;
+  assign \$388  = ~ \port$2752$188 [9];
+  assign \$389  = \port$2752$188 [1:0] == 2'h2;
+  assign \$390  = \port$2752$188 [8] & \$389 ;
   assign \$391  = \$388  & \$390 ;
   assign \$392  = \$387  | \$391 ;
   assign \$393  = clear_row == sc_row_q;
   assign \$394  = clear_en & \$393 ;
   assign \$395  = ~ clear_en;
-  assign \$396  = \$395  & \port$2730$188 [9];
+  assign \$396  = \$395  & \port$2752$188 [9];
   assign \$397  = inv_slot[1:0] == 2'h2;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = inv_slot[6:2] == sc_row_q;
   assign \$400  = \$398  & \$399 ;
   assign \$401  = \$394  | \$400 ;
   assign \$402  = ~ clear_en;
-  assign \$403  = ~ \port$2730$188 [9];
+  assign \$403  = ~ \port$2752$188 [9];
   assign \$404  = \$402  & \$403 ;
-  assign \$405  = \port$2730$188 [1:0] == 2'h2;
-  assign \$406  = \port$2730$188 [8] & \$405 ;
+  assign \$405  = \port$2752$188 [1:0] == 2'h2;
+  assign \$406  = \port$2752$188 [8] & \$405 ;
   assign \$407  = \$404  & \$406 ;
-  assign \$408  = \port$2730$188 [6:2] == sc_row_q;
+  assign \$408  = \port$2752$188 [6:2] == sc_row_q;
   assign \$409  = \$407  & \$408 ;
   assign \$410  = \$401  | \$409 ;
   assign sc_snoop2 = \$410  | sc_wr_at_read2;
   assign \$411  = clear_row == sc_row_q;
   assign \$412  = clear_en & \$411 ;
   assign \$413  = ~ clear_en;
-  assign \$414  = \$413  & \port$2730$188 [9];
+  assign \$414  = \$413  & \port$2752$188 [9];
   assign \$415  = inv_slot[1:0] == 2'h2;
   assign \$416  = \$414  & \$415 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$507  = sc_row;
     if (rst) begin
       \$507  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$508  = sc_row_q;
     if (rst) begin
       \$508  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$509  = sc_row_qq;
     if (rst) begin
       \$509  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$510  = \$2 [4:0];
     if (rst) begin
       \$510  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$511  = \$20 ;
     if (rst) begin
       \$511  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$512  = copy_data;
     if (rst) begin
       \$512  = 8'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$513 [7:0] = \$21 ;
     \$513 [15:8] = \$78 ;
     \$513 [23:16] = \$135 ;
@@ -8875,306 +8860,306 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$514  = \$27 ;
     if (rst) begin
       \$514  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$515  = \$28 ;
     if (rst) begin
       \$515  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$516  = \$33 ;
     if (rst) begin
       \$516  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$517  = \$signature__data ;
     if (rst) begin
       \$517  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$518  = \$54 ;
     if (rst) begin
       \$518  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$519  = \$signature__data$35 ;
     if (rst) begin
       \$519  = 12'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$520  = \$57 ;
     if (rst) begin
       \$520  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$521  = sc_value0;
     if (rst) begin
       \$521  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$522  = \$59 [4:0];
     if (rst) begin
       \$522  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$523  = \$77 ;
     if (rst) begin
       \$523  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$524  = copy_data;
     if (rst) begin
       \$524  = 8'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$525  = \$84 ;
     if (rst) begin
       \$525  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$526  = \$85 ;
     if (rst) begin
       \$526  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$527  = \$90 ;
     if (rst) begin
       \$527  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$528  = \$signature__data$51 ;
     if (rst) begin
       \$528  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$529  = \$111 ;
     if (rst) begin
       \$529  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$530  = \$signature__data$35 ;
     if (rst) begin
       \$530  = 12'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$531  = \$114 ;
     if (rst) begin
       \$531  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$532  = sc_value1;
     if (rst) begin
       \$532  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$533  = \$116 [4:0];
     if (rst) begin
       \$533  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$534  = \$134 ;
     if (rst) begin
       \$534  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$535  = copy_data;
     if (rst) begin
       \$535  = 8'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$536  = \$141 ;
     if (rst) begin
       \$536  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$537  = \$142 ;
     if (rst) begin
       \$537  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$538  = \$147 ;
     if (rst) begin
       \$538  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$539  = \$signature__data$68 ;
     if (rst) begin
       \$539  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$540  = \$168 ;
     if (rst) begin
       \$540  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$541  = \$signature__data$35 ;
     if (rst) begin
       \$541  = 12'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$542  = \$171 ;
     if (rst) begin
       \$542  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$543  = sc_value2;
     if (rst) begin
       \$543  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$544  = \$173 [4:0];
     if (rst) begin
       \$544  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$545  = \$191 ;
     if (rst) begin
       \$545  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$546  = copy_data;
     if (rst) begin
       \$546  = 8'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$547  = \$198 ;
     if (rst) begin
       \$547  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$548  = \$199 ;
     if (rst) begin
       \$548  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$549  = \$204 ;
     if (rst) begin
       \$549  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$550  = \$signature__data$85 ;
     if (rst) begin
       \$550  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$551  = \$225 ;
     if (rst) begin
       \$551  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$552  = \$signature__data$35 ;
     if (rst) begin
       \$552  = 12'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$553  = \$228 ;
     if (rst) begin
       \$553  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$554  = sc_value3;
     if (rst) begin
       \$554  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2730$188 [9]) begin
+    end else if (\port$2752$188 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2730$188 [6:2];
+      meta_addr = \port$2752$188 [6:2];
     end
   end
-  assign inv_en = \port$2730$188 [9];
-  assign wr_en = \port$2730$188 [8];
-  assign wr_slot = \port$2730$188 [6:0];
+  assign inv_en = \port$2752$188 [9];
+  assign wr_en = \port$2752$188 [8];
+  assign wr_slot = \port$2752$188 [6:0];
   assign \$signature__data$41  = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \$signature__data$58  = sc_value1;
@@ -9185,8 +9170,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2730$5 [29:24];
-  assign wr_mark = \port$2730$188 [7];
+  assign wr_last = \port$2752$5 [29:24];
+  assign wr_mark = \port$2752$188 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -9194,9 +9179,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$104  = 1'h1;
   assign \$signature__addr$105  = \$240 [4:0];
   assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = \port$2730$188 [6:2];
-  assign wr_tag = \port$2730$5 [23:0];
-  assign wr_count = \port$2730$188 [17:10];
+  assign \$signature__addr$107  = \port$2752$188 [6:2];
+  assign wr_tag = \port$2752$5 [23:0];
+  assign wr_count = \port$2752$188 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign \$signature__addr$115  = sc_row_qqq;
   assign \$signature__en$116  = sc_we0;
@@ -9206,7 +9191,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$142  = 1'h1;
   assign \$signature__addr$143  = \$308 [4:0];
   assign \$signature__en$144  = 1'h1;
-  assign \$signature__addr$145  = \port$2730$188 [6:2];
+  assign \$signature__addr$145  = \port$2752$188 [6:2];
   assign \$signature__addr$147  = meta_addr;
   assign \$signature__addr$149  = sc_row_qqq;
   assign \$signature__en$150  = sc_we1;
@@ -9216,7 +9201,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$161  = 1'h1;
   assign \$signature__addr$162  = \$376 [4:0];
   assign \$signature__en$163  = 1'h1;
-  assign \$signature__addr$164  = \port$2730$188 [6:2];
+  assign \$signature__addr$164  = \port$2752$188 [6:2];
   assign \$signature__addr$166  = meta_addr;
   assign \$signature__addr$168  = sc_row_qqq;
   assign \$signature__en$169  = sc_we2;
@@ -9226,7 +9211,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$180  = 1'h1;
   assign \$signature__addr$181  = \$444 [4:0];
   assign \$signature__en$182  = 1'h1;
-  assign \$signature__addr$183  = \port$2730$188 [6:2];
+  assign \$signature__addr$183  = \port$2752$188 [6:2];
   assign \$signature__addr$185  = meta_addr;
   assign \$signature__addr$187  = sc_row_qqq;
   assign \$signature__en$188  = sc_we3;
@@ -9455,12 +9440,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__data$192.gen  = \$signature__data$192 [9:6];
   assign \$signature__data$192.fresh  = \$signature__data$192 [10];
   assign \$signature__data$192.valid  = \$signature__data$192 [11];
-  assign \$signature__data$85 [31:24] = \port$2730$188 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2730$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2730$188 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2730$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2730$188 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2730$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2752$188 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2752$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2752$188 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2752$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2752$188 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2752$5 [23:0];
   assign bk_sides[246] = mark3_rd;
   assign bk_sides[243] = bk_valid[3];
   assign bk_sides[241] = meta3_rd[10];
@@ -9550,15 +9535,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2730$188 [17:10];
-  assign \$signature__data [23:0] = \port$2730$5 [23:0];
+  assign \$signature__data [31:24] = \port$2752$188 [17:10];
+  assign \$signature__data [23:0] = \port$2752$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2730$188 [7];
-  assign \$signature__data$35 [5:0] = \port$2730$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2752$188 [7];
+  assign \$signature__data$35 [5:0] = \port$2752$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -9712,14 +9697,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2721$0 (lanes[43:0]),
-    .\port$2721$107 (lanes[108:107]),
-    .\port$2721$147 (lanes[147]),
-    .\port$2721$172 (lanes[173:172]),
-    .\port$2721$212 (lanes[212]),
-    .\port$2721$237 (lanes[238:237]),
-    .\port$2721$277 (lanes[277]),
-    .\port$2721$82 (lanes[82]),
+    .\port$2743$0 (lanes[43:0]),
+    .\port$2743$107 (lanes[108:107]),
+    .\port$2743$147 (lanes[147]),
+    .\port$2743$172 (lanes[173:172]),
+    .\port$2743$212 (lanes[212]),
+    .\port$2743$237 (lanes[238:237]),
+    .\port$2743$277 (lanes[277]),
+    .\port$2743$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -9890,7 +9875,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 , \port$2721$147 , \port$2721$172 , \port$2721$212 , \port$2721$237 , \port$2721$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 , \port$2743$147 , \port$2743$172 , \port$2743$212 , \port$2743$237 , \port$2743$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
   wire [6:0] \$100 ;
@@ -10085,22 +10070,22 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2721$0 ;
-  wire [43:0] \port$2721$0 ;
-  input [1:0] \port$2721$107 ;
-  wire [1:0] \port$2721$107 ;
-  input \port$2721$147 ;
-  wire \port$2721$147 ;
-  input [1:0] \port$2721$172 ;
-  wire [1:0] \port$2721$172 ;
-  input \port$2721$212 ;
-  wire \port$2721$212 ;
-  input [1:0] \port$2721$237 ;
-  wire [1:0] \port$2721$237 ;
-  input \port$2721$277 ;
-  wire \port$2721$277 ;
-  input \port$2721$82 ;
-  wire \port$2721$82 ;
+  input [43:0] \port$2743$0 ;
+  wire [43:0] \port$2743$0 ;
+  input [1:0] \port$2743$107 ;
+  wire [1:0] \port$2743$107 ;
+  input \port$2743$147 ;
+  wire \port$2743$147 ;
+  input [1:0] \port$2743$172 ;
+  wire [1:0] \port$2743$172 ;
+  input \port$2743$212 ;
+  wire \port$2743$212 ;
+  input [1:0] \port$2743$237 ;
+  wire [1:0] \port$2743$237 ;
+  input \port$2743$277 ;
+  wire \port$2743$277 ;
+  input \port$2743$82 ;
+  wire \port$2743$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -10113,29 +10098,29 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2721$237 [1], \port$2721$172 [1], \port$2721$107 [1], \port$2721$0 [43] };
-  assign \$2  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign \$1  = | { \port$2743$237 [1], \port$2743$172 [1], \port$2743$107 [1], \port$2743$0 [43] };
+  assign \$2  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2721$237 [1], \port$2721$172 [1], \port$2721$107 [1] };
+  assign \$4  = | { \port$2743$237 [1], \port$2743$172 [1], \port$2743$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2721$0 [43] & \$5 ;
-  assign \$7  = | { \port$2721$237 [1], \port$2721$172 [1] };
+  assign \$6  = \port$2743$0 [43] & \$5 ;
+  assign \$7  = | { \port$2743$237 [1], \port$2743$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2721$107 [1] & \$8 ;
+  assign \$9  = \port$2743$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2721$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
-  assign \$14  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
-  assign \$15  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign \$12  = \port$2743$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign \$14  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign \$15  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
-  assign \$20  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign \$19  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign \$20  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
-  assign \$25  = ~ { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
+  assign \$24  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign \$25  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -10159,19 +10144,19 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2721$0 [2:1];
-  assign \$50  = \port$2721$0 [0] & \$49 ;
+  assign \$49  = ! \port$2743$0 [2:1];
+  assign \$50  = \port$2743$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2721$0 [2:1] == 2'h3;
+  assign \$55  = \port$2743$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2721$0 [2:1] == 2'h2;
-  assign \$59  = \port$2721$0 [2:1] == 2'h3;
+  assign \$58  = \port$2743$0 [2:1] == 2'h2;
+  assign \$59  = \port$2743$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2721$0 [0] & \$60 ;
+  assign \$61  = \port$2743$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -10194,7 +10179,7 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
+  assign \$87  = ch[3:0] & { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
   assign \$88  = | \$87 ;
   assign \$89  = ch[4] ? slot[6:0] : 7'h00;
   assign \$91  = ch[5] ? slot[13:7] : 7'h00;
@@ -10203,7 +10188,7 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign \$94  = \$92  | \$93 ;
   assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
+  assign \$97  = ch[7:4] & { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
   assign \$98  = | \$97 ;
   assign \$99  = ch[8] ? slot[6:0] : 7'h00;
   assign \$101  = ch[9] ? slot[13:7] : 7'h00;
@@ -10212,7 +10197,7 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign \$104  = \$102  | \$103 ;
   assign \$105  = ch[11] ? slot[27:21] : 7'h00;
   assign \$106  = \$104  | \$105 ;
-  assign \$107  = ch[11:8] & { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
+  assign \$107  = ch[11:8] & { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
   assign \$108  = | \$107 ;
   assign \$109  = ch[16] ? slot[6:0] : 7'h00;
   assign \$111  = ch[17] ? slot[13:7] : 7'h00;
@@ -10221,7 +10206,7 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign \$114  = \$112  | \$113 ;
   assign \$115  = ch[19] ? slot[27:21] : 7'h00;
   assign \$116  = \$114  | \$115 ;
-  assign \$117  = ch[19:16] & { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
+  assign \$117  = ch[19:16] & { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
   assign \$118  = | \$117 ;
   assign \$119  = ch[0] ? count_inc[7:0] : 8'h00;
   assign \$121  = ch[1] ? count_inc[15:8] : 8'h00;
@@ -10239,11 +10224,11 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign \$134  = ch[3] ? count_inc2[31:24] : 8'h00;
   assign \$135  = \$133  | \$134 ;
   assign \$136  = ch[22] ? \$135  : 8'h02;
-  assign match = { \port$2721$237 [1], \port$2721$172 [1], \port$2721$107 [1], \port$2721$0 [43] };
-  assign valid = { \port$2721$237 [0], \port$2721$172 [0], \port$2721$107 [0], \port$2721$0 [42] };
-  assign request = \port$2721$0 [34:0];
-  assign mark = { \port$2721$277 , \port$2721$212 , \port$2721$147 , \port$2721$82  };
-  assign window = \port$2721$0 [41:35];
+  assign match = { \port$2743$237 [1], \port$2743$172 [1], \port$2743$107 [1], \port$2743$0 [43] };
+  assign valid = { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign request = \port$2743$0 [34:0];
+  assign mark = { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
+  assign window = \port$2743$0 [41:35];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -10256,11 +10241,11 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2721$0 [0];
-  assign \request.op  = \port$2721$0 [2:1];
-  assign \request.min_tlevel  = \port$2721$0 [4:3];
-  assign \request.tag  = \port$2721$0 [28:5];
-  assign \request.t  = \port$2721$0 [34:29];
+  assign \request.valid  = \port$2743$0 [0];
+  assign \request.op  = \port$2743$0 [2:1];
+  assign \request.min_tlevel  = \port$2743$0 [4:3];
+  assign \request.tag  = \port$2743$0 [28:5];
+  assign \request.t  = \port$2743$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -10299,7 +10284,7 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign decision[159:136] = tag[71:48];
   assign decision[135:112] = tag[47:24];
   assign decision[111:88] = tag[23:0];
-  assign decision[87:81] = \port$2721$0 [41:35];
+  assign decision[87:81] = \port$2743$0 [41:35];
   assign decision[80] = ch[24];
   assign decision[79] = \$108 ;
   assign decision[78:75] = ch[11:8];
@@ -10313,11 +10298,11 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign decision[42:36] = \$70 ;
   assign decision[58] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2721$0 [34:29];
-  assign decision[28:5] = \port$2721$0 [28:5];
-  assign decision[4:3] = \port$2721$0 [4:3];
-  assign decision[2:1] = \port$2721$0 [2:1];
-  assign decision[0] = \port$2721$0 [0];
+  assign decision[34:29] = \port$2743$0 [34:29];
+  assign decision[28:5] = \port$2743$0 [28:5];
+  assign decision[4:3] = \port$2743$0 [4:3];
+  assign decision[2:1] = \port$2743$0 [2:1];
+  assign decision[0] = \port$2743$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -10333,13 +10318,13 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2721$237 [1];
+  assign ch[3] = \port$2743$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2721$237 [1];
+  assign \$10  = \port$2743$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
@@ -10352,8 +10337,8 @@ module \kv_asu.core.versions.dec (\port$2721$0 , \port$2721$82 , \port$2721$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2709$0 , \port$2710$0 , \port$2714$0 , clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
+module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2731$0 , \port$2732$0 , \port$2736$0 , clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire [7:0] \$1 ;
   reg [6:0] \$10 ;
   wire [7:0] \$2 ;
@@ -10463,13 +10448,13 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2709$0 ;
-  wire [41:0] \port$2709$0 ;
-  output [435:0] \port$2710$0 ;
-  wire [435:0] \port$2710$0 ;
+  output [41:0] \port$2731$0 ;
+  wire [41:0] \port$2731$0 ;
+  output [435:0] \port$2732$0 ;
+  wire [435:0] \port$2732$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2714$0 ;
-  wire [27:0] \port$2714$0 ;
+  output [27:0] \port$2736$0 ;
+  wire [27:0] \port$2736$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -10606,7 +10591,7 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   always @(posedge clk)
     e_h <= \$10 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$7 [6:0] = \$1 [6:0];
     \$7 [13:7] = \$2 [6:0];
     \$7 [20:14] = \$3 [6:0];
@@ -10616,14 +10601,14 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$9  = request;
     if (rst) begin
       \$9  = 35'h000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$10  = rd_slot;
     if (rst) begin
       \$10  = 7'h00;
@@ -10631,9 +10616,9 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { 45'h000000000000, \$6 , \$8 , \$5  };
   assign m = 42'h00000000000;
-  assign \port$2709$0  = \$5 ;
-  assign \port$2710$0  = \$6 ;
-  assign \port$2714$0  = \$8 ;
+  assign \port$2731$0  = \$5 ;
+  assign \port$2732$0  = \$6 ;
+  assign \port$2736$0  = \$8 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -10865,7 +10850,7 @@ endmodule
 (* generator = "Amaranth" *)
 module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, stat_inc, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, occupancy, flush
 , enable, cfg, nonblocking, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
   wire [31:0] \$100 ;
@@ -11590,7 +11575,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     .rvalid(axil__rvalid)
   );
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     regs__w_done = 1'h0;
     if (\$4 ) begin
       casez (regs__w_addr)
@@ -11625,7 +11610,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     regs__w_error = 1'h0;
     if (sequencing) begin
       if (\$14 ) begin
@@ -11636,7 +11621,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     regs__r_done = 1'h0;
     if (stat_pend) begin
       regs__r_done = 1'h1;
@@ -11648,7 +11633,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     regs__r_data = 32'd0;
     if (stat_pend) begin
       regs__r_data = rd_data[31:0];
@@ -11660,21 +11645,21 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$252  = \$162 ;
     if (rst) begin
       \$252  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$253  = \$163 ;
     if (rst) begin
       \$253  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$254  = stat_discard;
     if (clear_stats) begin
       \$254  = 4'hc;
@@ -11686,7 +11671,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$255  = 1'h0;
     if (sequencing) begin
       if (\$178 ) begin
@@ -11702,7 +11687,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$256  = 1'h0;
     if (sequencing) begin
       if (\$178 ) begin
@@ -11718,7 +11703,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$257  = 1'h0;
     if (sequencing) begin
       if (\$178 ) begin
@@ -11734,7 +11719,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$258  = action_resp;
     if (\$166 ) begin
       \$258  = 1'h0;
@@ -11749,7 +11734,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$259  = sequencing;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -11769,7 +11754,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$260  = enable;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -11797,7 +11782,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$261  = shadow_c3;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -11825,7 +11810,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$262  = shadow_c2;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -11855,7 +11840,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$263  = shadow_w3;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -11887,7 +11872,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$264  = shadow_w2;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -11921,7 +11906,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$265  = shadow_w1;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -11957,7 +11942,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$266  = shadow_hash_seed;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -11995,7 +11980,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$267  = shadow_policy;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -12035,7 +12020,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$268  = shadow_mode;
     if (\$168 ) begin
       casez (regs__w_addr)
@@ -12077,7 +12062,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$269  = error;
     if (sequencing) begin
       if (\$178 ) begin
@@ -12096,7 +12081,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$270  = cfg;
     if (sequencing) begin
       if (\$178 ) begin
@@ -12119,7 +12104,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$271  = nonblocking;
     if (sequencing) begin
       if (\$178 ) begin
@@ -12137,7 +12122,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$272  = ar_stat_lo;
     if (rd_reserve) begin
       \$272  = 1'h0;
@@ -12177,7 +12162,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$273  = rd_addr;
     if (rd_reserve) begin
       \$273  = 4'h0;
@@ -12217,7 +12202,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$274  = \$183 [0];
     if (regs__r_valid) begin
       if (read_sel[40]) begin
@@ -12268,7 +12253,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$275  = hi_latch;
     if (stat_pend) begin
       \$275  = rd_data[63:32];
@@ -12286,7 +12271,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$276  = read_sel;
     if (rd_reserve) begin
       \$276 [0] = \$184 ;
@@ -12428,7 +12413,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -12945,7 +12930,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   always @(posedge clk)
     pre13 <= \$207 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$19  = 5'h00;
     casez (a_addr)
       4'h0:
@@ -12979,7 +12964,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$188  = _valid;
     if (clear) begin
       \$188  = 14'h0000;
@@ -13020,7 +13005,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$189  = _ptr;
     if (\$4 ) begin
       \$189  = \$7 [3:0];
@@ -13030,35 +13015,35 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$190  = \$17 ;
     if (rst) begin
       \$190  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$191  = a_addr;
     if (rst) begin
       \$191  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$192  = \$18 ;
     if (rst) begin
       \$192  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$193  = \$19 ;
     if (rst) begin
       \$193  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$30 ) begin
       \$194  = { 4'h0, inc[0] };
@@ -13070,7 +13055,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$42 ) begin
       \$195  = { 4'h0, inc[1] };
@@ -13082,7 +13067,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$54 ) begin
       \$196  = { 4'h0, inc[2] };
@@ -13094,7 +13079,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$66 ) begin
       \$197  = { 4'h0, inc[3] };
@@ -13106,7 +13091,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$78 ) begin
       \$198  = { 4'h0, inc[4] };
@@ -13118,7 +13103,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$90 ) begin
       \$199  = { 4'h0, inc[5] };
@@ -13130,7 +13115,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$102 ) begin
       \$200  = { 4'h0, inc[6] };
@@ -13142,7 +13127,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$114 ) begin
       \$201  = { 4'h0, inc[7] };
@@ -13154,7 +13139,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$126 ) begin
       \$202  = { 4'h0, inc[8] };
@@ -13166,7 +13151,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$138 ) begin
       \$203  = { 4'h0, inc[9] };
@@ -13178,7 +13163,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$150 ) begin
       \$204  = { 4'h0, inc[10] };
@@ -13190,7 +13175,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$162 ) begin
       \$205  = { 4'h0, inc[11] };
@@ -13202,7 +13187,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$174 ) begin
       \$206  = { 4'h0, inc[12] };
@@ -13214,7 +13199,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$186 ) begin
       \$207  = { 4'h0, inc[13] };
@@ -13239,7 +13224,7 @@ endmodule
 (* generator = "Amaranth" *)
 module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, regs__w_valid, axil__arready, regs__ar_accept, regs__r_valid, regs__w_done, regs__w_error, regs__r_done, regs__r_data, regs__w_addr
 , regs__w_data, regs__w_strb, axil__bvalid, axil__bresp, rvalid, axil__rdata, axil__rresp, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -13736,7 +13721,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   always @(posedge clk)
     r_wait <= \$193 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$178  = aw_full;
     if (\$14 ) begin
       \$178  = 1'h1;
@@ -13749,7 +13734,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$179  = regs__w_addr;
     if (\$14 ) begin
       \$179  = axil__awaddr[11:2];
@@ -13759,7 +13744,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$180  = w_mapped;
     if (\$14 ) begin
       \$180  = \$83 ;
@@ -13769,7 +13754,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$181  = w_writable;
     if (\$14 ) begin
       \$181  = \$93 ;
@@ -13779,7 +13764,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$182  = w_full;
     if (\$95 ) begin
       \$182  = 1'h1;
@@ -13792,7 +13777,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$183  = regs__w_data;
     if (\$95 ) begin
       \$183  = axil__wdata;
@@ -13802,7 +13787,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$184  = regs__w_strb;
     if (\$95 ) begin
       \$184  = axil__wstrb;
@@ -13812,7 +13797,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$185  = axil__bvalid;
     if (\$98 ) begin
       (* full_case = 32'd1 *)
@@ -13832,7 +13817,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$186  = axil__bresp;
     if (\$98 ) begin
       (* full_case = 32'd1 *)
@@ -13849,7 +13834,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$187  = ar_full;
     if (regs__ar_accept) begin
       \$187  = 1'h1;
@@ -13862,7 +13847,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$188  = regs__r_addr;
     if (regs__ar_accept) begin
       \$188  = axil__araddr[11:2];
@@ -13872,7 +13857,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$189  = r_readable;
     if (regs__ar_accept) begin
       \$189  = \$172 ;
@@ -13882,7 +13867,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$190  = rvalid;
     if (\$173 ) begin
       \$190  = 1'h0;
@@ -13900,7 +13885,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$191  = axil__rdata;
     if (ar_full) begin
       \$191  = 32'd0;
@@ -13913,7 +13898,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$192  = axil__rresp;
     if (ar_full) begin
       \$192  = 2'h0;
@@ -13926,7 +13911,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$193  = r_wait;
     if (ar_full) begin
       if (\$174 ) begin
@@ -13956,7 +13941,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.timebase (rst, cycle, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire [64:0] \$1 ;
   reg [63:0] \$2 ;
   input clk;
@@ -13969,7 +13954,7 @@ module \kv_asu.timebase (rst, cycle, clk);
   always @(posedge clk)
     cycle <= \$2 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$2  = \$1 [63:0];
     if (rst) begin
       \$2  = 64'h0000000000000000;

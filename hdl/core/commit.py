@@ -10,7 +10,6 @@ import regmap
 
 from ..layouts import STAT_NAMES, config_layout, response_layout
 from ..lru import LruCmd
-from ..tlevel import TLevel
 from .decision import select
 from .interfaces import ForwardSignature, decision_layout
 
@@ -30,6 +29,9 @@ class Commit(wiring.Component):
     registered : bool
         ``True`` (the split evaluation): E2 registers ``decision`` first. ``False`` (the
         compact pipeline): E decides and commits in one cycle.
+    protected : bool
+        The soft-error recovery's poison (docs/spec-decisions.md D11; needs
+        ``registered``): the ``poison`` and ``forward_ahead`` ports.
 
     Ports
     -----
@@ -39,11 +41,24 @@ class Commit(wiring.Component):
         The thresholds of the T-level.
     flush : In(1)
         Clears the occupancy (only while idle, so with nothing in L).
+    poison : In(1)
+        Only with ``protected``: the decision entering E2 at the end of this cycle is an
+        untracked line with no effect (no match, no free lane, no victim, no tail, no
+        write). E2 registers the decision as it is and the poison beside it
+        (``e2_poisoned``), and clears those fields behind its registers, so that the
+        poison (the registered checks' OR) is not on the registers' reset inputs.
     e2 : Out(decision_layout(params))
-        The decision in E2 (``decision`` registered, or ``decision`` itself).
+        The decision in E2 (``decision`` registered, or ``decision`` itself; with
+        ``protected`` the poisoned fields cleared).
     forward : Out(ForwardSignature(params))
         E2's table write and invalidate, straight from ``e2`` (not behind the op decode):
-        they feed the table and the forwards of the stages behind.
+        they feed the table and (without ``protected``) the forwards of the stages behind.
+    forward_ahead : Out(ForwardSignature(params))
+        Only with ``protected``: ``forward`` from E2's registers before the poison, for the
+        forwards into the stages behind (E1a, E1b). Every request behind a poisoned one
+        is poisoned too (``Recovery.active`` is high from the cycle after the poison's and
+        holds the admission until the core is idle), so what they see of E2's write has
+        no effect; the table takes ``forward``.
     lru_cmd : Out(LruCmd), lru_slot : Out(SLOT_WIDTH)
         E2's LRU command: TOUCH for a hit or a replacement, INSERT into a free slot, POP
         for an EVICT that takes the tail; and its slot, for every command (the slot an
@@ -65,11 +80,19 @@ class Commit(wiring.Component):
         A request is in E2 (``registered``) or in L.
     """
 
-    def __init__(self, params, *, registered):
+    #: The decision fields a poisoned decision clears (D11: an untracked line).
+    POISONED_FIELDS = ("present", "any_free", "vict_t0", "take", "wr_lane", "wr", "inv")
+
+    def __init__(self, params, *, registered, protected=False):
         self._params = params
         self.registered = bool(registered)
+        self.protected = bool(protected)
+        if self.protected and not self.registered:
+            raise ValueError("Commit(protected=True) needs registered=True")
         p = params
         super().__init__({
+            **({"poison": In(1), "forward_ahead": Out(ForwardSignature(p))}
+               if self.protected else {}),
             "decision": In(decision_layout(p)),
             "cfg": In(config_layout(p)),
             "flush": In(1),
@@ -88,10 +111,20 @@ class Commit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         p, cfg = self._params, self.cfg
-        m.submodules.tl_before = tl_before = TLevel(p)
 
         d2 = self.e2
-        if self.registered:
+        if self.protected:
+            # The decision and its poison registered side by side; the poison clears the
+            # fields behind the registers (a LUT input of their users), not through
+            # their reset inputs.
+            raw = Signal(decision_layout(p), name="e2_raw")
+            poisoned = Signal(name="e2_poisoned")
+            m.d.sync += [raw.eq(self.decision), poisoned.eq(self.poison)]
+            m.d.comb += d2.eq(raw)
+            m.d.comb += [getattr(d2, f).eq(Mux(poisoned, 0, getattr(raw, f)))
+                         for f in self.POISONED_FIELDS]
+            m.d.comb += self.busy.eq(d2.valid | self.response.valid)
+        elif self.registered:
             m.d.sync += d2.eq(self.decision)
             m.d.comb += self.busy.eq(d2.valid | self.response.valid)
         else:
@@ -100,26 +133,40 @@ class Commit(wiring.Component):
         # The write and the invalidate, from decision registers (the count after an
         # OBSERVE that tracks the line: 1 for a new or cold line, min(count + 1, COUNT_MAX)
         # otherwise, decided in the evaluation).
+        def forward(fwd, d):
+            return [
+                fwd.write.eq(d.wr), fwd.lane.eq(d.wr_lane), fwd.slot.eq(d.wr_slot),
+                fwd.tag.eq(d.tag), fwd.last.eq(d.t), fwd.count.eq(d.cnt_after),
+                fwd.count_inc.eq(d.cnt_after_inc), fwd.mark.eq(d.wr_mark),
+                fwd.invalidate.eq(d.inv), fwd.window.eq(d.tail_slot),
+            ]
         fwd = self.forward
-        m.d.comb += [
-            fwd.write.eq(d2.wr), fwd.lane.eq(d2.wr_lane), fwd.slot.eq(d2.wr_slot),
-            fwd.tag.eq(d2.tag), fwd.last.eq(d2.t), fwd.count.eq(d2.cnt_after),
-            fwd.count_inc.eq(d2.cnt_after_inc), fwd.mark.eq(d2.wr_mark),
-            fwd.invalidate.eq(d2.inv), fwd.window.eq(d2.tail_slot),
-        ]
+        m.d.comb += forward(fwd, d2)
+        if self.protected:
+            m.d.comb += forward(self.forward_ahead, raw)
 
         # T-level before (of the line as found) and after an OBSERVE that tracks it (age 0:
         # 3 if count_after >= C3, else 2 if count_after >= C2, else 1).
         count_after = d2.cnt_after
-        m.d.comb += [
-            tl_before.cfg.eq(cfg), tl_before.count.eq(d2.hit_cnt), tl_before.age.eq(d2.hit_age),
-        ]
         level_after = Signal(2)
         m.d.comb += level_after.eq(Mux(count_after >= cfg.c3, 3,
                                        Mux(count_after >= cfg.c2, 2, 1)))
+        # The T-level before as its three thresholds, "level >= k" (TLevel's priority
+        # written flat: the comparisons side by side, then one AND-OR), so that the hit,
+        # the level and its statistics are each a small function of five comparisons
+        # and registers, not behind the level's encoding and a comparison with it.
+        cnt, age = d2.hit_cnt, d2.hit_age
+        t3 = (cnt >= cfg.c3) & (age <= cfg.w3)
+        t2 = (cnt >= cfg.c2) & (age <= cfg.w2)
+        t1 = age <= cfg.w1
+        ge = [C(1, 1)] + [Signal(name=f"level_ge{k}") for k in (1, 2, 3)]
+        m.d.comb += [ge[3].eq(d2.present & t3), ge[2].eq(d2.present & (t3 | t2)),
+                     ge[1].eq(d2.present & (t3 | t2 | t1))]
         level_before = Signal(2)
-        m.d.comb += level_before.eq(Mux(d2.present, tl_before.level, 0))
-        level_hit = level_before >= d2.min_tlevel
+        m.d.comb += level_before.eq(Cat(ge[3] | (ge[1] & ~ge[2]), ge[2]))
+        level_hit = Signal()
+        mt = d2.min_tlevel
+        m.d.comb += level_hit.eq(Mux(mt[1], Mux(mt[0], ge[3], ge[2]), Mux(mt[0], ge[1], 1)))
 
         # The LRU command's slot (op[1]: EVICT / EVICT_ANY, whose window is at the tail).
         m.d.comb += self.lru_slot.eq(Mux(d2.op[1], d2.tail_slot, d2.wr_slot))
@@ -143,10 +190,9 @@ class Commit(wiring.Component):
                 with m.Case(OBSERVE):
                     m.d.comb += [count("observes"), rsp.hit.eq(level_hit),
                                  rsp.tlevel_before.eq(level_before)]
-                    with m.Switch(level_before):
-                        for lv in range(4):
-                            with m.Case(lv):
-                                m.d.comb += count(f"obs_t{lv}")
+                    for lv in range(4):      # level_before == lv
+                        with m.If(ge[lv] & ~ge[lv + 1] if lv < 3 else ge[3]):
+                            m.d.comb += count(f"obs_t{lv}")
                     with m.If(d2.present):
                         m.d.comb += [count("observe_hits"), rsp.present.eq(1),
                                      self.lru_cmd.eq(LruCmd.TOUCH)]

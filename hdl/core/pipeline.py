@@ -27,7 +27,7 @@ from .commit import Commit
 from .interfaces import stage_layout
 from .lanes import LaneCompare
 from .observe import ObservationSignature
-from .interfaces import decision_layout, pmeta_layout
+from .interfaces import pmeta_layout
 from .predictor import PredictorCommit
 from .options import CoreOptions
 from .recovery import Recovery
@@ -224,7 +224,8 @@ class KvAsuCore(wiring.Component):
         self.window = WindowRead(params, options)
         self.lanes = LaneCompare(params, options)
         self.versions = Versions(params, options)
-        self.commit = Commit(params, registered=options.split_evaluation)
+        self.commit = Commit(params, registered=options.split_evaluation,
+                             protected=options.protected)
         # The predictor mode (CoreOptions.predictor, POLICY.MODE = 1): its own E1b / E2 / L
         # and lists beside the article's, one request at a time (hdl/core/predictor.py).
         self.predictor = (PredictorCommit(params, memory=memory) if options.predictor
@@ -283,7 +284,9 @@ class KvAsuCore(wiring.Component):
             m.d.comb += [hold.eq(self.hold | rec.active), flush.eq(self.flush | rec.flush)]
         # E2's write and invalidate: the one way back, into the table and into the stages
         # behind E2, wired here and nowhere else.
-        fwd = commit.forward
+        # (With protection, the forward from E2's registers before the recovery's poison:
+        # ``Commit.forward_ahead``.)
+        fwd = commit.forward_ahead if protected else commit.forward
         for stage in (lanes, versions):
             m.d.comb += [getattr(stage.forward, name).eq(getattr(fwd, name))
                          for name in fwd.signature.members]
@@ -337,24 +340,19 @@ class KvAsuCore(wiring.Component):
                      versions.sc_mark_value.eq(table.sc_mark_value)]
 
         # ---- E2: T-level, table write, LRU command, response; L -------------------------
+        decision = versions.decision
         if protected:
             # D11: from the cycle d a recovery starts in, every decision entering E2 is an
             # untracked line with no effect (no match, no free lane, no victim, no tail, no
-            # write). (A window word's check is made in E1a and registered: the error of
-            # cycle d is in the window of the request then in E1b, which decides in d.)
-            poison = Signal(name="poison")
-            m.d.comb += poison.eq(rec.active | rec.error)
-            decision = Signal(decision_layout(p), name="decision_checked")
-            m.d.comb += decision.eq(versions.decision)
-            with m.If(poison):
-                m.d.comb += [getattr(decision, f).eq(0) for f in (
-                    "present", "any_free", "vict_t0", "take", "wr_lane", "wr", "inv")]
-        else:
-            decision = versions.decision
+            # write): E2 registers the poison beside the decision and applies it
+            # (``Commit.poison``). (A window word's check is made in E1a and registered:
+            # the error of cycle d is in the window of the request then in E1b, which
+            # decides in d.)
+            m.d.comb += commit.poison.eq(rec.active | rec.error)
         m.d.comb += [commit.decision.eq(decision), commit.cfg.eq(cfg),
                      commit.flush.eq(flush)]
         # The POP E2 gives, from its decision register (E2's invalidate: an EVICT that
-        # takes the tail; the recovery's poison is applied before E2), for the slot an
+        # takes the tail; the recovery's poison applied), for the slot an
         # EVICT in R reads, without the LRU command's decode.
         m.d.comb += lru.pop_now.eq(commit.forward.invalidate)
         # No LRU command in E2, from E2's registers without the OBSERVE's outcome (an

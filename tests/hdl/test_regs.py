@@ -975,3 +975,31 @@ def test_soft_error_registers_unprotected_read_zero():
 
     run(dut, bench)
     assert done
+
+
+def test_error_counters_saturate():
+    """The ERR_* counters' add (``regs.saturating_add``): ``min(value + n, 2**32 - 1)``
+    at and around the bound, for the increments the register block makes (0 to 2)."""
+    from amaranth import Module, Signal
+    from amaranth.sim import Simulator as Sim
+
+    from hdl.regs import saturating_add
+    m = Module()
+    value, n = Signal(32), Signal(2)
+    out = Signal(32)
+    m.d.comb += out.eq(saturating_add(m, value, n, name="sum"))
+    top = 0xFFFF_FFFF
+    checked = []
+
+    async def bench(ctx):
+        for v in (0, 1, 0x7FFF_FFFF, top - 3, top - 2, top - 1, top):
+            for k in range(3):
+                ctx.set(value, v)
+                ctx.set(n, k)
+                assert ctx.get(out) == min(v + k, top), (hex(v), k)
+                checked.append((v, k))
+
+    sim = Sim(m)
+    sim.add_testbench(bench)
+    sim.run()
+    assert len(checked) == 21
