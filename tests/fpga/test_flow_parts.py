@@ -132,6 +132,17 @@ def test_yosys_cell_counts_are_parsed():
                                              "TRELLIS_FF": 90}
 
 
+def _fake_design(monkeypatch, run):
+    """The flow without Amaranth's conversion or the timing analysis: a design of latency 7,
+    empty Verilog, no failing paths, and ``run`` for every tool."""
+    design = SimpleNamespace(core=SimpleNamespace(latency=7))
+    monkeypatch.setattr(flow, "build_design", lambda params, options=None, kind=None: design)
+    monkeypatch.setattr(flow, "to_verilog", lambda design, name, emit_src: "")
+    monkeypatch.setattr(flow, "_run", run)
+    monkeypatch.setattr(flow.sta, "failing_groups", lambda paths, period: [])
+    monkeypatch.setattr(flow.sta, "parse_sdf", lambda text: text)
+
+
 def _fake_tools(monkeypatch, fmax_by_seed, fmax_by_speed=None):
     """Run fpga.flow.run_target with every tool replaced: place and route with seed N
     achieves ``fmax_by_seed[N]`` MHz at the first speed grade, ``fmax_by_speed[G]`` at a
@@ -156,13 +167,8 @@ def _fake_tools(monkeypatch, fmax_by_seed, fmax_by_speed=None):
         (cwd / "top.bit").write_bytes(b"bits")
         return 0.0
 
-    design = SimpleNamespace(core=SimpleNamespace(latency=7))
-    monkeypatch.setattr(flow, "build_design", lambda params, options=None, kind=None: design)
-    monkeypatch.setattr(flow, "to_verilog", lambda design, name, emit_src: "")
+    _fake_design(monkeypatch, run)
     monkeypatch.setattr(flow, "_place_and_route", place_and_route)
-    monkeypatch.setattr(flow, "_run", run)
-    monkeypatch.setattr(flow.sta, "failing_groups", lambda paths, period: [])
-    monkeypatch.setattr(flow.sta, "parse_sdf", lambda text: text)
     return placed
 
 
@@ -346,13 +352,8 @@ def _flow_commands(tmp_path, monkeypatch, target, freq=100.0, **overrides):
         (cwd / "top.bin").write_bytes(b"bits")
         return 0.0
 
-    design = SimpleNamespace(core=SimpleNamespace(latency=7))
-    monkeypatch.setattr(flow, "build_design", lambda params, options=None, kind=None: design)
-    monkeypatch.setattr(flow, "to_verilog", lambda design, name, emit_src: "")
-    monkeypatch.setattr(flow, "_run", run)
+    _fake_design(monkeypatch, run)
     monkeypatch.setattr(flow, "_tool", lambda name: name)
-    monkeypatch.setattr(flow.sta, "failing_groups", lambda paths, period: [])
-    monkeypatch.setattr(flow.sta, "parse_sdf", lambda text: text)
     report = run_target(target, tmp_path, freq, (1,), **overrides)
     return report, commands
 
