@@ -15,13 +15,14 @@ def fast_build_root(tmp_path_factory):
 #: The test modules that take minutes, longest first. They are collected first, so that
 #: `make test` (``--dist loadscope --no-loadscope-reorder``: one module per worker at a
 #: time, handed out in collection order) starts them at once on its two workers and the
-#: short modules fill in after; left to xdist's default order (most tests first), the cocotb
-#: modules, with a few tests each, ran last, one after the other.
+#: short modules fill in after. xdist's default order (most tests first) would hand out the
+#: cocotb modules, with a few tests each, last and one after the other.
 LONG_MODULES = ["verif/test_kv_asu.py", "verif/test_kv_asu_icarus.py",
                 "tests/hdl/test_predictor_core.py", "tests/formal/test_formal_quick.py",
                 "tests/verif/test_faults.py", "verif/test_fast.py"]
 
 
 def pytest_collection_modifyitems(session, config, items):
+    """Collect ``LONG_MODULES`` first, in their order; the rest keep theirs (a stable sort)."""
     rank = {path: i for i, path in enumerate(LONG_MODULES)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))

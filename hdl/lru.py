@@ -62,8 +62,8 @@ the head (the commands ahead have done their ``C3``: a POP may have shifted the 
 TOUCH / INSERT cut it), else drops it. Whether a cycle has no command comes from the
 ``no_cmd`` port (the core drives it from registers, not from the command's decode, so that
 the read address is a choice of registers by registers); a cycle without a command with
-``no_cmd`` low (an OBSERVE in E2 that drops) just has no refill. So a refill lands every 3 cycles at most (the
-pointer chase: read, register, ``C3``) while the chain is short. A POP's ``C3`` takes the
+``no_cmd`` low (an OBSERVE in E2 that drops) just has no refill. So a refill lands every 3
+cycles at most (the pointer chase: read, register, ``C3``) while the chain is short. A POP's ``C3`` takes the
 new ``tail`` from the chain when it is valid there (the same slot as ``prev[tail]``).
 ``evict_slot`` is the tail once the POP given now (``pop_now``) or in ``C2`` / ``C3`` is
 done (``tail``, or the chain's second slot; at most one such POP): the tail a POP given 4

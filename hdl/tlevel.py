@@ -51,6 +51,11 @@ class TLevel(wiring.Component):
     level : Out(2)
         3 if ``count >= C3 and age <= W3``, else 2 if ``count >= C2 and age <= W2``,
         else 1 if ``age <= W1``, else 0. The caller forces 0 for an untracked line.
+    at_least : Out(3)
+        Bit ``k - 1`` is ``level >= k`` (k = 1, 2, 3), each an OR of the three rules'
+        comparisons side by side, so that a caller comparing the level with a threshold
+        (the hit, per-level statistics) takes one AND-OR of them instead of waiting for
+        ``level``'s encoding.
     """
 
     def __init__(self, params=None):
@@ -61,17 +66,16 @@ class TLevel(wiring.Component):
             "age": In(params.TS_WIDTH),
             "cfg": In(config_layout(params)),
             "level": Out(2),
+            "at_least": Out(3),
         })
 
     def elaborate(self, platform):
         m = Module()
-        cfg = self.cfg
-        with m.If((self.count >= cfg.c3) & (self.age <= cfg.w3)):
-            m.d.comb += self.level.eq(3)
-        with m.Elif((self.count >= cfg.c2) & (self.age <= cfg.w2)):
-            m.d.comb += self.level.eq(2)
-        with m.Elif(self.age <= cfg.w1):
-            m.d.comb += self.level.eq(1)
-        with m.Else():
-            m.d.comb += self.level.eq(0)
+        cfg, ge = self.cfg, self.at_least
+        t3 = (self.count >= cfg.c3) & (self.age <= cfg.w3)
+        t2 = (self.count >= cfg.c2) & (self.age <= cfg.w2)
+        t1 = self.age <= cfg.w1
+        m.d.comb += [ge[2].eq(t3), ge[1].eq(t3 | t2), ge[0].eq(t3 | t2 | t1)]
+        # The first rule that holds, from "level >= k": 3 = 0b11, 2 = 0b10, 1 = 0b01.
+        m.d.comb += self.level.eq(Cat(ge[2] | (ge[0] & ~ge[1]), ge[1]))
         return m

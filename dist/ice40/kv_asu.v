@@ -1298,16 +1298,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   \kv_asu.core.hash$179  \hash$179  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$2730$5 (s0[28:5]),
+    .\port$2731$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$186  \lanes$186  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2731$0 (\$32 ),
-    .\port$2732$0 (\$33 ),
-    .\port$2736$0 (\$34 )
+    .\port$2732$0 (\$32 ),
+    .\port$2733$0 (\$33 ),
+    .\port$2737$0 (\$34 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1342,8 +1342,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clk(clk),
     .generation(generation),
     .inv_slot(decision[87:81]),
-    .\port$2752$188 (decision[205:188]),
-    .\port$2752$5 (decision[34:5]),
+    .\port$2753$188 (decision[205:188]),
+    .\port$2753$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1372,9 +1372,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .busy(\busy$74 ),
     .clk(clk),
     .hash(\hash$79 [6:0]),
-    .\port$2731$0 (\$32 ),
-    .\port$2732$0 (\$33 ),
-    .\port$2736$0 (\$34 ),
+    .\port$2732$0 (\$32 ),
+    .\port$2733$0 (\$33 ),
+    .\port$2737$0 (\$34 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -2659,58 +2659,46 @@ endmodule
 module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload, stat_inc, occupancy, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire \$1 ;
-  wire \$10 ;
-  wire \$11 ;
-  wire \$12 ;
+  wire [23:0] \$10 ;
+  wire [23:0] \$11 ;
+  wire [23:0] \$12 ;
   wire \$13 ;
   wire \$14 ;
   wire \$15 ;
   wire \$16 ;
   wire \$17 ;
   wire \$18 ;
-  wire \$19 ;
+  wire [8:0] \$19 ;
   wire \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
+  wire [9:0] \$20 ;
+  reg \$21 ;
+  reg [48:0] \$22 ;
+  reg [13:0] \$23 ;
+  reg \$24 ;
+  reg \$25 ;
+  reg [7:0] \$26 ;
   wire \$27 ;
-  wire [23:0] \$28 ;
-  wire [23:0] \$29 ;
   wire [1:0] \$3 ;
-  wire [23:0] \$30 ;
-  wire [23:0] \$31 ;
-  wire [23:0] \$32 ;
-  wire [23:0] \$33 ;
-  wire [23:0] \$34 ;
-  wire \$35 ;
-  wire \$36 ;
-  wire \$37 ;
-  wire \$38 ;
-  wire \$39 ;
   wire \$4 ;
-  wire \$40 ;
-  wire [8:0] \$41 ;
-  wire [9:0] \$42 ;
-  reg \$43 ;
-  reg [48:0] \$44 ;
-  reg [13:0] \$45 ;
-  reg \$46 ;
-  reg \$47 ;
-  reg [7:0] \$48 ;
   wire \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  wire \$9 ;
+  wire [23:0] \$6 ;
+  wire [23:0] \$7 ;
+  wire [23:0] \$8 ;
+  wire [23:0] \$9 ;
   reg \$signal ;
+  wire [5:0] age;
+  wire [2:0] at_least;
   output busy;
   reg busy = 1'h0;
   input [62:0] cfg;
   wire [62:0] cfg;
+  wire [62:0] \cfg$16 ;
+  wire [7:0] \cfg$16.c2 ;
+  wire [7:0] \cfg$16.c3 ;
+  wire [31:0] \cfg$16.hash_seed ;
+  wire [4:0] \cfg$16.w1 ;
+  wire [4:0] \cfg$16.w2 ;
+  wire [4:0] \cfg$16.w3 ;
   wire [7:0] \cfg.c2 ;
   wire [7:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -2719,6 +2707,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [4:0] \cfg.w3 ;
   input clk;
   wire clk;
+  wire [7:0] count;
   wire [213:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
@@ -2789,6 +2778,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [23:0] forward__tag;
   wire [6:0] forward__window;
   wire forward__write;
+  wire [1:0] level;
   wire [1:0] level_after;
   wire [1:0] level_before;
   wire level_ge1;
@@ -2839,65 +2829,145 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   output [13:0] stat_inc;
   reg [13:0] stat_inc = 14'h0000;
   wire [23:0] victim_tag;
-  always @(posedge clk)
-    busy <= \$43 ;
-  always @(posedge clk)
-    response__payload <= \$44 ;
-  always @(posedge clk)
-    stat_inc <= \$45 ;
-  always @(posedge clk)
-    occupancy_inc <= \$46 ;
-  always @(posedge clk)
-    occupancy_dec <= \$47 ;
-  always @(posedge clk)
-    occupancy <= \$48 ;
   assign \$1  = e2[205:198] >= cfg[7:0];
   assign \$2  = e2[205:198] >= cfg[15:8];
   assign \$3  = \$2  ? 2'h2 : 2'h1;
   assign level_after = \$1  ? 2'h3 : \$3 ;
-  assign \$4  = e2[50:43] >= cfg[7:0];
-  assign \$5  = e2[56:51] <= cfg[20:16];
-  assign \$6  = \$4  & \$5 ;
-  assign level_ge3 = e2[35] & \$6 ;
-  assign \$7  = e2[50:43] >= cfg[7:0];
-  assign \$8  = e2[56:51] <= cfg[20:16];
-  assign \$9  = \$7  & \$8 ;
-  assign \$10  = e2[50:43] >= cfg[15:8];
-  assign \$11  = e2[56:51] <= cfg[25:21];
-  assign \$12  = \$10  & \$11 ;
-  assign \$13  = \$9  | \$12 ;
-  assign level_ge2 = e2[35] & \$13 ;
-  assign \$14  = e2[50:43] >= cfg[7:0];
-  assign \$15  = e2[56:51] <= cfg[20:16];
-  assign \$16  = \$14  & \$15 ;
-  assign \$17  = e2[50:43] >= cfg[15:8];
-  assign \$18  = e2[56:51] <= cfg[25:21];
-  assign \$19  = \$17  & \$18 ;
-  assign \$20  = \$16  | \$19 ;
-  assign \$21  = e2[56:51] <= cfg[30:26];
-  assign \$22  = \$20  | \$21 ;
-  assign level_ge1 = e2[35] & \$22 ;
-  assign \$23  = ~ level_ge2;
-  assign \$24  = level_ge1 & \$23 ;
-  assign \$25  = level_ge3 | \$24 ;
-  assign \$26  = e2[3] ? level_ge3 : level_ge2;
-  assign \$27  = e2[3] ? level_ge1 : 1'h1;
-  assign level_hit = e2[4] ? \$26  : \$27 ;
+  assign level_ge1 = e2[35] & at_least[0];
+  assign level_ge2 = e2[35] & at_least[1];
+  assign level_ge3 = e2[35] & at_least[2];
+  assign level_before = e2[35] ? { at_least[1], \$27  } : 2'h0;
+  assign \$4  = e2[3] ? level_ge3 : level_ge2;
+  assign \$5  = e2[3] ? level_ge1 : 1'h1;
+  assign level_hit = e2[4] ? \$4  : \$5 ;
   assign lru_slot = e2[2] ? e2[87:81] : e2[194:188];
-  assign \$28  = e2[75] ? e2[111:88] : 24'h000000;
-  assign \$30  = e2[76] ? e2[135:112] : 24'h000000;
-  assign \$31  = \$29  | \$30 ;
-  assign \$32  = e2[77] ? e2[159:136] : 24'h000000;
-  assign \$33  = \$31  | \$32 ;
-  assign \$34  = e2[78] ? e2[183:160] : 24'h000000;
-  assign victim_tag = \$33  | \$34 ;
-  assign \$35  = ~ level_ge1;
-  assign \$37  = ~ level_ge2;
-  assign \$38  = level_ge1 & \$37 ;
-  assign \$39  = ~ level_ge3;
-  assign \$40  = level_ge2 & \$39 ;
-  assign \$41  = occupancy + occupancy_inc;
-  assign \$42  = \$41  - occupancy_dec;
+  assign \$6  = e2[75] ? e2[111:88] : 24'h000000;
+  assign \$8  = e2[76] ? e2[135:112] : 24'h000000;
+  assign \$9  = \$7  | \$8 ;
+  assign \$10  = e2[77] ? e2[159:136] : 24'h000000;
+  assign \$11  = \$9  | \$10 ;
+  assign \$12  = e2[78] ? e2[183:160] : 24'h000000;
+  assign victim_tag = \$11  | \$12 ;
+  assign \$13  = ~ level_ge1;
+  assign \$15  = ~ level_ge2;
+  assign \$16  = level_ge1 & \$15 ;
+  assign \$17  = ~ level_ge3;
+  assign \$18  = level_ge2 & \$17 ;
+  assign \$19  = occupancy + occupancy_inc;
+  assign \$20  = \$19  - occupancy_dec;
+  always @(posedge clk)
+    busy <= \$21 ;
+  always @(posedge clk)
+    response__payload <= \$22 ;
+  always @(posedge clk)
+    stat_inc <= \$23 ;
+  always @(posedge clk)
+    occupancy_inc <= \$24 ;
+  always @(posedge clk)
+    occupancy_dec <= \$25 ;
+  always @(posedge clk)
+    occupancy <= \$26 ;
+  \kv_asu.core.commit.tl_before  tl_before (
+    .at_least(at_least),
+    .cfg(cfg),
+    .\port$1526$0 (\$27 ),
+    .\port$2753$43 (e2[56:43])
+  );
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
+    rsp = 49'h0000000000000;
+    if (e2[0]) begin
+      rsp[1:0] = e2[2:1];
+      (* full_case = 32'd1 *)
+      casez (e2[2:1])
+        2'h0:
+          begin
+            rsp[8] = level_hit;
+            rsp[4:3] = level_before;
+            if (e2[35]) begin
+              rsp[2] = 1'h1;
+            end else if (e2[58]) begin
+            end else if (e2[67]) begin
+              rsp[9] = 1'h1;
+              rsp[48:25] = victim_tag;
+            end
+            if (e2[196]) begin
+              rsp[5] = 1'h1;
+              rsp[7:6] = level_after;
+              rsp[17:10] = e2[205:198];
+              rsp[24:18] = e2[194:188];
+            end
+          end
+        2'h1:
+          begin
+            rsp[8] = level_hit;
+            rsp[4:3] = level_before;
+            rsp[7:6] = level_before;
+            if (e2[35]) begin
+              rsp[2] = 1'h1;
+              rsp[5] = 1'h1;
+              rsp[17:10] = e2[50:43];
+              rsp[24:18] = e2[42:36];
+            end
+          end
+        default:
+            if (e2[80]) begin
+              rsp[9] = 1'h1;
+              rsp[48:25] = e2[111:88];
+              rsp[24:18] = e2[87:81];
+            end
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
+    stat = 13'h0000;
+    if (e2[0]) begin
+      (* full_case = 32'd1 *)
+      casez (e2[2:1])
+        2'h0:
+          begin
+            stat[0] = 1'h1;
+            if (\$14 ) begin
+              stat[9] = 1'h1;
+            end
+            if (\$16 ) begin
+              stat[10] = 1'h1;
+            end
+            if (\$18 ) begin
+              stat[11] = 1'h1;
+            end
+            if (level_ge3) begin
+              stat[12] = 1'h1;
+            end
+            (* full_case = 32'd1 *)
+            if (e2[35]) begin
+              stat[1] = 1'h1;
+            end else if (e2[58]) begin
+              stat[2] = 1'h1;
+            end else if (e2[67]) begin
+              stat[3] = 1'h1;
+            end else begin
+              stat[4] = 1'h1;
+            end
+          end
+        2'h1:
+          begin
+            stat[5] = 1'h1;
+            if (level_hit) begin
+              stat[6] = 1'h1;
+            end
+          end
+        default:
+            (* full_case = 32'd1 *)
+            if (e2[80]) begin
+              stat[7] = 1'h1;
+            end else begin
+              stat[8] = 1'h1;
+            end
+      endcase
+    end
+  end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
     lru_cmd = 2'h0;
@@ -2953,144 +3023,49 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$43  = e2[0];
+    \$21  = e2[0];
     if (rst) begin
-      \$43  = 1'h0;
+      \$21  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$44  = rsp;
+    \$22  = rsp;
     if (rst) begin
-      \$44  = 49'h0000000000000;
+      \$22  = 49'h0000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$45  = { 1'h0, stat };
+    \$23  = { 1'h0, stat };
     if (rst) begin
-      \$45  = 14'h0000;
+      \$23  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$46  = \$signal ;
+    \$24  = \$signal ;
     if (rst) begin
-      \$46  = 1'h0;
+      \$24  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$47  = evicts;
+    \$25  = evicts;
     if (rst) begin
-      \$47  = 1'h0;
+      \$25  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
     (* full_case = 32'd1 *)
     if (flush) begin
-      \$48  = 8'h00;
+      \$26  = 8'h00;
     end else begin
-      \$48  = \$42 [7:0];
+      \$26  = \$20 [7:0];
     end
     if (rst) begin
-      \$48  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    rsp = 49'h0000000000000;
-    if (e2[0]) begin
-      rsp[1:0] = e2[2:1];
-      (* full_case = 32'd1 *)
-      casez (e2[2:1])
-        2'h0:
-          begin
-            rsp[8] = level_hit;
-            rsp[4:3] = { level_ge2, \$25  };
-            if (e2[35]) begin
-              rsp[2] = 1'h1;
-            end else if (e2[58]) begin
-            end else if (e2[67]) begin
-              rsp[9] = 1'h1;
-              rsp[48:25] = victim_tag;
-            end
-            if (e2[196]) begin
-              rsp[5] = 1'h1;
-              rsp[7:6] = level_after;
-              rsp[17:10] = e2[205:198];
-              rsp[24:18] = e2[194:188];
-            end
-          end
-        2'h1:
-          begin
-            rsp[8] = level_hit;
-            rsp[4:3] = { level_ge2, \$25  };
-            rsp[7:6] = { level_ge2, \$25  };
-            if (e2[35]) begin
-              rsp[2] = 1'h1;
-              rsp[5] = 1'h1;
-              rsp[17:10] = e2[50:43];
-              rsp[24:18] = e2[42:36];
-            end
-          end
-        default:
-            if (e2[80]) begin
-              rsp[9] = 1'h1;
-              rsp[48:25] = e2[111:88];
-              rsp[24:18] = e2[87:81];
-            end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    stat = 13'h0000;
-    if (e2[0]) begin
-      (* full_case = 32'd1 *)
-      casez (e2[2:1])
-        2'h0:
-          begin
-            stat[0] = 1'h1;
-            if (\$36 ) begin
-              stat[9] = 1'h1;
-            end
-            if (\$38 ) begin
-              stat[10] = 1'h1;
-            end
-            if (\$40 ) begin
-              stat[11] = 1'h1;
-            end
-            if (level_ge3) begin
-              stat[12] = 1'h1;
-            end
-            (* full_case = 32'd1 *)
-            if (e2[35]) begin
-              stat[1] = 1'h1;
-            end else if (e2[58]) begin
-              stat[2] = 1'h1;
-            end else if (e2[67]) begin
-              stat[3] = 1'h1;
-            end else begin
-              stat[4] = 1'h1;
-            end
-          end
-        2'h1:
-          begin
-            stat[5] = 1'h1;
-            if (level_hit) begin
-              stat[6] = 1'h1;
-            end
-          end
-        default:
-            (* full_case = 32'd1 *)
-            if (e2[80]) begin
-              stat[7] = 1'h1;
-            end else begin
-              stat[8] = 1'h1;
-            end
-      endcase
+      \$26  = 8'h00;
     end
   end
   assign decision = e2;
@@ -3105,7 +3080,10 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign forward__mark = e2[195];
   assign forward__invalidate = e2[197];
   assign forward__window = e2[87:81];
-  assign level_before = { level_ge2, \$25  };
+  assign \cfg$16  = cfg;
+  assign count = e2[50:43];
+  assign age = e2[56:51];
+  assign level = { at_least[1], \$27  };
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -3166,6 +3144,12 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
+  assign \cfg$16.c3  = cfg[7:0];
+  assign \cfg$16.c2  = cfg[15:8];
+  assign \cfg$16.w3  = cfg[20:16];
+  assign \cfg$16.w2  = cfg[25:21];
+  assign \cfg$16.w1  = cfg[30:26];
+  assign \cfg$16.hash_seed  = cfg[62:31];
   assign \rsp.op  = rsp[1:0];
   assign \rsp.present  = rsp[2];
   assign \rsp.tlevel_before  = rsp[4:3];
@@ -3186,8 +3170,86 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \response__payload.count  = response__payload[17:10];
   assign \response__payload.slot  = response__payload[24:18];
   assign \response__payload.victim_tag  = response__payload[48:25];
-  assign \$29  = \$28 ;
-  assign \$36  = \$35 ;
+  assign \$7  = \$6 ;
+  assign \$14  = \$13 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.commit.tl_before (\port$2753$43 , at_least, cfg, \port$1526$0 );
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  wire [5:0] age;
+  output [2:0] at_least;
+  wire [2:0] at_least;
+  input [62:0] cfg;
+  wire [62:0] cfg;
+  wire [7:0] \cfg.c2 ;
+  wire [7:0] \cfg.c3 ;
+  wire [31:0] \cfg.hash_seed ;
+  wire [4:0] \cfg.w1 ;
+  wire [4:0] \cfg.w2 ;
+  wire [4:0] \cfg.w3 ;
+  wire [7:0] count;
+  wire [1:0] level;
+  output \port$1526$0 ;
+  wire \port$1526$0 ;
+  input [13:0] \port$2753$43 ;
+  wire [13:0] \port$2753$43 ;
+  assign \$1  = \port$2753$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2753$43 [13:8] <= cfg[20:16];
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = \port$2753$43 [7:0] >= cfg[7:0];
+  assign \$5  = \port$2753$43 [13:8] <= cfg[20:16];
+  assign \$6  = \$4  & \$5 ;
+  assign \$7  = \port$2753$43 [7:0] >= cfg[15:8];
+  assign \$8  = \port$2753$43 [13:8] <= cfg[25:21];
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = \$6  | \$9 ;
+  assign \$11  = \port$2753$43 [7:0] >= cfg[7:0];
+  assign \$12  = \port$2753$43 [13:8] <= cfg[20:16];
+  assign \$13  = \$11  & \$12 ;
+  assign \$14  = \port$2753$43 [7:0] >= cfg[15:8];
+  assign \$15  = \port$2753$43 [13:8] <= cfg[25:21];
+  assign \$16  = \$14  & \$15 ;
+  assign \$17  = \$13  | \$16 ;
+  assign \$18  = \port$2753$43 [13:8] <= cfg[30:26];
+  assign \$19  = \$17  | \$18 ;
+  assign \$20  = ~ at_least[1];
+  assign \$21  = at_least[0] & \$20 ;
+  assign \$22  = at_least[2] | \$21 ;
+  assign count = \port$2753$43 [7:0];
+  assign age = \port$2753$43 [13:8];
+  assign level = { at_least[1], \$22  };
+  assign \port$1526$0  = \$22 ;
+  assign \cfg.c3  = cfg[7:0];
+  assign \cfg.c2  = cfg[15:8];
+  assign \cfg.w3  = cfg[20:16];
+  assign \cfg.w2  = cfg[25:21];
+  assign \cfg.w1  = cfg[30:26];
+  assign \cfg.hash_seed  = cfg[62:31];
+  assign at_least[0] = \$19 ;
+  assign at_least[1] = \$10 ;
+  assign at_least[2] = \$3 ;
 endmodule
 
 (* generator = "Amaranth" *)
@@ -3385,7 +3447,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$179 (rst, out_h, \port$2730$5 , seed, clk);
+module \kv_asu.core.hash$179 (rst, out_h, \port$2731$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -3542,8 +3604,8 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2730$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2730$5 ;
-  wire [23:0] \port$2730$5 ;
+  input [23:0] \port$2731$5 ;
+  wire [23:0] \port$2731$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3551,21 +3613,21 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2730$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2730$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2730$5 [23:16] + { \port$2730$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2730$5 [23:16], 6'h00 } + { \port$2730$5 [23:16], 8'h00 };
+  assign \$1  = \port$2731$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2731$5 [23:16] + { \port$2731$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2731$5 [23:16], 6'h00 } + { \port$2731$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2730$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2730$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2730$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2731$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2731$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2731$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2730$5 [10:0], 5'h00 } + { \port$2730$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2730$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2730$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2731$5 [10:0], 5'h00 } + { \port$2731$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2731$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2731$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2730$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2730$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2731$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2731$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3711,7 +3773,7 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2730$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2730$5  };
+  assign key = { 40'h0000000000, \port$2731$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3743,7 +3805,7 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2730$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2731$0 );
+module \kv_asu.core.lanes$186 (\port$2733$0 , \port$2737$0 , lanes, cfg, \port$2732$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -4053,12 +4115,12 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2731$0 ;
-  wire [41:0] \port$2731$0 ;
-  input [435:0] \port$2732$0 ;
-  wire [435:0] \port$2732$0 ;
-  input [27:0] \port$2736$0 ;
-  wire [27:0] \port$2736$0 ;
+  input [41:0] \port$2732$0 ;
+  wire [41:0] \port$2732$0 ;
+  input [435:0] \port$2733$0 ;
+  wire [435:0] \port$2733$0 ;
+  input [27:0] \port$2737$0 ;
+  wire [27:0] \port$2737$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -4178,186 +4240,186 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2732$0 [89] ? \port$2732$0 [105] : \port$2732$0 [104];
-  assign \$2  = \port$2732$0 [87:64] == \port$2731$0 [28:5];
-  assign \$3  = \port$2732$0 [47] ? \port$2732$0 [88] : \$2 ;
+  assign \$1  = \port$2733$0 [89] ? \port$2733$0 [105] : \port$2733$0 [104];
+  assign \$2  = \port$2733$0 [87:64] == \port$2732$0 [28:5];
+  assign \$3  = \port$2733$0 [47] ? \port$2733$0 [88] : \$2 ;
   assign \$4  = \$1  & \$3 ;
-  assign \$5  = \port$2732$0 [198] ? \port$2732$0 [214] : \port$2732$0 [213];
-  assign \$6  = \port$2732$0 [196:173] == \port$2731$0 [28:5];
-  assign \$7  = \port$2732$0 [156] ? \port$2732$0 [197] : \$6 ;
+  assign \$5  = \port$2733$0 [198] ? \port$2733$0 [214] : \port$2733$0 [213];
+  assign \$6  = \port$2733$0 [196:173] == \port$2732$0 [28:5];
+  assign \$7  = \port$2733$0 [156] ? \port$2733$0 [197] : \$6 ;
   assign \$8  = \$5  & \$7 ;
-  assign \$9  = \port$2732$0 [307] ? \port$2732$0 [323] : \port$2732$0 [322];
-  assign \$10  = \port$2732$0 [305:282] == \port$2731$0 [28:5];
-  assign \$11  = \port$2732$0 [265] ? \port$2732$0 [306] : \$10 ;
+  assign \$9  = \port$2733$0 [307] ? \port$2733$0 [323] : \port$2733$0 [322];
+  assign \$10  = \port$2733$0 [305:282] == \port$2732$0 [28:5];
+  assign \$11  = \port$2733$0 [265] ? \port$2733$0 [306] : \$10 ;
   assign \$12  = \$9  & \$11 ;
-  assign \$13  = \port$2732$0 [416] ? \port$2732$0 [432] : \port$2732$0 [431];
-  assign \$14  = \port$2732$0 [414:391] == \port$2731$0 [28:5];
-  assign \$15  = \port$2732$0 [374] ? \port$2732$0 [415] : \$14 ;
+  assign \$13  = \port$2733$0 [416] ? \port$2733$0 [432] : \port$2733$0 [431];
+  assign \$14  = \port$2733$0 [414:391] == \port$2732$0 [28:5];
+  assign \$15  = \port$2733$0 [374] ? \port$2733$0 [415] : \$14 ;
   assign \$16  = \$13  & \$15 ;
-  assign \$17  = \port$2732$0 [103] ^ \port$2732$0 [108];
-  assign \$18  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
+  assign \$17  = \port$2733$0 [103] ^ \port$2733$0 [108];
+  assign \$18  = \port$2732$0 [34:29] - \port$2733$0 [101:96];
   assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
+  assign \$20  = \port$2732$0 [34:29] - \port$2733$0 [101:96];
   assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2732$0 [103] ^ \port$2732$0 [108];
-  assign \$23  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
+  assign \$22  = \port$2733$0 [103] ^ \port$2733$0 [108];
+  assign \$23  = \port$2732$0 [34:29] - \port$2733$0 [101:96];
   assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2732$0 [103] ^ \port$2732$0 [107];
-  assign \$26  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
+  assign \$25  = \port$2733$0 [103] ^ \port$2733$0 [107];
+  assign \$26  = \port$2732$0 [34:29] - \port$2733$0 [101:96];
   assign \$27  = \$25  | \$26 [5];
-  assign \$28  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
+  assign \$28  = \port$2732$0 [34:29] - \port$2733$0 [101:96];
   assign \$29  = \$27  ? 5'h00 : \$28 [4:0];
-  assign \$30  = \port$2732$0 [103] ^ \port$2732$0 [107];
-  assign \$31  = \port$2731$0 [34:29] - \port$2732$0 [101:96];
+  assign \$30  = \port$2733$0 [103] ^ \port$2733$0 [107];
+  assign \$31  = \port$2732$0 [34:29] - \port$2733$0 [101:96];
   assign \$32  = \$30  | \$31 [5];
-  assign \$33  = \port$2732$0 [106] ? { \$24 , \$21  } : { \$32 , \$29  };
-  assign \$34  = \port$2732$0 [102] ^ \port$2732$0 [108];
-  assign \$35  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
+  assign \$33  = \port$2733$0 [106] ? { \$24 , \$21  } : { \$32 , \$29  };
+  assign \$34  = \port$2733$0 [102] ^ \port$2733$0 [108];
+  assign \$35  = \port$2732$0 [34:29] - \port$2733$0 [95:90];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
+  assign \$37  = \port$2732$0 [34:29] - \port$2733$0 [95:90];
   assign \$38  = \$36  ? 5'h00 : \$37 [4:0];
-  assign \$39  = \port$2732$0 [102] ^ \port$2732$0 [108];
-  assign \$40  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
+  assign \$39  = \port$2733$0 [102] ^ \port$2733$0 [108];
+  assign \$40  = \port$2732$0 [34:29] - \port$2733$0 [95:90];
   assign \$41  = \$39  | \$40 [5];
-  assign \$42  = \port$2732$0 [102] ^ \port$2732$0 [107];
-  assign \$43  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
+  assign \$42  = \port$2733$0 [102] ^ \port$2733$0 [107];
+  assign \$43  = \port$2732$0 [34:29] - \port$2733$0 [95:90];
   assign \$44  = \$42  | \$43 [5];
-  assign \$45  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
+  assign \$45  = \port$2732$0 [34:29] - \port$2733$0 [95:90];
   assign \$46  = \$44  ? 5'h00 : \$45 [4:0];
-  assign \$47  = \port$2732$0 [102] ^ \port$2732$0 [107];
-  assign \$48  = \port$2731$0 [34:29] - \port$2732$0 [95:90];
+  assign \$47  = \port$2733$0 [102] ^ \port$2733$0 [107];
+  assign \$48  = \port$2732$0 [34:29] - \port$2733$0 [95:90];
   assign \$49  = \$47  | \$48 [5];
-  assign \$50  = \port$2732$0 [106] ? { \$41 , \$38  } : { \$49 , \$46  };
-  assign age_bank0 = \port$2732$0 [89] ? \$33  : \$50 ;
-  assign \$51  = \port$2732$0 [212] ^ \port$2732$0 [217];
-  assign \$52  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
+  assign \$50  = \port$2733$0 [106] ? { \$41 , \$38  } : { \$49 , \$46  };
+  assign age_bank0 = \port$2733$0 [89] ? \$33  : \$50 ;
+  assign \$51  = \port$2733$0 [212] ^ \port$2733$0 [217];
+  assign \$52  = \port$2732$0 [34:29] - \port$2733$0 [210:205];
   assign \$53  = \$51  | \$52 [5];
-  assign \$54  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
+  assign \$54  = \port$2732$0 [34:29] - \port$2733$0 [210:205];
   assign \$55  = \$53  ? 5'h00 : \$54 [4:0];
-  assign \$56  = \port$2732$0 [212] ^ \port$2732$0 [217];
-  assign \$57  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
+  assign \$56  = \port$2733$0 [212] ^ \port$2733$0 [217];
+  assign \$57  = \port$2732$0 [34:29] - \port$2733$0 [210:205];
   assign \$58  = \$56  | \$57 [5];
-  assign \$59  = \port$2732$0 [212] ^ \port$2732$0 [216];
-  assign \$60  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
+  assign \$59  = \port$2733$0 [212] ^ \port$2733$0 [216];
+  assign \$60  = \port$2732$0 [34:29] - \port$2733$0 [210:205];
   assign \$61  = \$59  | \$60 [5];
-  assign \$62  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
+  assign \$62  = \port$2732$0 [34:29] - \port$2733$0 [210:205];
   assign \$63  = \$61  ? 5'h00 : \$62 [4:0];
-  assign \$64  = \port$2732$0 [212] ^ \port$2732$0 [216];
-  assign \$65  = \port$2731$0 [34:29] - \port$2732$0 [210:205];
+  assign \$64  = \port$2733$0 [212] ^ \port$2733$0 [216];
+  assign \$65  = \port$2732$0 [34:29] - \port$2733$0 [210:205];
   assign \$66  = \$64  | \$65 [5];
-  assign \$67  = \port$2732$0 [215] ? { \$58 , \$55  } : { \$66 , \$63  };
-  assign \$68  = \port$2732$0 [211] ^ \port$2732$0 [217];
-  assign \$69  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
+  assign \$67  = \port$2733$0 [215] ? { \$58 , \$55  } : { \$66 , \$63  };
+  assign \$68  = \port$2733$0 [211] ^ \port$2733$0 [217];
+  assign \$69  = \port$2732$0 [34:29] - \port$2733$0 [204:199];
   assign \$70  = \$68  | \$69 [5];
-  assign \$71  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
+  assign \$71  = \port$2732$0 [34:29] - \port$2733$0 [204:199];
   assign \$72  = \$70  ? 5'h00 : \$71 [4:0];
-  assign \$73  = \port$2732$0 [211] ^ \port$2732$0 [217];
-  assign \$74  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
+  assign \$73  = \port$2733$0 [211] ^ \port$2733$0 [217];
+  assign \$74  = \port$2732$0 [34:29] - \port$2733$0 [204:199];
   assign \$75  = \$73  | \$74 [5];
-  assign \$76  = \port$2732$0 [211] ^ \port$2732$0 [216];
-  assign \$77  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
+  assign \$76  = \port$2733$0 [211] ^ \port$2733$0 [216];
+  assign \$77  = \port$2732$0 [34:29] - \port$2733$0 [204:199];
   assign \$78  = \$76  | \$77 [5];
-  assign \$79  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
+  assign \$79  = \port$2732$0 [34:29] - \port$2733$0 [204:199];
   assign \$80  = \$78  ? 5'h00 : \$79 [4:0];
-  assign \$81  = \port$2732$0 [211] ^ \port$2732$0 [216];
-  assign \$82  = \port$2731$0 [34:29] - \port$2732$0 [204:199];
+  assign \$81  = \port$2733$0 [211] ^ \port$2733$0 [216];
+  assign \$82  = \port$2732$0 [34:29] - \port$2733$0 [204:199];
   assign \$83  = \$81  | \$82 [5];
-  assign \$84  = \port$2732$0 [215] ? { \$75 , \$72  } : { \$83 , \$80  };
-  assign age_bank1 = \port$2732$0 [198] ? \$67  : \$84 ;
-  assign \$85  = \port$2732$0 [321] ^ \port$2732$0 [326];
-  assign \$86  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
+  assign \$84  = \port$2733$0 [215] ? { \$75 , \$72  } : { \$83 , \$80  };
+  assign age_bank1 = \port$2733$0 [198] ? \$67  : \$84 ;
+  assign \$85  = \port$2733$0 [321] ^ \port$2733$0 [326];
+  assign \$86  = \port$2732$0 [34:29] - \port$2733$0 [319:314];
   assign \$87  = \$85  | \$86 [5];
-  assign \$88  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
+  assign \$88  = \port$2732$0 [34:29] - \port$2733$0 [319:314];
   assign \$89  = \$87  ? 5'h00 : \$88 [4:0];
-  assign \$90  = \port$2732$0 [321] ^ \port$2732$0 [326];
-  assign \$91  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
+  assign \$90  = \port$2733$0 [321] ^ \port$2733$0 [326];
+  assign \$91  = \port$2732$0 [34:29] - \port$2733$0 [319:314];
   assign \$92  = \$90  | \$91 [5];
-  assign \$93  = \port$2732$0 [321] ^ \port$2732$0 [325];
-  assign \$94  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
+  assign \$93  = \port$2733$0 [321] ^ \port$2733$0 [325];
+  assign \$94  = \port$2732$0 [34:29] - \port$2733$0 [319:314];
   assign \$95  = \$93  | \$94 [5];
-  assign \$96  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
+  assign \$96  = \port$2732$0 [34:29] - \port$2733$0 [319:314];
   assign \$97  = \$95  ? 5'h00 : \$96 [4:0];
-  assign \$98  = \port$2732$0 [321] ^ \port$2732$0 [325];
-  assign \$99  = \port$2731$0 [34:29] - \port$2732$0 [319:314];
+  assign \$98  = \port$2733$0 [321] ^ \port$2733$0 [325];
+  assign \$99  = \port$2732$0 [34:29] - \port$2733$0 [319:314];
   assign \$100  = \$98  | \$99 [5];
-  assign \$101  = \port$2732$0 [324] ? { \$92 , \$89  } : { \$100 , \$97  };
-  assign \$102  = \port$2732$0 [320] ^ \port$2732$0 [326];
-  assign \$103  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
+  assign \$101  = \port$2733$0 [324] ? { \$92 , \$89  } : { \$100 , \$97  };
+  assign \$102  = \port$2733$0 [320] ^ \port$2733$0 [326];
+  assign \$103  = \port$2732$0 [34:29] - \port$2733$0 [313:308];
   assign \$104  = \$102  | \$103 [5];
-  assign \$105  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
+  assign \$105  = \port$2732$0 [34:29] - \port$2733$0 [313:308];
   assign \$106  = \$104  ? 5'h00 : \$105 [4:0];
-  assign \$107  = \port$2732$0 [320] ^ \port$2732$0 [326];
-  assign \$108  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
+  assign \$107  = \port$2733$0 [320] ^ \port$2733$0 [326];
+  assign \$108  = \port$2732$0 [34:29] - \port$2733$0 [313:308];
   assign \$109  = \$107  | \$108 [5];
-  assign \$110  = \port$2732$0 [320] ^ \port$2732$0 [325];
-  assign \$111  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
+  assign \$110  = \port$2733$0 [320] ^ \port$2733$0 [325];
+  assign \$111  = \port$2732$0 [34:29] - \port$2733$0 [313:308];
   assign \$112  = \$110  | \$111 [5];
-  assign \$113  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
+  assign \$113  = \port$2732$0 [34:29] - \port$2733$0 [313:308];
   assign \$114  = \$112  ? 5'h00 : \$113 [4:0];
-  assign \$115  = \port$2732$0 [320] ^ \port$2732$0 [325];
-  assign \$116  = \port$2731$0 [34:29] - \port$2732$0 [313:308];
+  assign \$115  = \port$2733$0 [320] ^ \port$2733$0 [325];
+  assign \$116  = \port$2732$0 [34:29] - \port$2733$0 [313:308];
   assign \$117  = \$115  | \$116 [5];
-  assign \$118  = \port$2732$0 [324] ? { \$109 , \$106  } : { \$117 , \$114  };
-  assign age_bank2 = \port$2732$0 [307] ? \$101  : \$118 ;
-  assign \$119  = \port$2732$0 [430] ^ \port$2732$0 [435];
-  assign \$120  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
+  assign \$118  = \port$2733$0 [324] ? { \$109 , \$106  } : { \$117 , \$114  };
+  assign age_bank2 = \port$2733$0 [307] ? \$101  : \$118 ;
+  assign \$119  = \port$2733$0 [430] ^ \port$2733$0 [435];
+  assign \$120  = \port$2732$0 [34:29] - \port$2733$0 [428:423];
   assign \$121  = \$119  | \$120 [5];
-  assign \$122  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
+  assign \$122  = \port$2732$0 [34:29] - \port$2733$0 [428:423];
   assign \$123  = \$121  ? 5'h00 : \$122 [4:0];
-  assign \$124  = \port$2732$0 [430] ^ \port$2732$0 [435];
-  assign \$125  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
+  assign \$124  = \port$2733$0 [430] ^ \port$2733$0 [435];
+  assign \$125  = \port$2732$0 [34:29] - \port$2733$0 [428:423];
   assign \$126  = \$124  | \$125 [5];
-  assign \$127  = \port$2732$0 [430] ^ \port$2732$0 [434];
-  assign \$128  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
+  assign \$127  = \port$2733$0 [430] ^ \port$2733$0 [434];
+  assign \$128  = \port$2732$0 [34:29] - \port$2733$0 [428:423];
   assign \$129  = \$127  | \$128 [5];
-  assign \$130  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
+  assign \$130  = \port$2732$0 [34:29] - \port$2733$0 [428:423];
   assign \$131  = \$129  ? 5'h00 : \$130 [4:0];
-  assign \$132  = \port$2732$0 [430] ^ \port$2732$0 [434];
-  assign \$133  = \port$2731$0 [34:29] - \port$2732$0 [428:423];
+  assign \$132  = \port$2733$0 [430] ^ \port$2733$0 [434];
+  assign \$133  = \port$2732$0 [34:29] - \port$2733$0 [428:423];
   assign \$134  = \$132  | \$133 [5];
-  assign \$135  = \port$2732$0 [433] ? { \$126 , \$123  } : { \$134 , \$131  };
-  assign \$136  = \port$2732$0 [429] ^ \port$2732$0 [435];
-  assign \$137  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
+  assign \$135  = \port$2733$0 [433] ? { \$126 , \$123  } : { \$134 , \$131  };
+  assign \$136  = \port$2733$0 [429] ^ \port$2733$0 [435];
+  assign \$137  = \port$2732$0 [34:29] - \port$2733$0 [422:417];
   assign \$138  = \$136  | \$137 [5];
-  assign \$139  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
+  assign \$139  = \port$2732$0 [34:29] - \port$2733$0 [422:417];
   assign \$140  = \$138  ? 5'h00 : \$139 [4:0];
-  assign \$141  = \port$2732$0 [429] ^ \port$2732$0 [435];
-  assign \$142  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
+  assign \$141  = \port$2733$0 [429] ^ \port$2733$0 [435];
+  assign \$142  = \port$2732$0 [34:29] - \port$2733$0 [422:417];
   assign \$143  = \$141  | \$142 [5];
-  assign \$144  = \port$2732$0 [429] ^ \port$2732$0 [434];
-  assign \$145  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
+  assign \$144  = \port$2733$0 [429] ^ \port$2733$0 [434];
+  assign \$145  = \port$2732$0 [34:29] - \port$2733$0 [422:417];
   assign \$146  = \$144  | \$145 [5];
-  assign \$147  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
+  assign \$147  = \port$2732$0 [34:29] - \port$2733$0 [422:417];
   assign \$148  = \$146  ? 5'h00 : \$147 [4:0];
-  assign \$149  = \port$2732$0 [429] ^ \port$2732$0 [434];
-  assign \$150  = \port$2731$0 [34:29] - \port$2732$0 [422:417];
+  assign \$149  = \port$2733$0 [429] ^ \port$2733$0 [434];
+  assign \$150  = \port$2732$0 [34:29] - \port$2733$0 [422:417];
   assign \$151  = \$149  | \$150 [5];
-  assign \$152  = \port$2732$0 [433] ? { \$143 , \$140  } : { \$151 , \$148  };
-  assign age_bank3 = \port$2732$0 [416] ? \$135  : \$152 ;
-  assign \$153  = \port$2736$0 [1:0] + 1'h0;
-  assign \$154  = \port$2736$0 [1:0] + 1'h0;
-  assign \$155  = \port$2736$0 [1:0] + 1'h0;
-  assign \$156  = \port$2736$0 [1:0] + 1'h0;
-  assign \$157  = \port$2736$0 [1:0] + 1'h0;
-  assign \$158  = \port$2736$0 [1:0] + 1'h0;
-  assign \$159  = \port$2736$0 [8:7] + 1'h0;
-  assign \$160  = \port$2736$0 [8:7] + 1'h0;
-  assign \$161  = \port$2736$0 [8:7] + 1'h0;
-  assign \$162  = \port$2736$0 [8:7] + 1'h0;
-  assign \$163  = \port$2736$0 [8:7] + 1'h0;
-  assign \$164  = \port$2736$0 [8:7] + 1'h0;
-  assign \$165  = \port$2736$0 [15:14] + 1'h0;
-  assign \$166  = \port$2736$0 [15:14] + 1'h0;
-  assign \$167  = \port$2736$0 [15:14] + 1'h0;
-  assign \$168  = \port$2736$0 [15:14] + 1'h0;
-  assign \$169  = \port$2736$0 [15:14] + 1'h0;
-  assign \$170  = \port$2736$0 [15:14] + 1'h0;
-  assign \$171  = \port$2736$0 [22:21] + 1'h0;
-  assign \$172  = \port$2736$0 [22:21] + 1'h0;
-  assign \$173  = \port$2736$0 [22:21] + 1'h0;
-  assign \$174  = \port$2736$0 [22:21] + 1'h0;
-  assign \$175  = \port$2736$0 [22:21] + 1'h0;
-  assign \$176  = \port$2736$0 [22:21] + 1'h0;
+  assign \$152  = \port$2733$0 [433] ? { \$143 , \$140  } : { \$151 , \$148  };
+  assign age_bank3 = \port$2733$0 [416] ? \$135  : \$152 ;
+  assign \$153  = \port$2737$0 [1:0] + 1'h0;
+  assign \$154  = \port$2737$0 [1:0] + 1'h0;
+  assign \$155  = \port$2737$0 [1:0] + 1'h0;
+  assign \$156  = \port$2737$0 [1:0] + 1'h0;
+  assign \$157  = \port$2737$0 [1:0] + 1'h0;
+  assign \$158  = \port$2737$0 [1:0] + 1'h0;
+  assign \$159  = \port$2737$0 [8:7] + 1'h0;
+  assign \$160  = \port$2737$0 [8:7] + 1'h0;
+  assign \$161  = \port$2737$0 [8:7] + 1'h0;
+  assign \$162  = \port$2737$0 [8:7] + 1'h0;
+  assign \$163  = \port$2737$0 [8:7] + 1'h0;
+  assign \$164  = \port$2737$0 [8:7] + 1'h0;
+  assign \$165  = \port$2737$0 [15:14] + 1'h0;
+  assign \$166  = \port$2737$0 [15:14] + 1'h0;
+  assign \$167  = \port$2737$0 [15:14] + 1'h0;
+  assign \$168  = \port$2737$0 [15:14] + 1'h0;
+  assign \$169  = \port$2737$0 [15:14] + 1'h0;
+  assign \$170  = \port$2737$0 [15:14] + 1'h0;
+  assign \$171  = \port$2737$0 [22:21] + 1'h0;
+  assign \$172  = \port$2737$0 [22:21] + 1'h0;
+  assign \$173  = \port$2737$0 [22:21] + 1'h0;
+  assign \$174  = \port$2737$0 [22:21] + 1'h0;
+  assign \$175  = \port$2737$0 [22:21] + 1'h0;
+  assign \$176  = \port$2737$0 [22:21] + 1'h0;
   assign \$177  = cnt0 >= 8'hff;
   assign \$178  = cnt0 + 1'h1;
   assign \$179  = \$177  ? 9'h0ff : \$178 ;
@@ -4403,13 +4465,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$153 [1:0])
       2'h0:
-          valid0 = \port$2732$0 [38];
+          valid0 = \port$2733$0 [38];
       2'h1:
-          valid0 = \port$2732$0 [147];
+          valid0 = \port$2733$0 [147];
       2'h2:
-          valid0 = \port$2732$0 [256];
+          valid0 = \port$2733$0 [256];
       2'h3:
-          valid0 = \port$2732$0 [365];
+          valid0 = \port$2733$0 [365];
     endcase
   end
   always @* begin
@@ -4431,13 +4493,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$155 [1:0])
       2'h0:
-          tag0 = \port$2732$0 [23:0];
+          tag0 = \port$2733$0 [23:0];
       2'h1:
-          tag0 = \port$2732$0 [132:109];
+          tag0 = \port$2733$0 [132:109];
       2'h2:
-          tag0 = \port$2732$0 [241:218];
+          tag0 = \port$2733$0 [241:218];
       2'h3:
-          tag0 = \port$2732$0 [350:327];
+          tag0 = \port$2733$0 [350:327];
     endcase
   end
   always @* begin
@@ -4459,13 +4521,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$157 [1:0])
       2'h0:
-          cnt0 = \port$2732$0 [31:24];
+          cnt0 = \port$2733$0 [31:24];
       2'h1:
-          cnt0 = \port$2732$0 [140:133];
+          cnt0 = \port$2733$0 [140:133];
       2'h2:
-          cnt0 = \port$2732$0 [249:242];
+          cnt0 = \port$2733$0 [249:242];
       2'h3:
-          cnt0 = \port$2732$0 [358:351];
+          cnt0 = \port$2733$0 [358:351];
     endcase
   end
   always @* begin
@@ -4487,13 +4549,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$159 [1:0])
       2'h0:
-          valid1 = \port$2732$0 [38];
+          valid1 = \port$2733$0 [38];
       2'h1:
-          valid1 = \port$2732$0 [147];
+          valid1 = \port$2733$0 [147];
       2'h2:
-          valid1 = \port$2732$0 [256];
+          valid1 = \port$2733$0 [256];
       2'h3:
-          valid1 = \port$2732$0 [365];
+          valid1 = \port$2733$0 [365];
     endcase
   end
   always @* begin
@@ -4515,13 +4577,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$161 [1:0])
       2'h0:
-          tag1 = \port$2732$0 [23:0];
+          tag1 = \port$2733$0 [23:0];
       2'h1:
-          tag1 = \port$2732$0 [132:109];
+          tag1 = \port$2733$0 [132:109];
       2'h2:
-          tag1 = \port$2732$0 [241:218];
+          tag1 = \port$2733$0 [241:218];
       2'h3:
-          tag1 = \port$2732$0 [350:327];
+          tag1 = \port$2733$0 [350:327];
     endcase
   end
   always @* begin
@@ -4543,13 +4605,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$163 [1:0])
       2'h0:
-          cnt1 = \port$2732$0 [31:24];
+          cnt1 = \port$2733$0 [31:24];
       2'h1:
-          cnt1 = \port$2732$0 [140:133];
+          cnt1 = \port$2733$0 [140:133];
       2'h2:
-          cnt1 = \port$2732$0 [249:242];
+          cnt1 = \port$2733$0 [249:242];
       2'h3:
-          cnt1 = \port$2732$0 [358:351];
+          cnt1 = \port$2733$0 [358:351];
     endcase
   end
   always @* begin
@@ -4571,13 +4633,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$165 [1:0])
       2'h0:
-          valid2 = \port$2732$0 [38];
+          valid2 = \port$2733$0 [38];
       2'h1:
-          valid2 = \port$2732$0 [147];
+          valid2 = \port$2733$0 [147];
       2'h2:
-          valid2 = \port$2732$0 [256];
+          valid2 = \port$2733$0 [256];
       2'h3:
-          valid2 = \port$2732$0 [365];
+          valid2 = \port$2733$0 [365];
     endcase
   end
   always @* begin
@@ -4599,13 +4661,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$167 [1:0])
       2'h0:
-          tag2 = \port$2732$0 [23:0];
+          tag2 = \port$2733$0 [23:0];
       2'h1:
-          tag2 = \port$2732$0 [132:109];
+          tag2 = \port$2733$0 [132:109];
       2'h2:
-          tag2 = \port$2732$0 [241:218];
+          tag2 = \port$2733$0 [241:218];
       2'h3:
-          tag2 = \port$2732$0 [350:327];
+          tag2 = \port$2733$0 [350:327];
     endcase
   end
   always @* begin
@@ -4627,13 +4689,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$169 [1:0])
       2'h0:
-          cnt2 = \port$2732$0 [31:24];
+          cnt2 = \port$2733$0 [31:24];
       2'h1:
-          cnt2 = \port$2732$0 [140:133];
+          cnt2 = \port$2733$0 [140:133];
       2'h2:
-          cnt2 = \port$2732$0 [249:242];
+          cnt2 = \port$2733$0 [249:242];
       2'h3:
-          cnt2 = \port$2732$0 [358:351];
+          cnt2 = \port$2733$0 [358:351];
     endcase
   end
   always @* begin
@@ -4655,13 +4717,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$171 [1:0])
       2'h0:
-          valid3 = \port$2732$0 [38];
+          valid3 = \port$2733$0 [38];
       2'h1:
-          valid3 = \port$2732$0 [147];
+          valid3 = \port$2733$0 [147];
       2'h2:
-          valid3 = \port$2732$0 [256];
+          valid3 = \port$2733$0 [256];
       2'h3:
-          valid3 = \port$2732$0 [365];
+          valid3 = \port$2733$0 [365];
     endcase
   end
   always @* begin
@@ -4683,13 +4745,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$173 [1:0])
       2'h0:
-          tag3 = \port$2732$0 [23:0];
+          tag3 = \port$2733$0 [23:0];
       2'h1:
-          tag3 = \port$2732$0 [132:109];
+          tag3 = \port$2733$0 [132:109];
       2'h2:
-          tag3 = \port$2732$0 [241:218];
+          tag3 = \port$2733$0 [241:218];
       2'h3:
-          tag3 = \port$2732$0 [350:327];
+          tag3 = \port$2733$0 [350:327];
     endcase
   end
   always @* begin
@@ -4711,13 +4773,13 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$175 [1:0])
       2'h0:
-          cnt3 = \port$2732$0 [31:24];
+          cnt3 = \port$2733$0 [31:24];
       2'h1:
-          cnt3 = \port$2732$0 [140:133];
+          cnt3 = \port$2733$0 [140:133];
       2'h2:
-          cnt3 = \port$2732$0 [249:242];
+          cnt3 = \port$2733$0 [249:242];
       2'h3:
-          cnt3 = \port$2732$0 [358:351];
+          cnt3 = \port$2733$0 [358:351];
     endcase
   end
   always @* begin
@@ -4734,112 +4796,112 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2732$0 , \port$2736$0 , \port$2731$0  };
-  assign \window.request  = \port$2731$0 [34:0];
-  assign \window.request.valid  = \port$2731$0 [0];
-  assign \window.request.op  = \port$2731$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2731$0 [4:3];
-  assign \window.request.tag  = \port$2731$0 [28:5];
-  assign \window.request.t  = \port$2731$0 [34:29];
-  assign \window.start  = \port$2731$0 [41:35];
-  assign \window.lane_slot  = \port$2736$0 ;
-  assign \window.bank  = \port$2732$0 ;
-  assign \window.bank[0].tag  = \port$2732$0 [23:0];
-  assign \window.bank[0].count  = \port$2732$0 [31:24];
-  assign \window.bank[0].last  = \port$2732$0 [37:32];
-  assign \window.bank[0].valid  = \port$2732$0 [38];
-  assign \window.bank[0].fresh  = \port$2732$0 [39];
-  assign \window.bank[0].mark  = \port$2732$0 [40];
-  assign \window.bank[0].row  = \port$2732$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2732$0 [46];
-  assign \window.bank[0].sides  = \port$2732$0 [108:47];
-  assign \window.bank[0].sides.ent  = \port$2732$0 [47];
-  assign \window.bank[0].sides.count_raw  = \port$2732$0 [55:48];
-  assign \window.bank[0].sides.count_byp  = \port$2732$0 [63:56];
-  assign \window.bank[0].sides.tag_raw  = \port$2732$0 [87:64];
-  assign \window.bank[0].sides.tag_eq_byp  = \port$2732$0 [88];
-  assign \window.bank[0].sides.meta  = \port$2732$0 [89];
-  assign \window.bank[0].sides.last_raw  = \port$2732$0 [95:90];
-  assign \window.bank[0].sides.last_byp  = \port$2732$0 [101:96];
-  assign \window.bank[0].sides.fresh_raw  = \port$2732$0 [102];
-  assign \window.bank[0].sides.fresh_byp  = \port$2732$0 [103];
-  assign \window.bank[0].sides.valid_raw  = \port$2732$0 [104];
-  assign \window.bank[0].sides.valid_byp  = \port$2732$0 [105];
-  assign \window.bank[0].sides.mark  = \port$2732$0 [106];
-  assign \window.bank[0].sides.mark_raw  = \port$2732$0 [107];
-  assign \window.bank[0].sides.mark_byp  = \port$2732$0 [108];
-  assign \window.bank[1].tag  = \port$2732$0 [132:109];
-  assign \window.bank[1].count  = \port$2732$0 [140:133];
-  assign \window.bank[1].last  = \port$2732$0 [146:141];
-  assign \window.bank[1].valid  = \port$2732$0 [147];
-  assign \window.bank[1].fresh  = \port$2732$0 [148];
-  assign \window.bank[1].mark  = \port$2732$0 [149];
-  assign \window.bank[1].row  = \port$2732$0 [154:150];
-  assign \window.bank[1].sc_row_hit  = \port$2732$0 [155];
-  assign \window.bank[1].sides  = \port$2732$0 [217:156];
-  assign \window.bank[1].sides.ent  = \port$2732$0 [156];
-  assign \window.bank[1].sides.count_raw  = \port$2732$0 [164:157];
-  assign \window.bank[1].sides.count_byp  = \port$2732$0 [172:165];
-  assign \window.bank[1].sides.tag_raw  = \port$2732$0 [196:173];
-  assign \window.bank[1].sides.tag_eq_byp  = \port$2732$0 [197];
-  assign \window.bank[1].sides.meta  = \port$2732$0 [198];
-  assign \window.bank[1].sides.last_raw  = \port$2732$0 [204:199];
-  assign \window.bank[1].sides.last_byp  = \port$2732$0 [210:205];
-  assign \window.bank[1].sides.fresh_raw  = \port$2732$0 [211];
-  assign \window.bank[1].sides.fresh_byp  = \port$2732$0 [212];
-  assign \window.bank[1].sides.valid_raw  = \port$2732$0 [213];
-  assign \window.bank[1].sides.valid_byp  = \port$2732$0 [214];
-  assign \window.bank[1].sides.mark  = \port$2732$0 [215];
-  assign \window.bank[1].sides.mark_raw  = \port$2732$0 [216];
-  assign \window.bank[1].sides.mark_byp  = \port$2732$0 [217];
-  assign \window.bank[2].tag  = \port$2732$0 [241:218];
-  assign \window.bank[2].count  = \port$2732$0 [249:242];
-  assign \window.bank[2].last  = \port$2732$0 [255:250];
-  assign \window.bank[2].valid  = \port$2732$0 [256];
-  assign \window.bank[2].fresh  = \port$2732$0 [257];
-  assign \window.bank[2].mark  = \port$2732$0 [258];
-  assign \window.bank[2].row  = \port$2732$0 [263:259];
-  assign \window.bank[2].sc_row_hit  = \port$2732$0 [264];
-  assign \window.bank[2].sides  = \port$2732$0 [326:265];
-  assign \window.bank[2].sides.ent  = \port$2732$0 [265];
-  assign \window.bank[2].sides.count_raw  = \port$2732$0 [273:266];
-  assign \window.bank[2].sides.count_byp  = \port$2732$0 [281:274];
-  assign \window.bank[2].sides.tag_raw  = \port$2732$0 [305:282];
-  assign \window.bank[2].sides.tag_eq_byp  = \port$2732$0 [306];
-  assign \window.bank[2].sides.meta  = \port$2732$0 [307];
-  assign \window.bank[2].sides.last_raw  = \port$2732$0 [313:308];
-  assign \window.bank[2].sides.last_byp  = \port$2732$0 [319:314];
-  assign \window.bank[2].sides.fresh_raw  = \port$2732$0 [320];
-  assign \window.bank[2].sides.fresh_byp  = \port$2732$0 [321];
-  assign \window.bank[2].sides.valid_raw  = \port$2732$0 [322];
-  assign \window.bank[2].sides.valid_byp  = \port$2732$0 [323];
-  assign \window.bank[2].sides.mark  = \port$2732$0 [324];
-  assign \window.bank[2].sides.mark_raw  = \port$2732$0 [325];
-  assign \window.bank[2].sides.mark_byp  = \port$2732$0 [326];
-  assign \window.bank[3].tag  = \port$2732$0 [350:327];
-  assign \window.bank[3].count  = \port$2732$0 [358:351];
-  assign \window.bank[3].last  = \port$2732$0 [364:359];
-  assign \window.bank[3].valid  = \port$2732$0 [365];
-  assign \window.bank[3].fresh  = \port$2732$0 [366];
-  assign \window.bank[3].mark  = \port$2732$0 [367];
-  assign \window.bank[3].row  = \port$2732$0 [372:368];
-  assign \window.bank[3].sc_row_hit  = \port$2732$0 [373];
-  assign \window.bank[3].sides  = \port$2732$0 [435:374];
-  assign \window.bank[3].sides.ent  = \port$2732$0 [374];
-  assign \window.bank[3].sides.count_raw  = \port$2732$0 [382:375];
-  assign \window.bank[3].sides.count_byp  = \port$2732$0 [390:383];
-  assign \window.bank[3].sides.tag_raw  = \port$2732$0 [414:391];
-  assign \window.bank[3].sides.tag_eq_byp  = \port$2732$0 [415];
-  assign \window.bank[3].sides.meta  = \port$2732$0 [416];
-  assign \window.bank[3].sides.last_raw  = \port$2732$0 [422:417];
-  assign \window.bank[3].sides.last_byp  = \port$2732$0 [428:423];
-  assign \window.bank[3].sides.fresh_raw  = \port$2732$0 [429];
-  assign \window.bank[3].sides.fresh_byp  = \port$2732$0 [430];
-  assign \window.bank[3].sides.valid_raw  = \port$2732$0 [431];
-  assign \window.bank[3].sides.valid_byp  = \port$2732$0 [432];
-  assign \window.bank[3].sides.mark  = \port$2732$0 [433];
-  assign \window.bank[3].sides.mark_raw  = \port$2732$0 [434];
-  assign \window.bank[3].sides.mark_byp  = \port$2732$0 [435];
+  assign window = { 45'h000000000000, \port$2733$0 , \port$2737$0 , \port$2732$0  };
+  assign \window.request  = \port$2732$0 [34:0];
+  assign \window.request.valid  = \port$2732$0 [0];
+  assign \window.request.op  = \port$2732$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2732$0 [4:3];
+  assign \window.request.tag  = \port$2732$0 [28:5];
+  assign \window.request.t  = \port$2732$0 [34:29];
+  assign \window.start  = \port$2732$0 [41:35];
+  assign \window.lane_slot  = \port$2737$0 ;
+  assign \window.bank  = \port$2733$0 ;
+  assign \window.bank[0].tag  = \port$2733$0 [23:0];
+  assign \window.bank[0].count  = \port$2733$0 [31:24];
+  assign \window.bank[0].last  = \port$2733$0 [37:32];
+  assign \window.bank[0].valid  = \port$2733$0 [38];
+  assign \window.bank[0].fresh  = \port$2733$0 [39];
+  assign \window.bank[0].mark  = \port$2733$0 [40];
+  assign \window.bank[0].row  = \port$2733$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2733$0 [46];
+  assign \window.bank[0].sides  = \port$2733$0 [108:47];
+  assign \window.bank[0].sides.ent  = \port$2733$0 [47];
+  assign \window.bank[0].sides.count_raw  = \port$2733$0 [55:48];
+  assign \window.bank[0].sides.count_byp  = \port$2733$0 [63:56];
+  assign \window.bank[0].sides.tag_raw  = \port$2733$0 [87:64];
+  assign \window.bank[0].sides.tag_eq_byp  = \port$2733$0 [88];
+  assign \window.bank[0].sides.meta  = \port$2733$0 [89];
+  assign \window.bank[0].sides.last_raw  = \port$2733$0 [95:90];
+  assign \window.bank[0].sides.last_byp  = \port$2733$0 [101:96];
+  assign \window.bank[0].sides.fresh_raw  = \port$2733$0 [102];
+  assign \window.bank[0].sides.fresh_byp  = \port$2733$0 [103];
+  assign \window.bank[0].sides.valid_raw  = \port$2733$0 [104];
+  assign \window.bank[0].sides.valid_byp  = \port$2733$0 [105];
+  assign \window.bank[0].sides.mark  = \port$2733$0 [106];
+  assign \window.bank[0].sides.mark_raw  = \port$2733$0 [107];
+  assign \window.bank[0].sides.mark_byp  = \port$2733$0 [108];
+  assign \window.bank[1].tag  = \port$2733$0 [132:109];
+  assign \window.bank[1].count  = \port$2733$0 [140:133];
+  assign \window.bank[1].last  = \port$2733$0 [146:141];
+  assign \window.bank[1].valid  = \port$2733$0 [147];
+  assign \window.bank[1].fresh  = \port$2733$0 [148];
+  assign \window.bank[1].mark  = \port$2733$0 [149];
+  assign \window.bank[1].row  = \port$2733$0 [154:150];
+  assign \window.bank[1].sc_row_hit  = \port$2733$0 [155];
+  assign \window.bank[1].sides  = \port$2733$0 [217:156];
+  assign \window.bank[1].sides.ent  = \port$2733$0 [156];
+  assign \window.bank[1].sides.count_raw  = \port$2733$0 [164:157];
+  assign \window.bank[1].sides.count_byp  = \port$2733$0 [172:165];
+  assign \window.bank[1].sides.tag_raw  = \port$2733$0 [196:173];
+  assign \window.bank[1].sides.tag_eq_byp  = \port$2733$0 [197];
+  assign \window.bank[1].sides.meta  = \port$2733$0 [198];
+  assign \window.bank[1].sides.last_raw  = \port$2733$0 [204:199];
+  assign \window.bank[1].sides.last_byp  = \port$2733$0 [210:205];
+  assign \window.bank[1].sides.fresh_raw  = \port$2733$0 [211];
+  assign \window.bank[1].sides.fresh_byp  = \port$2733$0 [212];
+  assign \window.bank[1].sides.valid_raw  = \port$2733$0 [213];
+  assign \window.bank[1].sides.valid_byp  = \port$2733$0 [214];
+  assign \window.bank[1].sides.mark  = \port$2733$0 [215];
+  assign \window.bank[1].sides.mark_raw  = \port$2733$0 [216];
+  assign \window.bank[1].sides.mark_byp  = \port$2733$0 [217];
+  assign \window.bank[2].tag  = \port$2733$0 [241:218];
+  assign \window.bank[2].count  = \port$2733$0 [249:242];
+  assign \window.bank[2].last  = \port$2733$0 [255:250];
+  assign \window.bank[2].valid  = \port$2733$0 [256];
+  assign \window.bank[2].fresh  = \port$2733$0 [257];
+  assign \window.bank[2].mark  = \port$2733$0 [258];
+  assign \window.bank[2].row  = \port$2733$0 [263:259];
+  assign \window.bank[2].sc_row_hit  = \port$2733$0 [264];
+  assign \window.bank[2].sides  = \port$2733$0 [326:265];
+  assign \window.bank[2].sides.ent  = \port$2733$0 [265];
+  assign \window.bank[2].sides.count_raw  = \port$2733$0 [273:266];
+  assign \window.bank[2].sides.count_byp  = \port$2733$0 [281:274];
+  assign \window.bank[2].sides.tag_raw  = \port$2733$0 [305:282];
+  assign \window.bank[2].sides.tag_eq_byp  = \port$2733$0 [306];
+  assign \window.bank[2].sides.meta  = \port$2733$0 [307];
+  assign \window.bank[2].sides.last_raw  = \port$2733$0 [313:308];
+  assign \window.bank[2].sides.last_byp  = \port$2733$0 [319:314];
+  assign \window.bank[2].sides.fresh_raw  = \port$2733$0 [320];
+  assign \window.bank[2].sides.fresh_byp  = \port$2733$0 [321];
+  assign \window.bank[2].sides.valid_raw  = \port$2733$0 [322];
+  assign \window.bank[2].sides.valid_byp  = \port$2733$0 [323];
+  assign \window.bank[2].sides.mark  = \port$2733$0 [324];
+  assign \window.bank[2].sides.mark_raw  = \port$2733$0 [325];
+  assign \window.bank[2].sides.mark_byp  = \port$2733$0 [326];
+  assign \window.bank[3].tag  = \port$2733$0 [350:327];
+  assign \window.bank[3].count  = \port$2733$0 [358:351];
+  assign \window.bank[3].last  = \port$2733$0 [364:359];
+  assign \window.bank[3].valid  = \port$2733$0 [365];
+  assign \window.bank[3].fresh  = \port$2733$0 [366];
+  assign \window.bank[3].mark  = \port$2733$0 [367];
+  assign \window.bank[3].row  = \port$2733$0 [372:368];
+  assign \window.bank[3].sc_row_hit  = \port$2733$0 [373];
+  assign \window.bank[3].sides  = \port$2733$0 [435:374];
+  assign \window.bank[3].sides.ent  = \port$2733$0 [374];
+  assign \window.bank[3].sides.count_raw  = \port$2733$0 [382:375];
+  assign \window.bank[3].sides.count_byp  = \port$2733$0 [390:383];
+  assign \window.bank[3].sides.tag_raw  = \port$2733$0 [414:391];
+  assign \window.bank[3].sides.tag_eq_byp  = \port$2733$0 [415];
+  assign \window.bank[3].sides.meta  = \port$2733$0 [416];
+  assign \window.bank[3].sides.last_raw  = \port$2733$0 [422:417];
+  assign \window.bank[3].sides.last_byp  = \port$2733$0 [428:423];
+  assign \window.bank[3].sides.fresh_raw  = \port$2733$0 [429];
+  assign \window.bank[3].sides.fresh_byp  = \port$2733$0 [430];
+  assign \window.bank[3].sides.valid_raw  = \port$2733$0 [431];
+  assign \window.bank[3].sides.valid_byp  = \port$2733$0 [432];
+  assign \window.bank[3].sides.mark  = \port$2733$0 [433];
+  assign \window.bank[3].sides.mark_raw  = \port$2733$0 [434];
+  assign \window.bank[3].sides.mark_byp  = \port$2733$0 [435];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -4917,7 +4979,7 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
   assign lanes[341] = \$213 ;
   assign lanes[300:293] = \$212 [7:0];
   assign lanes[292:285] = \$209 [7:0];
-  assign lanes[284:278] = \port$2736$0 [27:21];
+  assign lanes[284:278] = \port$2737$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -4930,7 +4992,7 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
   assign lanes[340] = \$203 ;
   assign lanes[235:228] = \$202 [7:0];
   assign lanes[227:220] = \$199 [7:0];
-  assign lanes[219:213] = \port$2736$0 [20:14];
+  assign lanes[219:213] = \port$2737$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -4943,7 +5005,7 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
   assign lanes[339] = \$193 ;
   assign lanes[170:163] = \$192 [7:0];
   assign lanes[162:155] = \$189 [7:0];
-  assign lanes[154:148] = \port$2736$0 [13:7];
+  assign lanes[154:148] = \port$2737$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -4956,24 +5018,24 @@ module \kv_asu.core.lanes$186 (\port$2732$0 , \port$2736$0 , lanes, cfg, \port$2
   assign lanes[338] = \$183 ;
   assign lanes[105:98] = \$182 [7:0];
   assign lanes[97:90] = \$179 [7:0];
-  assign lanes[89:83] = \port$2736$0 [6:0];
+  assign lanes[89:83] = \port$2737$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2731$0 [41:35];
-  assign lanes[34:0] = \port$2731$0 [34:0];
+  assign lanes[41:35] = \port$2732$0 [41:35];
+  assign lanes[34:0] = \port$2732$0 [34:0];
   assign { lanes[369:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 56'h00000000000000;
   assign match_b[3] = \$16 ;
   assign match_b[2] = \$12 ;
   assign match_b[1] = \$8 ;
   assign match_b[0] = \$4 ;
-  assign mark_now_b[3] = \port$2732$0 [367];
-  assign mark_now_b[2] = \port$2732$0 [258];
-  assign mark_now_b[1] = \port$2732$0 [149];
-  assign mark_now_b[0] = \port$2732$0 [40];
+  assign mark_now_b[3] = \port$2733$0 [367];
+  assign mark_now_b[2] = \port$2733$0 [258];
+  assign mark_now_b[1] = \port$2733$0 [149];
+  assign mark_now_b[0] = \port$2733$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -6548,7 +6610,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2752$5 , inv_slot, \port$2752$188 , clk);
+, \port$2753$5 , inv_slot, \port$2753$188 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -7424,10 +7486,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2752$188 ;
-  wire [17:0] \port$2752$188 ;
-  input [29:0] \port$2752$5 ;
-  wire [29:0] \port$2752$5 ;
+  input [17:0] \port$2753$188 ;
+  wire [17:0] \port$2753$188 ;
+  input [29:0] \port$2753$5 ;
+  wire [29:0] \port$2753$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -7608,7 +7670,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2752$188 [6:2]] <= \$signature__data ;
+      ent0[\port$2753$188 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -7653,7 +7715,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$146 )
-      ent1[\port$2752$188 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2753$188 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -7698,7 +7760,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$165 )
-      ent2[\port$2752$188 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2753$188 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -7743,7 +7805,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$184 )
-      ent3[\port$2752$188 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2753$188 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -8165,18 +8227,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$418  = \$416  & \$417 ;
   assign \$419  = \$412  | \$418 ;
   assign \$420  = ~ clear_en;
-  assign \$421  = ~ \port$2752$188 [9];
+  assign \$421  = ~ \port$2753$188 [9];
   assign \$422  = \$420  & \$421 ;
-  assign \$423  = \port$2752$188 [1:0] == 2'h2;
-  assign \$424  = \port$2752$188 [8] & \$423 ;
+  assign \$423  = \port$2753$188 [1:0] == 2'h2;
+  assign \$424  = \port$2753$188 [8] & \$423 ;
   assign \$425  = \$422  & \$424 ;
-  assign \$426  = \port$2752$188 [6:2] == sc_row_q;
+  assign \$426  = \port$2753$188 [6:2] == sc_row_q;
   assign \$427  = \$425  & \$426 ;
   assign \$428  = \$419  | \$427 ;
   assign sc_snoop_data2 = \$428  ? copy_data : sc_wr_at_read_data2;
-  assign \$429  = \port$2752$188 [1:0] == 2'h2;
-  assign \$430  = \port$2752$188 [8] & \$429 ;
-  assign \$431  = \port$2752$188 [6:2] == sc_row_qqq;
+  assign \$429  = \port$2753$188 [1:0] == 2'h2;
+  assign \$430  = \port$2753$188 [8] & \$429 ;
+  assign \$431  = \port$2753$188 [6:2] == sc_row_qqq;
   assign \$432  = \$430  & \$431 ;
   assign \$433  = ~ \$432 ;
   assign sc_we2 = sc_intent2 & \$433 ;
@@ -8195,65 +8257,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$442  = rd_slot[6:2] + \$441 ;
   assign \$443  = 2'h3 < rd_slot[1:0];
   assign \$444  = rd_slot[6:2] + \$443 ;
-  assign \$445  = \port$2752$188 [1:0] == 2'h3;
-  assign \$signature__en$184  = \port$2752$188 [8] & \$445 ;
+  assign \$445  = \port$2753$188 [1:0] == 2'h3;
+  assign \$signature__en$184  = \port$2753$188 [8] & \$445 ;
   assign \$446  = inv_slot[1:0] == 2'h3;
-  assign \$447  = \port$2752$188 [9] & \$446 ;
+  assign \$447  = \port$2753$188 [9] & \$446 ;
   assign \$448  = clear_en | \$447 ;
-  assign \$449  = ~ \port$2752$188 [9];
-  assign \$450  = \port$2752$188 [1:0] == 2'h3;
-  assign \$451  = \port$2752$188 [8] & \$450 ;
+  assign \$449  = ~ \port$2753$188 [9];
+  assign \$450  = \port$2753$188 [1:0] == 2'h3;
+  assign \$451  = \port$2753$188 [8] & \$450 ;
   assign \$452  = \$449  & \$451 ;
   assign \$signature__en$186  = \$448  | \$452 ;
   assign \$453  = inv_slot[1:0] == 2'h3;
-  assign \$454  = \port$2752$188 [9] & \$453 ;
+  assign \$454  = \port$2753$188 [9] & \$453 ;
   assign \$455  = clear_en | \$454 ;
-  assign \$456  = ~ \port$2752$188 [9];
-  assign \$457  = \port$2752$188 [1:0] == 2'h3;
-  assign \$458  = \port$2752$188 [8] & \$457 ;
+  assign \$456  = ~ \port$2753$188 [9];
+  assign \$457  = \port$2753$188 [1:0] == 2'h3;
+  assign \$458  = \port$2753$188 [8] & \$457 ;
   assign \$459  = \$456  & \$458 ;
   assign \$460  = \$455  | \$459 ;
   assign \$461  = clear_row == sc_row_q;
   assign \$462  = clear_en & \$461 ;
   assign \$463  = ~ clear_en;
-  assign \$464  = \$463  & \port$2752$188 [9];
+  assign \$464  = \$463  & \port$2753$188 [9];
   assign \$465  = inv_slot[1:0] == 2'h3;
   assign \$466  = \$464  & \$465 ;
   assign \$467  = inv_slot[6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$462  | \$468 ;
   assign \$470  = ~ clear_en;
-  assign \$471  = ~ \port$2752$188 [9];
+  assign \$471  = ~ \port$2753$188 [9];
   assign \$472  = \$470  & \$471 ;
-  assign \$473  = \port$2752$188 [1:0] == 2'h3;
-  assign \$474  = \port$2752$188 [8] & \$473 ;
+  assign \$473  = \port$2753$188 [1:0] == 2'h3;
+  assign \$474  = \port$2753$188 [8] & \$473 ;
   assign \$475  = \$472  & \$474 ;
-  assign \$476  = \port$2752$188 [6:2] == sc_row_q;
+  assign \$476  = \port$2753$188 [6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$469  | \$477 ;
   assign sc_snoop3 = \$478  | sc_wr_at_read3;
   assign \$479  = clear_row == sc_row_q;
   assign \$480  = clear_en & \$479 ;
   assign \$481  = ~ clear_en;
-  assign \$482  = \$481  & \port$2752$188 [9];
+  assign \$482  = \$481  & \port$2753$188 [9];
   assign \$483  = inv_slot[1:0] == 2'h3;
   assign \$484  = \$482  & \$483 ;
   assign \$485  = inv_slot[6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$480  | \$486 ;
   assign \$488  = ~ clear_en;
-  assign \$489  = ~ \port$2752$188 [9];
+  assign \$489  = ~ \port$2753$188 [9];
   assign \$490  = \$488  & \$489 ;
-  assign \$491  = \port$2752$188 [1:0] == 2'h3;
-  assign \$492  = \port$2752$188 [8] & \$491 ;
+  assign \$491  = \port$2753$188 [1:0] == 2'h3;
+  assign \$492  = \port$2753$188 [8] & \$491 ;
   assign \$493  = \$490  & \$492 ;
-  assign \$494  = \port$2752$188 [6:2] == sc_row_q;
+  assign \$494  = \port$2753$188 [6:2] == sc_row_q;
   assign \$495  = \$493  & \$494 ;
   assign \$496  = \$487  | \$495 ;
   assign sc_snoop_data3 = \$496  ? copy_data : sc_wr_at_read_data3;
-  assign \$497  = \port$2752$188 [1:0] == 2'h3;
-  assign \$498  = \port$2752$188 [8] & \$497 ;
-  assign \$499  = \port$2752$188 [6:2] == sc_row_qqq;
+  assign \$497  = \port$2753$188 [1:0] == 2'h3;
+  assign \$498  = \port$2753$188 [8] & \$497 ;
+  assign \$499  = \port$2753$188 [6:2] == sc_row_qqq;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = ~ \$500 ;
   assign sc_we3 = sc_intent3 & \$501 ;
@@ -8367,31 +8429,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2752$188 [9];
+  assign \$6  = \$5  & \port$2753$188 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2752$188 [9];
+  assign \$13  = ~ \port$2753$188 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2752$188 [1:0];
-  assign \$16  = \port$2752$188 [8] & \$15 ;
+  assign \$15  = ! \port$2753$188 [1:0];
+  assign \$16  = \port$2753$188 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2752$188 [6:2] == sc_row;
+  assign \$18  = \port$2753$188 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2752$188 [1:0];
-  assign \$23  = \port$2752$188 [8] & \$22 ;
-  assign \$24  = \port$2752$188 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2753$188 [1:0];
+  assign \$23  = \port$2753$188 [8] & \$22 ;
+  assign \$24  = \port$2753$188 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2752$188 [1:0];
-  assign \$30  = \port$2752$188 [8] & \$29 ;
+  assign \$29  = ! \port$2753$188 [1:0];
+  assign \$30  = \port$2753$188 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -8399,7 +8461,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2752$188 [9];
+  assign \$38  = \$37  & \port$2753$188 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -8407,10 +8469,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2752$188 [9];
+  assign \$46  = ~ \port$2753$188 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2752$188 [1:0];
-  assign \$49  = \port$2752$188 [8] & \$48 ;
+  assign \$48  = ! \port$2753$188 [1:0];
+  assign \$49  = \port$2753$188 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -8424,31 +8486,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2752$188 [9];
+  assign \$63  = \$62  & \port$2753$188 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2752$188 [9];
+  assign \$70  = ~ \port$2753$188 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2752$188 [1:0] == 1'h1;
-  assign \$73  = \port$2752$188 [8] & \$72 ;
+  assign \$72  = \port$2753$188 [1:0] == 1'h1;
+  assign \$73  = \port$2753$188 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2752$188 [6:2] == sc_row;
+  assign \$75  = \port$2753$188 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2752$188 [1:0] == 1'h1;
-  assign \$80  = \port$2752$188 [8] & \$79 ;
-  assign \$81  = \port$2752$188 [6:2] == sc_row_qq;
+  assign \$79  = \port$2753$188 [1:0] == 1'h1;
+  assign \$80  = \port$2753$188 [8] & \$79 ;
+  assign \$81  = \port$2753$188 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2752$188 [1:0] == 1'h1;
-  assign \$87  = \port$2752$188 [8] & \$86 ;
+  assign \$86  = \port$2753$188 [1:0] == 1'h1;
+  assign \$87  = \port$2753$188 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -8456,7 +8518,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2752$188 [9];
+  assign \$95  = \$94  & \port$2753$188 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -8464,10 +8526,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2752$188 [9];
+  assign \$103  = ~ \port$2753$188 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2752$188 [1:0] == 1'h1;
-  assign \$106  = \port$2752$188 [8] & \$105 ;
+  assign \$105  = \port$2753$188 [1:0] == 1'h1;
+  assign \$106  = \port$2753$188 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -8481,31 +8543,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2752$188 [9];
+  assign \$120  = \$119  & \port$2753$188 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2752$188 [9];
+  assign \$127  = ~ \port$2753$188 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2752$188 [1:0] == 2'h2;
-  assign \$130  = \port$2752$188 [8] & \$129 ;
+  assign \$129  = \port$2753$188 [1:0] == 2'h2;
+  assign \$130  = \port$2753$188 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2752$188 [6:2] == sc_row;
+  assign \$132  = \port$2753$188 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2752$188 [1:0] == 2'h2;
-  assign \$137  = \port$2752$188 [8] & \$136 ;
-  assign \$138  = \port$2752$188 [6:2] == sc_row_qq;
+  assign \$136  = \port$2753$188 [1:0] == 2'h2;
+  assign \$137  = \port$2753$188 [8] & \$136 ;
+  assign \$138  = \port$2753$188 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2752$188 [1:0] == 2'h2;
-  assign \$144  = \port$2752$188 [8] & \$143 ;
+  assign \$143  = \port$2753$188 [1:0] == 2'h2;
+  assign \$144  = \port$2753$188 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -8513,7 +8575,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2752$188 [9];
+  assign \$152  = \$151  & \port$2753$188 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -8521,10 +8583,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2752$188 [9];
+  assign \$160  = ~ \port$2753$188 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2752$188 [1:0] == 2'h2;
-  assign \$163  = \port$2752$188 [8] & \$162 ;
+  assign \$162  = \port$2753$188 [1:0] == 2'h2;
+  assign \$163  = \port$2753$188 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -8538,31 +8600,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2752$188 [9];
+  assign \$177  = \$176  & \port$2753$188 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2752$188 [9];
+  assign \$184  = ~ \port$2753$188 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2752$188 [1:0] == 2'h3;
-  assign \$187  = \port$2752$188 [8] & \$186 ;
+  assign \$186  = \port$2753$188 [1:0] == 2'h3;
+  assign \$187  = \port$2753$188 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2752$188 [6:2] == sc_row;
+  assign \$189  = \port$2753$188 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2752$188 [1:0] == 2'h3;
-  assign \$194  = \port$2752$188 [8] & \$193 ;
-  assign \$195  = \port$2752$188 [6:2] == sc_row_qq;
+  assign \$193  = \port$2753$188 [1:0] == 2'h3;
+  assign \$194  = \port$2753$188 [8] & \$193 ;
+  assign \$195  = \port$2753$188 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2752$188 [1:0] == 2'h3;
-  assign \$201  = \port$2752$188 [8] & \$200 ;
+  assign \$200  = \port$2753$188 [1:0] == 2'h3;
+  assign \$201  = \port$2753$188 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -8570,7 +8632,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2752$188 [9];
+  assign \$209  = \$208  & \port$2753$188 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -8578,10 +8640,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2752$188 [9];
+  assign \$217  = ~ \port$2753$188 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2752$188 [1:0] == 2'h3;
-  assign \$220  = \port$2752$188 [8] & \$219 ;
+  assign \$219  = \port$2753$188 [1:0] == 2'h3;
+  assign \$220  = \port$2753$188 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -8590,10 +8652,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2752$188 [9] | clear_en;
+  assign \$229  = \port$2753$188 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2752$188 [6:2];
-  assign \$231  = \port$2752$188 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2753$188 [6:2];
+  assign \$231  = \port$2753$188 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -8610,65 +8672,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2752$188 [1:0];
-  assign \$signature__en$108  = \port$2752$188 [8] & \$241 ;
+  assign \$241  = ! \port$2753$188 [1:0];
+  assign \$signature__en$108  = \port$2753$188 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2752$188 [9] & \$242 ;
+  assign \$243  = \port$2753$188 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2752$188 [9];
-  assign \$246  = ! \port$2752$188 [1:0];
-  assign \$247  = \port$2752$188 [8] & \$246 ;
+  assign \$245  = ~ \port$2753$188 [9];
+  assign \$246  = ! \port$2753$188 [1:0];
+  assign \$247  = \port$2753$188 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2752$188 [9] & \$249 ;
+  assign \$250  = \port$2753$188 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2752$188 [9];
-  assign \$253  = ! \port$2752$188 [1:0];
-  assign \$254  = \port$2752$188 [8] & \$253 ;
+  assign \$252  = ~ \port$2753$188 [9];
+  assign \$253  = ! \port$2753$188 [1:0];
+  assign \$254  = \port$2753$188 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2752$188 [9];
+  assign \$260  = \$259  & \port$2753$188 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2752$188 [9];
+  assign \$267  = ~ \port$2753$188 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2752$188 [1:0];
-  assign \$270  = \port$2752$188 [8] & \$269 ;
+  assign \$269  = ! \port$2753$188 [1:0];
+  assign \$270  = \port$2753$188 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2752$188 [6:2] == sc_row_q;
+  assign \$272  = \port$2753$188 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2752$188 [9];
+  assign \$278  = \$277  & \port$2753$188 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2752$188 [9];
+  assign \$285  = ~ \port$2753$188 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2752$188 [1:0];
-  assign \$288  = \port$2752$188 [8] & \$287 ;
+  assign \$287  = ! \port$2753$188 [1:0];
+  assign \$288  = \port$2753$188 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2752$188 [6:2] == sc_row_q;
+  assign \$290  = \port$2753$188 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2752$188 [1:0];
-  assign \$294  = \port$2752$188 [8] & \$293 ;
-  assign \$295  = \port$2752$188 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2753$188 [1:0];
+  assign \$294  = \port$2753$188 [8] & \$293 ;
+  assign \$295  = \port$2753$188 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -8687,65 +8749,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$306  = rd_slot[6:2] + \$305 ;
   assign \$307  = 1'h1 < rd_slot[1:0];
   assign \$308  = rd_slot[6:2] + \$307 ;
-  assign \$309  = \port$2752$188 [1:0] == 1'h1;
-  assign \$signature__en$146  = \port$2752$188 [8] & \$309 ;
+  assign \$309  = \port$2753$188 [1:0] == 1'h1;
+  assign \$signature__en$146  = \port$2753$188 [8] & \$309 ;
   assign \$310  = inv_slot[1:0] == 1'h1;
-  assign \$311  = \port$2752$188 [9] & \$310 ;
+  assign \$311  = \port$2753$188 [9] & \$310 ;
   assign \$312  = clear_en | \$311 ;
-  assign \$313  = ~ \port$2752$188 [9];
-  assign \$314  = \port$2752$188 [1:0] == 1'h1;
-  assign \$315  = \port$2752$188 [8] & \$314 ;
+  assign \$313  = ~ \port$2753$188 [9];
+  assign \$314  = \port$2753$188 [1:0] == 1'h1;
+  assign \$315  = \port$2753$188 [8] & \$314 ;
   assign \$316  = \$313  & \$315 ;
   assign \$signature__en$148  = \$312  | \$316 ;
   assign \$317  = inv_slot[1:0] == 1'h1;
-  assign \$318  = \port$2752$188 [9] & \$317 ;
+  assign \$318  = \port$2753$188 [9] & \$317 ;
   assign \$319  = clear_en | \$318 ;
-  assign \$320  = ~ \port$2752$188 [9];
-  assign \$321  = \port$2752$188 [1:0] == 1'h1;
-  assign \$322  = \port$2752$188 [8] & \$321 ;
+  assign \$320  = ~ \port$2753$188 [9];
+  assign \$321  = \port$2753$188 [1:0] == 1'h1;
+  assign \$322  = \port$2753$188 [8] & \$321 ;
   assign \$323  = \$320  & \$322 ;
   assign \$324  = \$319  | \$323 ;
   assign \$325  = clear_row == sc_row_q;
   assign \$326  = clear_en & \$325 ;
   assign \$327  = ~ clear_en;
-  assign \$328  = \$327  & \port$2752$188 [9];
+  assign \$328  = \$327  & \port$2753$188 [9];
   assign \$329  = inv_slot[1:0] == 1'h1;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = inv_slot[6:2] == sc_row_q;
   assign \$332  = \$330  & \$331 ;
   assign \$333  = \$326  | \$332 ;
   assign \$334  = ~ clear_en;
-  assign \$335  = ~ \port$2752$188 [9];
+  assign \$335  = ~ \port$2753$188 [9];
   assign \$336  = \$334  & \$335 ;
-  assign \$337  = \port$2752$188 [1:0] == 1'h1;
-  assign \$338  = \port$2752$188 [8] & \$337 ;
+  assign \$337  = \port$2753$188 [1:0] == 1'h1;
+  assign \$338  = \port$2753$188 [8] & \$337 ;
   assign \$339  = \$336  & \$338 ;
-  assign \$340  = \port$2752$188 [6:2] == sc_row_q;
+  assign \$340  = \port$2753$188 [6:2] == sc_row_q;
   assign \$341  = \$339  & \$340 ;
   assign \$342  = \$333  | \$341 ;
   assign sc_snoop1 = \$342  | sc_wr_at_read1;
   assign \$343  = clear_row == sc_row_q;
   assign \$344  = clear_en & \$343 ;
   assign \$345  = ~ clear_en;
-  assign \$346  = \$345  & \port$2752$188 [9];
+  assign \$346  = \$345  & \port$2753$188 [9];
   assign \$347  = inv_slot[1:0] == 1'h1;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = inv_slot[6:2] == sc_row_q;
   assign \$350  = \$348  & \$349 ;
   assign \$351  = \$344  | \$350 ;
   assign \$352  = ~ clear_en;
-  assign \$353  = ~ \port$2752$188 [9];
+  assign \$353  = ~ \port$2753$188 [9];
   assign \$354  = \$352  & \$353 ;
-  assign \$355  = \port$2752$188 [1:0] == 1'h1;
-  assign \$356  = \port$2752$188 [8] & \$355 ;
+  assign \$355  = \port$2753$188 [1:0] == 1'h1;
+  assign \$356  = \port$2753$188 [8] & \$355 ;
   assign \$357  = \$354  & \$356 ;
-  assign \$358  = \port$2752$188 [6:2] == sc_row_q;
+  assign \$358  = \port$2753$188 [6:2] == sc_row_q;
   assign \$359  = \$357  & \$358 ;
   assign \$360  = \$351  | \$359 ;
   assign sc_snoop_data1 = \$360  ? copy_data : sc_wr_at_read_data1;
-  assign \$361  = \port$2752$188 [1:0] == 1'h1;
-  assign \$362  = \port$2752$188 [8] & \$361 ;
-  assign \$363  = \port$2752$188 [6:2] == sc_row_qqq;
+  assign \$361  = \port$2753$188 [1:0] == 1'h1;
+  assign \$362  = \port$2753$188 [8] & \$361 ;
+  assign \$363  = \port$2753$188 [6:2] == sc_row_qqq;
   assign \$364  = \$362  & \$363 ;
   assign \$365  = ~ \$364 ;
   assign sc_we1 = sc_intent1 & \$365 ;
@@ -8764,47 +8826,47 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$374  = rd_slot[6:2] + \$373 ;
   assign \$375  = 2'h2 < rd_slot[1:0];
   assign \$376  = rd_slot[6:2] + \$375 ;
-  assign \$377  = \port$2752$188 [1:0] == 2'h2;
-  assign \$signature__en$165  = \port$2752$188 [8] & \$377 ;
+  assign \$377  = \port$2753$188 [1:0] == 2'h2;
+  assign \$signature__en$165  = \port$2753$188 [8] & \$377 ;
   assign \$378  = inv_slot[1:0] == 2'h2;
-  assign \$379  = \port$2752$188 [9] & \$378 ;
+  assign \$379  = \port$2753$188 [9] & \$378 ;
   assign \$380  = clear_en | \$379 ;
-  assign \$381  = ~ \port$2752$188 [9];
-  assign \$382  = \port$2752$188 [1:0] == 2'h2;
-  assign \$383  = \port$2752$188 [8] & \$382 ;
+  assign \$381  = ~ \port$2753$188 [9];
+  assign \$382  = \port$2753$188 [1:0] == 2'h2;
+  assign \$383  = \port$2753$188 [8] & \$382 ;
   assign \$384  = \$381  & \$383 ;
   assign \$signature__en$167  = \$380  | \$384 ;
   assign \$385  = inv_slot[1:0] == 2'h2;
-  assign \$386  = \port$2752$188 [9] & \$385 ;
+  assign \$386  = \port$2753$188 [9] & \$385 ;
   assign \$387  = clear_en | \$386 ;
-  assign \$388  = ~ \port$2752$188 [9];
-  assign \$389  = \port$2752$188 [1:0] == 2'h2;
-  assign \$390  = \port$2752$188 [8] & \$389 ;
+  assign \$388  = ~ \port$2753$188 [9];
+  assign \$389  = \port$2753$188 [1:0] == 2'h2;
+  assign \$390  = \port$2753$188 [8] & \$389 ;
   assign \$391  = \$388  & \$390 ;
   assign \$392  = \$387  | \$391 ;
   assign \$393  = clear_row == sc_row_q;
   assign \$394  = clear_en & \$393 ;
   assign \$395  = ~ clear_en;
-  assign \$396  = \$395  & \port$2752$188 [9];
+  assign \$396  = \$395  & \port$2753$188 [9];
   assign \$397  = inv_slot[1:0] == 2'h2;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = inv_slot[6:2] == sc_row_q;
   assign \$400  = \$398  & \$399 ;
   assign \$401  = \$394  | \$400 ;
   assign \$402  = ~ clear_en;
-  assign \$403  = ~ \port$2752$188 [9];
+  assign \$403  = ~ \port$2753$188 [9];
   assign \$404  = \$402  & \$403 ;
-  assign \$405  = \port$2752$188 [1:0] == 2'h2;
-  assign \$406  = \port$2752$188 [8] & \$405 ;
+  assign \$405  = \port$2753$188 [1:0] == 2'h2;
+  assign \$406  = \port$2753$188 [8] & \$405 ;
   assign \$407  = \$404  & \$406 ;
-  assign \$408  = \port$2752$188 [6:2] == sc_row_q;
+  assign \$408  = \port$2753$188 [6:2] == sc_row_q;
   assign \$409  = \$407  & \$408 ;
   assign \$410  = \$401  | \$409 ;
   assign sc_snoop2 = \$410  | sc_wr_at_read2;
   assign \$411  = clear_row == sc_row_q;
   assign \$412  = clear_en & \$411 ;
   assign \$413  = ~ clear_en;
-  assign \$414  = \$413  & \port$2752$188 [9];
+  assign \$414  = \$413  & \port$2753$188 [9];
   assign \$415  = inv_slot[1:0] == 2'h2;
   assign \$416  = \$414  & \$415 ;
   always @* begin
@@ -9151,15 +9213,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2752$188 [9]) begin
+    end else if (\port$2753$188 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2752$188 [6:2];
+      meta_addr = \port$2753$188 [6:2];
     end
   end
-  assign inv_en = \port$2752$188 [9];
-  assign wr_en = \port$2752$188 [8];
-  assign wr_slot = \port$2752$188 [6:0];
+  assign inv_en = \port$2753$188 [9];
+  assign wr_en = \port$2753$188 [8];
+  assign wr_slot = \port$2753$188 [6:0];
   assign \$signature__data$41  = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \$signature__data$58  = sc_value1;
@@ -9170,8 +9232,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2752$5 [29:24];
-  assign wr_mark = \port$2752$188 [7];
+  assign wr_last = \port$2753$5 [29:24];
+  assign wr_mark = \port$2753$188 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -9179,9 +9241,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$104  = 1'h1;
   assign \$signature__addr$105  = \$240 [4:0];
   assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = \port$2752$188 [6:2];
-  assign wr_tag = \port$2752$5 [23:0];
-  assign wr_count = \port$2752$188 [17:10];
+  assign \$signature__addr$107  = \port$2753$188 [6:2];
+  assign wr_tag = \port$2753$5 [23:0];
+  assign wr_count = \port$2753$188 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign \$signature__addr$115  = sc_row_qqq;
   assign \$signature__en$116  = sc_we0;
@@ -9191,7 +9253,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$142  = 1'h1;
   assign \$signature__addr$143  = \$308 [4:0];
   assign \$signature__en$144  = 1'h1;
-  assign \$signature__addr$145  = \port$2752$188 [6:2];
+  assign \$signature__addr$145  = \port$2753$188 [6:2];
   assign \$signature__addr$147  = meta_addr;
   assign \$signature__addr$149  = sc_row_qqq;
   assign \$signature__en$150  = sc_we1;
@@ -9201,7 +9263,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$161  = 1'h1;
   assign \$signature__addr$162  = \$376 [4:0];
   assign \$signature__en$163  = 1'h1;
-  assign \$signature__addr$164  = \port$2752$188 [6:2];
+  assign \$signature__addr$164  = \port$2753$188 [6:2];
   assign \$signature__addr$166  = meta_addr;
   assign \$signature__addr$168  = sc_row_qqq;
   assign \$signature__en$169  = sc_we2;
@@ -9211,7 +9273,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$180  = 1'h1;
   assign \$signature__addr$181  = \$444 [4:0];
   assign \$signature__en$182  = 1'h1;
-  assign \$signature__addr$183  = \port$2752$188 [6:2];
+  assign \$signature__addr$183  = \port$2753$188 [6:2];
   assign \$signature__addr$185  = meta_addr;
   assign \$signature__addr$187  = sc_row_qqq;
   assign \$signature__en$188  = sc_we3;
@@ -9440,12 +9502,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__data$192.gen  = \$signature__data$192 [9:6];
   assign \$signature__data$192.fresh  = \$signature__data$192 [10];
   assign \$signature__data$192.valid  = \$signature__data$192 [11];
-  assign \$signature__data$85 [31:24] = \port$2752$188 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2752$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2752$188 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2752$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2752$188 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2752$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2753$188 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2753$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2753$188 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2753$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2753$188 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2753$5 [23:0];
   assign bk_sides[246] = mark3_rd;
   assign bk_sides[243] = bk_valid[3];
   assign bk_sides[241] = meta3_rd[10];
@@ -9535,15 +9597,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2752$188 [17:10];
-  assign \$signature__data [23:0] = \port$2752$5 [23:0];
+  assign \$signature__data [31:24] = \port$2753$188 [17:10];
+  assign \$signature__data [23:0] = \port$2753$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2752$188 [7];
-  assign \$signature__data$35 [5:0] = \port$2752$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2753$188 [7];
+  assign \$signature__data$35 [5:0] = \port$2753$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -9697,14 +9759,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2743$0 (lanes[43:0]),
-    .\port$2743$107 (lanes[108:107]),
-    .\port$2743$147 (lanes[147]),
-    .\port$2743$172 (lanes[173:172]),
-    .\port$2743$212 (lanes[212]),
-    .\port$2743$237 (lanes[238:237]),
-    .\port$2743$277 (lanes[277]),
-    .\port$2743$82 (lanes[82]),
+    .\port$2744$0 (lanes[43:0]),
+    .\port$2744$107 (lanes[108:107]),
+    .\port$2744$147 (lanes[147]),
+    .\port$2744$172 (lanes[173:172]),
+    .\port$2744$212 (lanes[212]),
+    .\port$2744$237 (lanes[238:237]),
+    .\port$2744$277 (lanes[277]),
+    .\port$2744$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -9875,7 +9937,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 , \port$2743$147 , \port$2743$172 , \port$2743$212 , \port$2743$237 , \port$2743$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2744$0 , \port$2744$82 , \port$2744$107 , \port$2744$147 , \port$2744$172 , \port$2744$212 , \port$2744$237 , \port$2744$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
   wire [6:0] \$100 ;
@@ -10070,22 +10132,22 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2743$0 ;
-  wire [43:0] \port$2743$0 ;
-  input [1:0] \port$2743$107 ;
-  wire [1:0] \port$2743$107 ;
-  input \port$2743$147 ;
-  wire \port$2743$147 ;
-  input [1:0] \port$2743$172 ;
-  wire [1:0] \port$2743$172 ;
-  input \port$2743$212 ;
-  wire \port$2743$212 ;
-  input [1:0] \port$2743$237 ;
-  wire [1:0] \port$2743$237 ;
-  input \port$2743$277 ;
-  wire \port$2743$277 ;
-  input \port$2743$82 ;
-  wire \port$2743$82 ;
+  input [43:0] \port$2744$0 ;
+  wire [43:0] \port$2744$0 ;
+  input [1:0] \port$2744$107 ;
+  wire [1:0] \port$2744$107 ;
+  input \port$2744$147 ;
+  wire \port$2744$147 ;
+  input [1:0] \port$2744$172 ;
+  wire [1:0] \port$2744$172 ;
+  input \port$2744$212 ;
+  wire \port$2744$212 ;
+  input [1:0] \port$2744$237 ;
+  wire [1:0] \port$2744$237 ;
+  input \port$2744$277 ;
+  wire \port$2744$277 ;
+  input \port$2744$82 ;
+  wire \port$2744$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -10098,29 +10160,29 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2743$237 [1], \port$2743$172 [1], \port$2743$107 [1], \port$2743$0 [43] };
-  assign \$2  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign \$1  = | { \port$2744$237 [1], \port$2744$172 [1], \port$2744$107 [1], \port$2744$0 [43] };
+  assign \$2  = ~ { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2743$237 [1], \port$2743$172 [1], \port$2743$107 [1] };
+  assign \$4  = | { \port$2744$237 [1], \port$2744$172 [1], \port$2744$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2743$0 [43] & \$5 ;
-  assign \$7  = | { \port$2743$237 [1], \port$2743$172 [1] };
+  assign \$6  = \port$2744$0 [43] & \$5 ;
+  assign \$7  = | { \port$2744$237 [1], \port$2744$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2743$107 [1] & \$8 ;
+  assign \$9  = \port$2744$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2743$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
-  assign \$14  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
-  assign \$15  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign \$12  = \port$2744$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
+  assign \$14  = ~ { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
+  assign \$15  = ~ { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
-  assign \$20  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign \$19  = ~ { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
+  assign \$20  = ~ { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
-  assign \$25  = ~ { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
+  assign \$24  = ~ { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
+  assign \$25  = ~ { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -10144,19 +10206,19 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2743$0 [2:1];
-  assign \$50  = \port$2743$0 [0] & \$49 ;
+  assign \$49  = ! \port$2744$0 [2:1];
+  assign \$50  = \port$2744$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2743$0 [2:1] == 2'h3;
+  assign \$55  = \port$2744$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2743$0 [2:1] == 2'h2;
-  assign \$59  = \port$2743$0 [2:1] == 2'h3;
+  assign \$58  = \port$2744$0 [2:1] == 2'h2;
+  assign \$59  = \port$2744$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2743$0 [0] & \$60 ;
+  assign \$61  = \port$2744$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -10179,7 +10241,7 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
+  assign \$87  = ch[3:0] & { \port$2744$277 , \port$2744$212 , \port$2744$147 , \port$2744$82  };
   assign \$88  = | \$87 ;
   assign \$89  = ch[4] ? slot[6:0] : 7'h00;
   assign \$91  = ch[5] ? slot[13:7] : 7'h00;
@@ -10188,7 +10250,7 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign \$94  = \$92  | \$93 ;
   assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
+  assign \$97  = ch[7:4] & { \port$2744$277 , \port$2744$212 , \port$2744$147 , \port$2744$82  };
   assign \$98  = | \$97 ;
   assign \$99  = ch[8] ? slot[6:0] : 7'h00;
   assign \$101  = ch[9] ? slot[13:7] : 7'h00;
@@ -10197,7 +10259,7 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign \$104  = \$102  | \$103 ;
   assign \$105  = ch[11] ? slot[27:21] : 7'h00;
   assign \$106  = \$104  | \$105 ;
-  assign \$107  = ch[11:8] & { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
+  assign \$107  = ch[11:8] & { \port$2744$277 , \port$2744$212 , \port$2744$147 , \port$2744$82  };
   assign \$108  = | \$107 ;
   assign \$109  = ch[16] ? slot[6:0] : 7'h00;
   assign \$111  = ch[17] ? slot[13:7] : 7'h00;
@@ -10206,7 +10268,7 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign \$114  = \$112  | \$113 ;
   assign \$115  = ch[19] ? slot[27:21] : 7'h00;
   assign \$116  = \$114  | \$115 ;
-  assign \$117  = ch[19:16] & { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
+  assign \$117  = ch[19:16] & { \port$2744$277 , \port$2744$212 , \port$2744$147 , \port$2744$82  };
   assign \$118  = | \$117 ;
   assign \$119  = ch[0] ? count_inc[7:0] : 8'h00;
   assign \$121  = ch[1] ? count_inc[15:8] : 8'h00;
@@ -10224,11 +10286,11 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign \$134  = ch[3] ? count_inc2[31:24] : 8'h00;
   assign \$135  = \$133  | \$134 ;
   assign \$136  = ch[22] ? \$135  : 8'h02;
-  assign match = { \port$2743$237 [1], \port$2743$172 [1], \port$2743$107 [1], \port$2743$0 [43] };
-  assign valid = { \port$2743$237 [0], \port$2743$172 [0], \port$2743$107 [0], \port$2743$0 [42] };
-  assign request = \port$2743$0 [34:0];
-  assign mark = { \port$2743$277 , \port$2743$212 , \port$2743$147 , \port$2743$82  };
-  assign window = \port$2743$0 [41:35];
+  assign match = { \port$2744$237 [1], \port$2744$172 [1], \port$2744$107 [1], \port$2744$0 [43] };
+  assign valid = { \port$2744$237 [0], \port$2744$172 [0], \port$2744$107 [0], \port$2744$0 [42] };
+  assign request = \port$2744$0 [34:0];
+  assign mark = { \port$2744$277 , \port$2744$212 , \port$2744$147 , \port$2744$82  };
+  assign window = \port$2744$0 [41:35];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -10241,11 +10303,11 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2743$0 [0];
-  assign \request.op  = \port$2743$0 [2:1];
-  assign \request.min_tlevel  = \port$2743$0 [4:3];
-  assign \request.tag  = \port$2743$0 [28:5];
-  assign \request.t  = \port$2743$0 [34:29];
+  assign \request.valid  = \port$2744$0 [0];
+  assign \request.op  = \port$2744$0 [2:1];
+  assign \request.min_tlevel  = \port$2744$0 [4:3];
+  assign \request.tag  = \port$2744$0 [28:5];
+  assign \request.t  = \port$2744$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -10284,7 +10346,7 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign decision[159:136] = tag[71:48];
   assign decision[135:112] = tag[47:24];
   assign decision[111:88] = tag[23:0];
-  assign decision[87:81] = \port$2743$0 [41:35];
+  assign decision[87:81] = \port$2744$0 [41:35];
   assign decision[80] = ch[24];
   assign decision[79] = \$108 ;
   assign decision[78:75] = ch[11:8];
@@ -10298,11 +10360,11 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign decision[42:36] = \$70 ;
   assign decision[58] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2743$0 [34:29];
-  assign decision[28:5] = \port$2743$0 [28:5];
-  assign decision[4:3] = \port$2743$0 [4:3];
-  assign decision[2:1] = \port$2743$0 [2:1];
-  assign decision[0] = \port$2743$0 [0];
+  assign decision[34:29] = \port$2744$0 [34:29];
+  assign decision[28:5] = \port$2744$0 [28:5];
+  assign decision[4:3] = \port$2744$0 [4:3];
+  assign decision[2:1] = \port$2744$0 [2:1];
+  assign decision[0] = \port$2744$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -10318,13 +10380,13 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2743$237 [1];
+  assign ch[3] = \port$2744$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2743$237 [1];
+  assign \$10  = \port$2744$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
@@ -10337,7 +10399,7 @@ module \kv_asu.core.versions.dec (\port$2743$0 , \port$2743$82 , \port$2743$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2731$0 , \port$2732$0 , \port$2736$0 , clk);
+module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2732$0 , \port$2733$0 , \port$2737$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire [7:0] \$1 ;
   reg [6:0] \$10 ;
@@ -10448,13 +10510,13 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2731$0 ;
-  wire [41:0] \port$2731$0 ;
-  output [435:0] \port$2732$0 ;
-  wire [435:0] \port$2732$0 ;
+  output [41:0] \port$2732$0 ;
+  wire [41:0] \port$2732$0 ;
+  output [435:0] \port$2733$0 ;
+  wire [435:0] \port$2733$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2736$0 ;
-  wire [27:0] \port$2736$0 ;
+  output [27:0] \port$2737$0 ;
+  wire [27:0] \port$2737$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -10616,9 +10678,9 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { 45'h000000000000, \$6 , \$8 , \$5  };
   assign m = 42'h00000000000;
-  assign \port$2731$0  = \$5 ;
-  assign \port$2732$0  = \$6 ;
-  assign \port$2736$0  = \$8 ;
+  assign \port$2732$0  = \$5 ;
+  assign \port$2733$0  = \$6 ;
+  assign \port$2737$0  = \$8 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];

@@ -10,6 +10,7 @@ import regmap
 
 from ..layouts import STAT_NAMES, config_layout, response_layout
 from ..lru import LruCmd
+from ..tlevel import TLevel
 from .decision import select
 from .interfaces import ForwardSignature, decision_layout
 
@@ -111,6 +112,7 @@ class Commit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         p, cfg = self._params, self.cfg
+        m.submodules.tl_before = tl_before = TLevel(p)
 
         d2 = self.e2
         if self.protected:
@@ -151,19 +153,17 @@ class Commit(wiring.Component):
         level_after = Signal(2)
         m.d.comb += level_after.eq(Mux(count_after >= cfg.c3, 3,
                                        Mux(count_after >= cfg.c2, 2, 1)))
-        # The T-level before as its three thresholds, "level >= k" (TLevel's priority
-        # written flat: the comparisons side by side, then one AND-OR), so that the hit,
-        # the level and its statistics are each a small function of five comparisons
-        # and registers, not behind the level's encoding and a comparison with it.
-        cnt, age = d2.hit_cnt, d2.hit_age
-        t3 = (cnt >= cfg.c3) & (age <= cfg.w3)
-        t2 = (cnt >= cfg.c2) & (age <= cfg.w2)
-        t1 = age <= cfg.w1
+        # The T-level before as "level >= k" (``TLevel.at_least``, 0 for an untracked
+        # line), so that the hit, the level and its statistics are each a small function
+        # of five comparisons and registers, not behind the level's encoding and a
+        # comparison with it.
+        m.d.comb += [
+            tl_before.cfg.eq(cfg), tl_before.count.eq(d2.hit_cnt), tl_before.age.eq(d2.hit_age),
+        ]
         ge = [C(1, 1)] + [Signal(name=f"level_ge{k}") for k in (1, 2, 3)]
-        m.d.comb += [ge[3].eq(d2.present & t3), ge[2].eq(d2.present & (t3 | t2)),
-                     ge[1].eq(d2.present & (t3 | t2 | t1))]
+        m.d.comb += [ge[k].eq(d2.present & tl_before.at_least[k - 1]) for k in (1, 2, 3)]
         level_before = Signal(2)
-        m.d.comb += level_before.eq(Cat(ge[3] | (ge[1] & ~ge[2]), ge[2]))
+        m.d.comb += level_before.eq(Mux(d2.present, tl_before.level, 0))
         level_hit = Signal()
         mt = d2.min_tlevel
         m.d.comb += level_hit.eq(Mux(mt[1], Mux(mt[0], ge[3], ge[2]), Mux(mt[0], ge[1], 1)))
