@@ -57,6 +57,14 @@ def small_params(**kw):
     return Params(**{**SMALL, **kw})
 
 
+def sim_run(dut, bench):
+    """Simulate ``dut`` with one clock until the testbench ``bench`` returns."""
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+
+
 def hash_slot(params, tag, seed=0):
     return mmh3.hash(tag.to_bytes(8, "little"), seed, signed=False) % params.ENTRIES
 

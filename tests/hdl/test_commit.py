@@ -7,24 +7,16 @@ registers."""
 import random
 
 import pytest
-from amaranth.sim import Simulator
 
 import regmap
 from golden_model.model import _tlevel
 from hdl.core.commit import Commit
 from hdl.layouts import STAT_NAMES
 from hdl.lru import LruCmd
-from tests.hdl.harness import small_params
+from tests.hdl.harness import sim_run, small_params
 
 OBSERVE, QUERY = regmap.OPS["OBSERVE"], regmap.OPS["QUERY"]
 EVICT = regmap.OPS["EVICT"]
-
-
-def _bench(dut, testbench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
 
 
 def test_commit_validates():
@@ -84,7 +76,7 @@ def test_tlevel_before_and_hit_match_the_model(protected):
             else:
                 assert bits["query_hits"] == hit and not any(
                     bits[f"obs_t{lv}"] for lv in range(4)), (i, cs)
-    _bench(dut, testbench)
+    sim_run(dut, testbench)
 
 
 def test_poison_clears_effects_behind_the_registers():
@@ -149,4 +141,4 @@ def test_poison_clears_effects_behind_the_registers():
         assert bit(inc, "evicts_empty") and not bit(inc, "evicts") and not rsp["victim_valid"]
         await ctx.tick()
         assert ctx.get(dut.occupancy) == 1
-    _bench(dut, testbench)
+    sim_run(dut, testbench)

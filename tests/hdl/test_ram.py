@@ -10,20 +10,12 @@ import random
 import pytest
 from amaranth.back import rtlil
 from amaranth.lib import data
-from amaranth.sim import Simulator
 
 from hdl.ram import RegisteredReadRam, dp16kd_mode
 from hdl.table import BucketTable
 
-from .harness import small_params
+from .harness import sim_run, small_params
 from .test_table import check_window, clear_sweep, random_source
-
-
-def sim_run(dut, bench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
 
 
 def test_registered_read_latency_and_contents():

@@ -10,12 +10,11 @@ from types import SimpleNamespace
 
 import pytest
 from amaranth import Elaboratable, Module
-from amaranth.sim import Simulator
 
 from hdl.scrubber import Scrubber
 from hdl.table import BucketTable
 
-from .harness import small_params
+from .harness import sim_run, small_params
 
 
 def window(ctx, dut, h):
@@ -89,13 +88,6 @@ async def clear_sweep(ctx, dut, rows):
         ctx.set(dut.clear_row, row)
         await ctx.tick()
     ctx.set(dut.clear_en, 0)
-
-
-def sim_run(dut, bench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
 
 
 @pytest.mark.parametrize("entries,probe", [(16, 4), (8, 2), (4, 1), (8, 8), (4, 4)])
