@@ -419,8 +419,8 @@ def _place_and_route(target: Target, out: Path, freq: float, seed: int,
 def synthesise(target: Target, out: Path, options: CoreOptions | None = None):
     """Convert ``target``'s design (with ``options``, default the target's own) to
     ``out/top.v`` and synthesise it with Yosys (``target.synth_options``) into
-    ``out/top.json`` (log ``yosys.log``,
-    ending with the cell counts of ``stat``); return the design and the synthesis seconds."""
+    ``out/top.json`` (log ``yosys.log``, ending with the cell counts of ``stat``); return
+    the design and the synthesis seconds."""
     design = build_design(Params(**target.params), options or target.options, target.design)
     (out / "top.v").write_text(to_verilog(design, name="kv_asu_fpga_top", emit_src=True))
     (out / "yosys.log").unlink(missing_ok=True)
