@@ -84,6 +84,7 @@ from amaranth.lib.wiring import In, Out
 import regmap
 
 from .layouts import check_params
+from .match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS, Match
 from .protect import PROTECTIONS, ProtectedMemory, collect_errors
 from .ram import IMPLEMENTATIONS, RegisteredReadRam
 
@@ -101,10 +102,12 @@ def sides_layout(p):
     RAM's read, the ``*_byp`` ones from the bypass registers: the count, the last-access
     stamp, the fresh bit, the mark, the valid bit with its generation compared
     (``valid_*``: tracked), the raw tag, and ``tag_eq_byp``, the bypassed tag compared in
-    the cycle before with ``rd_tag`` (the tag of the request the window is read for)."""
+    the cycle before with ``rd_tag`` (the tag of the request the window is read for); and
+    ``match``, the word as chosen is tracked and holds that tag, made on both sides and
+    chosen inside one comparison (``hdl.match.Match``)."""
     return data.StructLayout({
         "ent": 1, "count_raw": p.COUNT_WIDTH, "count_byp": p.COUNT_WIDTH,
-        "tag_raw": p.TAG_WIDTH, "tag_eq_byp": 1,
+        "tag_raw": p.TAG_WIDTH, "tag_eq_byp": 1, "match": 1,
         "meta": 1, "last_raw": p.TS_WIDTH, "last_byp": p.TS_WIDTH,
         "fresh_raw": 1, "fresh_byp": 1, "valid_raw": 1, "valid_byp": 1,
         "mark": 1, "mark_raw": 1, "mark_byp": 1,
@@ -181,8 +184,11 @@ class BucketTable(wiring.Component):
         ``bk_mark_raw[b]`` by ``mark``, and ``bk_tag[b] == rd_tag`` (of the cycle before)
         is ``tag_eq_byp`` if ``ent``; every one a register with ``output_register`` (the
         ``*_raw`` the block RAMs' output registers, ``valid_raw`` one LUT after them), so
-        that a caller can do its logic on both sides and choose after it. Without
-        ``output_register``: ``ent = meta = mark = 0``, the raw sides the outputs.
+        that a caller can do its logic on both sides and choose after it; ``match`` is
+        ``bk_valid[b] & (bk_tag[b] == rd_tag)`` (of the cycle before), the choices made
+        inside the comparison (``hdl.match.Match``: on the ECP5 one carry chain from the
+        output registers). Without ``output_register``: ``ent = meta = mark = 0``, the raw
+        sides the outputs, ``match`` 0.
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -224,6 +230,10 @@ class BucketTable(wiring.Component):
         ``RegisteredReadRam``'s implementation of the window arrays with
         ``output_register``: ``"generic"`` (``memory`` and a register) or ``"dp16kd"``
         (the ECP5's DP16KD with its output register).
+    match : str
+        ``hdl.match.Match``'s implementation of ``bk_sides.match`` with
+        ``output_register``: ``"generic"`` (the expression) or ``"ccu2c"`` (the ECP5's
+        carry chain).
     protection : str
         ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: check bits on every
         word of every array (D11; the coded words in ``memory``).
@@ -246,7 +256,8 @@ class BucketTable(wiring.Component):
     """
 
     def __init__(self, params=None, *, memory=Memory, gen_width=GEN_WIDTH,
-                 output_register=False, ram="generic", protection="none", pmeta_width=0):
+                 output_register=False, ram="generic", match="generic", protection="none",
+                 pmeta_width=0):
         params = check_params(params)
         if not isinstance(pmeta_width, int) or isinstance(pmeta_width, bool) or pmeta_width < 0:
             raise ValueError(f"pmeta_width must be a non-negative integer, not {pmeta_width!r}")
@@ -263,6 +274,11 @@ class BucketTable(wiring.Component):
         if ram != "generic" and not output_register:
             raise ValueError(f"ram={ram!r} needs output_register=True (it is the "
                              f"implementation of the registered window arrays)")
+        if match not in MATCH_IMPLEMENTATIONS:
+            raise ValueError(f"match must be one of {MATCH_IMPLEMENTATIONS}, not {match!r}")
+        if match != "generic" and not output_register:
+            raise ValueError(f"match={match!r} needs output_register=True (bk_sides.match "
+                             f"is made only there)")
         if protection not in PROTECTIONS:
             raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
         self.protection = protection
@@ -270,6 +286,7 @@ class BucketTable(wiring.Component):
         self._memory = memory
         self.output_register = output_register
         self.ram = ram
+        self.match = match
         self.read_latency = 2 if output_register else 1
         self.gen_width = gen_width
         p = params
@@ -483,6 +500,12 @@ class BucketTable(wiring.Component):
             m.d.sync += alt_summary.eq(Mux(hit_next, summary(wp.data), summary(data_q)))
             return alt, alt_data, rp.data, alt_summary
 
+        # The tag of the request whose window is on bk_* now (rd_tag of the cycle before),
+        # for bk_sides.match.
+        rd_tag_q = Signal(p.TAG_WIDTH, name="rd_tag_q")
+        if self.output_register:
+            m.d.sync += rd_tag_q.eq(self.rd_tag)
+
         for b in range(P):
             ent_w, ent_r = window_array(f"ent{b}", ent_layout)
             meta_w, meta_r = window_array(f"meta{b}", meta_layout)
@@ -601,6 +624,16 @@ class BucketTable(wiring.Component):
                     return word.valid & (word.gen == self.generation)
                 t_alt, t_alt_data, t_raw, alt_tracked = bypass_registered(
                     meta_r, meta_w, meta_layout, meta_hit, row_q, f"meta{b}", tracked)
+                # The match of the word as chosen, ``tracked & tag == rd_tag_q``, with
+                # the bypass choices inside the comparison: the raw tag, and the raw
+                # generation and valid bit (``tracked`` as fields compared), or the
+                # bypassed words' results registered in M.
+                match = Match((p.TAG_WIDTH, self.gen_width + 1), self.match)
+                m.submodules[f"match{b}"] = match
+                m.d.comb += [match.a.eq(Cat(e_raw.tag, t_raw.gen, t_raw.valid)),
+                             match.b.eq(Cat(rd_tag_q, self.generation, C(1, 1))),
+                             match.sel.eq(Cat(e_alt, t_alt)),
+                             match.alt.eq(Cat(e_alt_tag_eq, alt_tracked))]
                 k_alt, k_alt_data, k_raw = bypass_registered(mark_r, mark_w, 1,
                                                              mark_hit, row_q, f"mark{b}")
                 mark_rd = Mux(k_alt, k_alt_data, k_raw)
@@ -626,6 +659,7 @@ class BucketTable(wiring.Component):
                     self.bk_sides[b].last_raw.eq(t_raw.last),
                     self.bk_sides[b].tag_raw.eq(e_raw.tag),
                     self.bk_sides[b].tag_eq_byp.eq(e_alt_tag_eq),
+                    self.bk_sides[b].match.eq(match.match),
                     self.bk_sides[b].fresh_byp.eq(t_alt_data.fresh),
                     self.bk_sides[b].fresh_raw.eq(t_raw.fresh),
                     self.bk_sides[b].valid_byp.eq(alt_tracked),

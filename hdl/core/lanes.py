@@ -118,14 +118,12 @@ class LaneCompare(wiring.Component):
         # subtractions, the count increments), the stale bit and the saturation start
         # straight from the block RAMs' output registers, with no multiplexer and route in
         # front of them.
-        # (a bank's match: the bypassed tag was compared in M, so only the raw word's
-        # comparison is behind the output register; the valid bit, its generation
-        # compared on each side, is folded in before the rotation into lanes)
-        def match_of(b):
-            sd = mb[b].sides
-            return (Mux(sd.meta, sd.valid_byp, sd.valid_raw) &
-                    Mux(sd.ent, sd.tag_eq_byp, sd.tag_raw == e.tag))
-        match_b = per_bank(match_of, "match_b")
+        # (a bank's match: split, the table's, made from both sides of its bypass choices
+        # with the choices inside the comparison, the bypassed tag compared in M, so that
+        # only the raw word's comparison is behind the output register; compact, from the
+        # word as read)
+        match_b = per_bank(lambda b: (mb[b].sides.match if split else
+                                      mb[b].valid & (mb[b].tag == e.tag)), "match_b")
 
         def mark_of(b):
             sd = mb[b].sides

@@ -14,6 +14,7 @@ import dataclasses
 import regmap
 
 from ..hash import check_lut_cross_products
+from ..match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
 from ..protect import PROTECTIONS
 from ..ram import IMPLEMENTATIONS as RAM_IMPLEMENTATIONS
 
@@ -53,6 +54,12 @@ class CoreOptions:
         The implementation of the table's registered window arrays (``hdl.ram``,
         fast pipeline only): ``"generic"`` (default: ``Memory`` and a register) or
         ``"dp16kd"`` (the ECP5 build: DP16KD blocks with their output register).
+    tag_compare : str
+        The implementation of E1a's match of a table word with the request (its tag, its
+        generation and valid bit, the bypass choices inside: ``hdl.match.Match``,
+        ``BucketTable(match=...)``, fast pipeline only): ``"generic"`` (default: the
+        expression, a LUT tree) or ``"ccu2c"`` (the ECP5 build: one carry chain of
+        ``CCU2C`` per bank from the block RAMs' output registers).
     protection : str
         Soft-error protection of every block RAM (docs/spec-decisions.md D11):
         ``"auto"`` (default: SECDED or parity per memory, ``hdl.protect.choose_protection``,
@@ -93,6 +100,7 @@ class CoreOptions:
     hash_mul_stages: int = 2
     hash_lut_cross_products: frozenset = frozenset()
     block_ram: str = "generic"
+    tag_compare: str = "generic"
     protection: str = "auto"
     mode_reset: int = 0
     predictor: bool = False
@@ -115,6 +123,9 @@ class CoreOptions:
         if self.block_ram not in RAM_IMPLEMENTATIONS:
             raise ValueError(f"CoreOptions.block_ram must be one of {RAM_IMPLEMENTATIONS}, "
                              f"not {self.block_ram!r}")
+        if self.tag_compare not in MATCH_IMPLEMENTATIONS:
+            raise ValueError(f"CoreOptions.tag_compare must be one of {MATCH_IMPLEMENTATIONS}, "
+                             f"not {self.tag_compare!r}")
         if self.protection not in PROTECTIONS:
             raise ValueError(f"CoreOptions.protection must be one of {PROTECTIONS}, "
                              f"not {self.protection!r}")
@@ -132,6 +143,9 @@ class CoreOptions:
         if self.compact and self.block_ram != "generic":
             raise ValueError("CoreOptions.block_ram other than 'generic' needs the fast "
                              "pipeline (the compact one has no registered window read)")
+        if self.compact and self.tag_compare != "generic":
+            raise ValueError("CoreOptions.tag_compare other than 'generic' needs the fast "
+                             "pipeline (the compact one compares in its one stage E)")
 
     @property
     def m_stage(self):
@@ -160,7 +174,8 @@ class CoreOptions:
         return {"serial": self.serial, "compact": self.compact,
                 "hash_mul_stages": self.hash_mul_stages,
                 "hash_lut_cross_products": sorted(self.hash_lut_cross_products),
-                "block_ram": self.block_ram, "protection": self.protection,
+                "block_ram": self.block_ram, "tag_compare": self.tag_compare,
+                "protection": self.protection,
                 "mode_reset": self.mode_reset, "predictor": self.predictor}
 
     @classmethod

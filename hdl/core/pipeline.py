@@ -211,6 +211,7 @@ class KvAsuCore(wiring.Component):
         # (the fast pipeline's M is the table's registered read)
         self.table = BucketTable(params, memory=memory, gen_width=gen_width,
                                  output_register=options.m_stage, ram=options.block_ram,
+                                 match=options.tag_compare,
                                  protection=protection,
                                  pmeta_width=pmeta_layout().size if options.predictor else 0)
         self.lru = LruList(params, registered=options.lru_registered, memory=memory,

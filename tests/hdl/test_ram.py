@@ -91,7 +91,10 @@ def test_parameters_refused():
 def test_registered_window_meets_writes_of_both_cycles(entries, probe):
     """With ``output_register`` the window addressed in cycle c is on ``bk_*`` in c + 2
     and is the table as it is at the end of c + 1: the writes, invalidates and clears of
-    c and of c + 1 included, generation compared."""
+    c and of c + 1 included, generation compared; and each bank's ``bk_sides.match`` is
+    that word's valid bit and its tag's comparison with ``rd_tag`` of c + 1 (a tag of the
+    window's own lines most of the time, so that matches happen on both sides of the
+    bypass choices)."""
     p = small_params(ENTRIES=entries, PROBE=probe)
     dut = BucketTable(p, output_register=True)
     seed = entries * 1000 + probe
@@ -99,6 +102,7 @@ def test_registered_window_meets_writes_of_both_cycles(entries, probe):
     rng = random.Random(seed)
     rows = entries // probe
     model = {}
+    matches = [0, 0]
 
     async def bench(ctx):
         await clear_sweep(ctx, dut, rows)
@@ -112,10 +116,22 @@ def test_registered_window_meets_writes_of_both_cycles(entries, probe):
             target = (recent + rng.randrange(probe)) % entries if rng.random() < 0.8 \
                 else rng.randrange(entries)
             op = random_source(ctx, dut, rng, target, model)
+            # the tag the window read in the cycle before is compared with
+            near = [model[(reads[-1] + i) % entries][0] for i in range(probe)
+                    if reads and (reads[-1] + i) % entries in model]
+            tag = (rng.choice(near) if near and rng.random() < 0.7
+                   else rng.getrandbits(p.TAG_WIDTH))
+            ctx.set(dut.rd_tag, tag)
             reads.append(h)
             await ctx.tick()
             if len(reads) >= 2:
                 # the window addressed in the cycle before this one's
                 check_window(ctx, dut, reads[-2], model, (op, target))
+                for b in range(probe):
+                    expected = ctx.get(dut.bk_valid[b]) & (ctx.get(dut.bk_tag[b]) == tag)
+                    assert ctx.get(dut.bk_sides[b].match) == expected, (op, target, b)
+                    matches[expected] += 1
+        print(f"bank matches / not: {matches[1]} / {matches[0]}")
+        assert matches[1] > 50
 
     sim_run(dut, bench)

@@ -317,7 +317,9 @@ def test_core_options_are_validated_and_frozen():
     for bad, exc in [(dict(serial=1), TypeError), (dict(compact="yes"), TypeError),
                      (dict(hash_mul_stages=4), ValueError), (dict(hash_mul_stages=True), TypeError),
                      (dict(hash_lut_cross_products="c1"), TypeError),
-                     (dict(hash_lut_cross_products={"c9"}), ValueError)]:
+                     (dict(hash_lut_cross_products={"c9"}), ValueError),
+                     (dict(tag_compare="lut"), ValueError),
+                     (dict(compact=True, tag_compare="ccu2c"), ValueError)]:
         with pytest.raises(exc):
             CoreOptions(**bad)
     with pytest.raises(TypeError):
