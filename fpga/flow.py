@@ -115,9 +115,10 @@ DESIGNS = ("kv_asu", "hash", "bram_reference", "bram_reference_outreg")
 # flip-flops took up to 11.2 ns with its routing into and out of the DSP rows, so each DSP
 # multiply needed three stages): latency 16, the same throughput, no DSP.
 # The table's window arrays are DP16KD blocks with their output register on (Yosys's
-# inference never turns it on): the window leaves each block RAM from a register. The raw
-# word's tag is compared with the request's along a CCU2C carry chain per bank (a LUT tree
-# of four levels took the longest path of the build behind those registers).
+# inference never turns it on): the window leaves each block RAM from a register. E1a's
+# match of each bank's word (its tag, generation and valid bit, the bypass choices inside)
+# is one CCU2C carry chain per bank (as a LUT tree it was the longest path of the build
+# behind those registers).
 _ECP5_OPTIONS = CoreOptions(hash_mul_stages=0, block_ram="dp16kd", tag_compare="ccu2c")
 
 

@@ -100,16 +100,13 @@ def sides_layout(p):
     (``BucketTable.bk_sides``): ``ent`` / ``meta`` / ``mark``, the choice of the ``ent`` /
     ``meta`` / ``mark`` word (the bypassed word if set); the ``*_raw`` fields from the block
     RAM's read, the ``*_byp`` ones from the bypass registers: the count, the last-access
-    stamp, the fresh bit, the mark, the valid bit with its generation compared
-    (``valid_*``: tracked), the raw tag, and ``tag_eq_byp``, the bypassed tag compared in
-    the cycle before with ``rd_tag`` (the tag of the request the window is read for); and
-    ``match``, the word as chosen is tracked and holds that tag, made on both sides and
+    stamp, the fresh bit, the mark; and ``match``, the word as chosen is tracked and holds
+    the tag of the request the window is read for (``rd_tag``), made on both sides and
     chosen inside one comparison (``hdl.match.Match``)."""
     return data.StructLayout({
-        "ent": 1, "count_raw": p.COUNT_WIDTH, "count_byp": p.COUNT_WIDTH,
-        "tag_raw": p.TAG_WIDTH, "tag_eq_byp": 1, "match": 1,
+        "ent": 1, "count_raw": p.COUNT_WIDTH, "count_byp": p.COUNT_WIDTH, "match": 1,
         "meta": 1, "last_raw": p.TS_WIDTH, "last_byp": p.TS_WIDTH,
-        "fresh_raw": 1, "fresh_byp": 1, "valid_raw": 1, "valid_byp": 1,
+        "fresh_raw": 1, "fresh_byp": 1,
         "mark": 1, "mark_raw": 1, "mark_byp": 1,
     })
 
@@ -176,19 +173,20 @@ class BucketTable(wiring.Component):
     rd_tag : In(TAG_WIDTH)
         With ``output_register``: the tag the window read in flight is compared with (the
         tag of the request whose window is on ``bk_*`` in the next cycle), for
-        ``bk_sides.tag_eq_byp``. Unused without ``output_register``.
+        ``bk_sides.match``. Unused without ``output_register``.
     bk_sides : Out(ArrayLayout(sides_layout(params), PROBE))
         Bank ``b``'s word as the two sides of the bypass choices (``sides_layout``):
         ``bk_count[b]`` / ``bk_tag[b]`` is the ``*_byp`` side if ``ent`` else the ``*_raw``
         one, ``bk_last[b]``, ``bk_fresh[b]``, ``bk_valid[b]`` likewise by ``meta``,
-        ``bk_mark_raw[b]`` by ``mark``, and ``bk_tag[b] == rd_tag`` (of the cycle before)
-        is ``tag_eq_byp`` if ``ent``; every one a register with ``output_register`` (the
-        ``*_raw`` the block RAMs' output registers, ``valid_raw`` one LUT after them), so
-        that a caller can do its logic on both sides and choose after it; ``match`` is
-        ``bk_valid[b] & (bk_tag[b] == rd_tag)`` (of the cycle before), the choices made
-        inside the comparison (``hdl.match.Match``: on the ECP5 one carry chain from the
-        output registers). Without ``output_register``: ``ent = meta = mark = 0``, the raw
-        sides the outputs, ``match`` 0.
+        ``bk_mark_raw[b]`` by ``mark``; every one a register with ``output_register`` (the
+        ``*_raw`` the block RAMs' output registers), so that a caller can do its logic on
+        both sides and choose after it; ``match`` is ``bk_valid[b] & (bk_tag[b] ==
+        rd_tag)`` (``rd_tag`` of the cycle before), the raw word's tag, generation and
+        valid bit compared where the bypass did not replace it, the bypassed word's results
+        (made in the cycle before, from registers) where it did, the choices inside the
+        comparison (``hdl.match.Match``: on the ECP5 one carry chain from the output
+        registers). Without ``output_register``: ``ent = meta = mark = 0``, the raw sides
+        the outputs, ``match`` 0.
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -657,13 +655,9 @@ class BucketTable(wiring.Component):
                     self.bk_sides[b].count_raw.eq(e_raw.count),
                     self.bk_sides[b].last_byp.eq(t_alt_data.last),
                     self.bk_sides[b].last_raw.eq(t_raw.last),
-                    self.bk_sides[b].tag_raw.eq(e_raw.tag),
-                    self.bk_sides[b].tag_eq_byp.eq(e_alt_tag_eq),
                     self.bk_sides[b].match.eq(match.match),
                     self.bk_sides[b].fresh_byp.eq(t_alt_data.fresh),
                     self.bk_sides[b].fresh_raw.eq(t_raw.fresh),
-                    self.bk_sides[b].valid_byp.eq(alt_tracked),
-                    self.bk_sides[b].valid_raw.eq(tracked(t_raw)),
                     self.bk_sides[b].mark.eq(k_alt),
                     self.bk_sides[b].mark_byp.eq(k_alt_data),
                     self.bk_sides[b].mark_raw.eq(k_raw),
@@ -694,9 +688,7 @@ class BucketTable(wiring.Component):
                 self.bk_sc_row_hit[b].eq(row_q == sc_row_qqq),
                 self.bk_sides[b].count_raw.eq(ent_rd.count),
                 self.bk_sides[b].last_raw.eq(meta_rd.last),
-                self.bk_sides[b].tag_raw.eq(ent_rd.tag),
                 self.bk_sides[b].fresh_raw.eq(meta_rd.fresh),
-                self.bk_sides[b].valid_raw.eq(self.bk_valid[b]),
                 self.bk_sides[b].mark_raw.eq(mark_rd),
             ]
 
