@@ -372,18 +372,14 @@ class StatisticsCounters(wiring.Component):
         ]
         with m.If(free):
             m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
-        # (what the visit takes is selected for a read and for the pointer side by side,
-        # and ``rd_en``, decoded from the AXI read in its own cycle, chooses last)
-        def visited(select):
-            return Mux(self.rd_en, select(self.rd_addr), select(ptr))
         m.d.sync += [
             b_active.eq(a_go & ~self.clear),
             b_addr.eq(a_addr),
-            self._b_valid.eq(visited(lambda addr: self._valid.bit_select(addr, 1))),
-            self._b_cap.eq(visited(lambda addr: Array(pre_now)[addr])),
+            self._b_valid.eq(self._valid.bit_select(a_addr, 1)),
+            self._b_cap.eq(Array(pre_now)[a_addr]),
         ]
         for i in range(n):
-            fresh = self.clear | Mux(self.rd_en, self.rd_addr == i, ptr_visit & (ptr == i))
+            fresh = self.clear | (a_go & (a_addr == i))
             if restarted is not None:
                 fresh = fresh | restarted[i]
             with m.If(fresh):

@@ -1250,16 +1250,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   \kv_asu.core.hash$179  \hash$179  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$2756$5 (s0[28:5]),
+    .\port$2723$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$186  \lanes$186  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2757$0 (\$32 ),
-    .\port$2758$0 (\$33 ),
-    .\port$2762$0 (\$34 )
+    .\port$2724$0 (\$32 ),
+    .\port$2725$0 (\$33 ),
+    .\port$2729$0 (\$34 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1294,8 +1294,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clk(clk),
     .generation(generation),
     .inv_slot(decision[87:81]),
-    .\port$2778$188 (decision[205:188]),
-    .\port$2778$5 (decision[34:5]),
+    .\port$2745$188 (decision[205:188]),
+    .\port$2745$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1324,9 +1324,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .busy(\busy$74 ),
     .clk(clk),
     .hash(\hash$79 [6:0]),
-    .\port$2757$0 (\$32 ),
-    .\port$2758$0 (\$33 ),
-    .\port$2762$0 (\$34 ),
+    .\port$2724$0 (\$32 ),
+    .\port$2725$0 (\$33 ),
+    .\port$2729$0 (\$34 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -2775,7 +2775,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
     .at_least(at_least),
     .cfg(cfg),
     .\port$1518$0 (\$27 ),
-    .\port$2778$43 (e2[56:43])
+    .\port$2745$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -3079,7 +3079,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (\port$2778$43 , at_least, cfg, \port$1518$0 );
+module \kv_asu.core.commit.tl_before (\port$2745$43 , at_least, cfg, \port$1518$0 );
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -3117,32 +3117,32 @@ module \kv_asu.core.commit.tl_before (\port$2778$43 , at_least, cfg, \port$1518$
   wire [1:0] level;
   output \port$1518$0 ;
   wire \port$1518$0 ;
-  input [13:0] \port$2778$43 ;
-  wire [13:0] \port$2778$43 ;
-  assign \$1  = \port$2778$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2778$43 [13:8] <= cfg[20:16];
+  input [13:0] \port$2745$43 ;
+  wire [13:0] \port$2745$43 ;
+  assign \$1  = \port$2745$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2745$43 [13:8] <= cfg[20:16];
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2778$43 [7:0] >= cfg[7:0];
-  assign \$5  = \port$2778$43 [13:8] <= cfg[20:16];
+  assign \$4  = \port$2745$43 [7:0] >= cfg[7:0];
+  assign \$5  = \port$2745$43 [13:8] <= cfg[20:16];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2778$43 [7:0] >= cfg[15:8];
-  assign \$8  = \port$2778$43 [13:8] <= cfg[25:21];
+  assign \$7  = \port$2745$43 [7:0] >= cfg[15:8];
+  assign \$8  = \port$2745$43 [13:8] <= cfg[25:21];
   assign \$9  = \$7  & \$8 ;
   assign \$10  = \$6  | \$9 ;
-  assign \$11  = \port$2778$43 [7:0] >= cfg[7:0];
-  assign \$12  = \port$2778$43 [13:8] <= cfg[20:16];
+  assign \$11  = \port$2745$43 [7:0] >= cfg[7:0];
+  assign \$12  = \port$2745$43 [13:8] <= cfg[20:16];
   assign \$13  = \$11  & \$12 ;
-  assign \$14  = \port$2778$43 [7:0] >= cfg[15:8];
-  assign \$15  = \port$2778$43 [13:8] <= cfg[25:21];
+  assign \$14  = \port$2745$43 [7:0] >= cfg[15:8];
+  assign \$15  = \port$2745$43 [13:8] <= cfg[25:21];
   assign \$16  = \$14  & \$15 ;
   assign \$17  = \$13  | \$16 ;
-  assign \$18  = \port$2778$43 [13:8] <= cfg[30:26];
+  assign \$18  = \port$2745$43 [13:8] <= cfg[30:26];
   assign \$19  = \$17  | \$18 ;
   assign \$20  = ~ at_least[1];
   assign \$21  = at_least[0] & \$20 ;
   assign \$22  = at_least[2] | \$21 ;
-  assign count = \port$2778$43 [7:0];
-  assign age = \port$2778$43 [13:8];
+  assign count = \port$2745$43 [7:0];
+  assign age = \port$2745$43 [13:8];
   assign level = { at_least[1], \$22  };
   assign \port$1518$0  = \$22 ;
   assign \cfg.c3  = cfg[7:0];
@@ -3351,7 +3351,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$179 (rst, out_h, \port$2756$5 , seed, clk);
+module \kv_asu.core.hash$179 (rst, out_h, \port$2723$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -3508,8 +3508,8 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2756$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2756$5 ;
-  wire [23:0] \port$2756$5 ;
+  input [23:0] \port$2723$5 ;
+  wire [23:0] \port$2723$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3517,21 +3517,21 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2756$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2756$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2756$5 [23:16] + { \port$2756$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2756$5 [23:16], 6'h00 } + { \port$2756$5 [23:16], 8'h00 };
+  assign \$1  = \port$2723$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2723$5 [23:16] + { \port$2723$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2723$5 [23:16], 6'h00 } + { \port$2723$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2756$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2756$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2756$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2723$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2723$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2723$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2756$5 [10:0], 5'h00 } + { \port$2756$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2756$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2756$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2723$5 [10:0], 5'h00 } + { \port$2723$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2723$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2723$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2756$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2756$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2723$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2723$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3677,7 +3677,7 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2756$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2756$5  };
+  assign key = { 40'h0000000000, \port$2723$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3709,7 +3709,7 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2756$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2757$0 );
+module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2724$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -4011,12 +4011,12 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2757$0 ;
-  wire [41:0] \port$2757$0 ;
-  input [331:0] \port$2758$0 ;
-  wire [331:0] \port$2758$0 ;
-  input [27:0] \port$2762$0 ;
-  wire [27:0] \port$2762$0 ;
+  input [41:0] \port$2724$0 ;
+  wire [41:0] \port$2724$0 ;
+  input [331:0] \port$2725$0 ;
+  wire [331:0] \port$2725$0 ;
+  input [27:0] \port$2729$0 ;
+  wire [27:0] \port$2729$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -4124,178 +4124,178 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2758$0 [23:0] == \port$2757$0 [28:5];
-  assign \$2  = \port$2758$0 [38] & \$1 ;
-  assign \$3  = \port$2758$0 [106:83] == \port$2757$0 [28:5];
-  assign \$4  = \port$2758$0 [121] & \$3 ;
-  assign \$5  = \port$2758$0 [189:166] == \port$2757$0 [28:5];
-  assign \$6  = \port$2758$0 [204] & \$5 ;
-  assign \$7  = \port$2758$0 [272:249] == \port$2757$0 [28:5];
-  assign \$8  = \port$2758$0 [287] & \$7 ;
-  assign \$9  = \port$2758$0 [79] ^ \port$2758$0 [82];
-  assign \$10  = \port$2757$0 [34:29] - \port$2758$0 [77:72];
+  assign \$1  = \port$2725$0 [23:0] == \port$2724$0 [28:5];
+  assign \$2  = \port$2725$0 [38] & \$1 ;
+  assign \$3  = \port$2725$0 [106:83] == \port$2724$0 [28:5];
+  assign \$4  = \port$2725$0 [121] & \$3 ;
+  assign \$5  = \port$2725$0 [189:166] == \port$2724$0 [28:5];
+  assign \$6  = \port$2725$0 [204] & \$5 ;
+  assign \$7  = \port$2725$0 [272:249] == \port$2724$0 [28:5];
+  assign \$8  = \port$2725$0 [287] & \$7 ;
+  assign \$9  = \port$2725$0 [79] ^ \port$2725$0 [82];
+  assign \$10  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
   assign \$11  = \$9  | \$10 [5];
-  assign \$12  = \port$2757$0 [34:29] - \port$2758$0 [77:72];
+  assign \$12  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
   assign \$13  = \$11  ? 5'h00 : \$12 [4:0];
-  assign \$14  = \port$2758$0 [79] ^ \port$2758$0 [82];
-  assign \$15  = \port$2757$0 [34:29] - \port$2758$0 [77:72];
+  assign \$14  = \port$2725$0 [79] ^ \port$2725$0 [82];
+  assign \$15  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
   assign \$16  = \$14  | \$15 [5];
-  assign \$17  = \port$2758$0 [79] ^ \port$2758$0 [81];
-  assign \$18  = \port$2757$0 [34:29] - \port$2758$0 [77:72];
+  assign \$17  = \port$2725$0 [79] ^ \port$2725$0 [81];
+  assign \$18  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
   assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2757$0 [34:29] - \port$2758$0 [77:72];
+  assign \$20  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
   assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2758$0 [79] ^ \port$2758$0 [81];
-  assign \$23  = \port$2757$0 [34:29] - \port$2758$0 [77:72];
+  assign \$22  = \port$2725$0 [79] ^ \port$2725$0 [81];
+  assign \$23  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
   assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2758$0 [80] ? { \$16 , \$13  } : { \$24 , \$21  };
-  assign \$26  = \port$2758$0 [78] ^ \port$2758$0 [82];
-  assign \$27  = \port$2757$0 [34:29] - \port$2758$0 [71:66];
+  assign \$25  = \port$2725$0 [80] ? { \$16 , \$13  } : { \$24 , \$21  };
+  assign \$26  = \port$2725$0 [78] ^ \port$2725$0 [82];
+  assign \$27  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
   assign \$28  = \$26  | \$27 [5];
-  assign \$29  = \port$2757$0 [34:29] - \port$2758$0 [71:66];
+  assign \$29  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
   assign \$30  = \$28  ? 5'h00 : \$29 [4:0];
-  assign \$31  = \port$2758$0 [78] ^ \port$2758$0 [82];
-  assign \$32  = \port$2757$0 [34:29] - \port$2758$0 [71:66];
+  assign \$31  = \port$2725$0 [78] ^ \port$2725$0 [82];
+  assign \$32  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
   assign \$33  = \$31  | \$32 [5];
-  assign \$34  = \port$2758$0 [78] ^ \port$2758$0 [81];
-  assign \$35  = \port$2757$0 [34:29] - \port$2758$0 [71:66];
+  assign \$34  = \port$2725$0 [78] ^ \port$2725$0 [81];
+  assign \$35  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2757$0 [34:29] - \port$2758$0 [71:66];
+  assign \$37  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
   assign \$38  = \$36  ? 5'h00 : \$37 [4:0];
-  assign \$39  = \port$2758$0 [78] ^ \port$2758$0 [81];
-  assign \$40  = \port$2757$0 [34:29] - \port$2758$0 [71:66];
+  assign \$39  = \port$2725$0 [78] ^ \port$2725$0 [81];
+  assign \$40  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
   assign \$41  = \$39  | \$40 [5];
-  assign \$42  = \port$2758$0 [80] ? { \$33 , \$30  } : { \$41 , \$38  };
-  assign age_bank0 = \port$2758$0 [65] ? \$25  : \$42 ;
-  assign \$43  = \port$2758$0 [162] ^ \port$2758$0 [165];
-  assign \$44  = \port$2757$0 [34:29] - \port$2758$0 [160:155];
+  assign \$42  = \port$2725$0 [80] ? { \$33 , \$30  } : { \$41 , \$38  };
+  assign age_bank0 = \port$2725$0 [65] ? \$25  : \$42 ;
+  assign \$43  = \port$2725$0 [162] ^ \port$2725$0 [165];
+  assign \$44  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
   assign \$45  = \$43  | \$44 [5];
-  assign \$46  = \port$2757$0 [34:29] - \port$2758$0 [160:155];
+  assign \$46  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
   assign \$47  = \$45  ? 5'h00 : \$46 [4:0];
-  assign \$48  = \port$2758$0 [162] ^ \port$2758$0 [165];
-  assign \$49  = \port$2757$0 [34:29] - \port$2758$0 [160:155];
+  assign \$48  = \port$2725$0 [162] ^ \port$2725$0 [165];
+  assign \$49  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
   assign \$50  = \$48  | \$49 [5];
-  assign \$51  = \port$2758$0 [162] ^ \port$2758$0 [164];
-  assign \$52  = \port$2757$0 [34:29] - \port$2758$0 [160:155];
+  assign \$51  = \port$2725$0 [162] ^ \port$2725$0 [164];
+  assign \$52  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
   assign \$53  = \$51  | \$52 [5];
-  assign \$54  = \port$2757$0 [34:29] - \port$2758$0 [160:155];
+  assign \$54  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
   assign \$55  = \$53  ? 5'h00 : \$54 [4:0];
-  assign \$56  = \port$2758$0 [162] ^ \port$2758$0 [164];
-  assign \$57  = \port$2757$0 [34:29] - \port$2758$0 [160:155];
+  assign \$56  = \port$2725$0 [162] ^ \port$2725$0 [164];
+  assign \$57  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
   assign \$58  = \$56  | \$57 [5];
-  assign \$59  = \port$2758$0 [163] ? { \$50 , \$47  } : { \$58 , \$55  };
-  assign \$60  = \port$2758$0 [161] ^ \port$2758$0 [165];
-  assign \$61  = \port$2757$0 [34:29] - \port$2758$0 [154:149];
+  assign \$59  = \port$2725$0 [163] ? { \$50 , \$47  } : { \$58 , \$55  };
+  assign \$60  = \port$2725$0 [161] ^ \port$2725$0 [165];
+  assign \$61  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
   assign \$62  = \$60  | \$61 [5];
-  assign \$63  = \port$2757$0 [34:29] - \port$2758$0 [154:149];
+  assign \$63  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
   assign \$64  = \$62  ? 5'h00 : \$63 [4:0];
-  assign \$65  = \port$2758$0 [161] ^ \port$2758$0 [165];
-  assign \$66  = \port$2757$0 [34:29] - \port$2758$0 [154:149];
+  assign \$65  = \port$2725$0 [161] ^ \port$2725$0 [165];
+  assign \$66  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
   assign \$67  = \$65  | \$66 [5];
-  assign \$68  = \port$2758$0 [161] ^ \port$2758$0 [164];
-  assign \$69  = \port$2757$0 [34:29] - \port$2758$0 [154:149];
+  assign \$68  = \port$2725$0 [161] ^ \port$2725$0 [164];
+  assign \$69  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
   assign \$70  = \$68  | \$69 [5];
-  assign \$71  = \port$2757$0 [34:29] - \port$2758$0 [154:149];
+  assign \$71  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
   assign \$72  = \$70  ? 5'h00 : \$71 [4:0];
-  assign \$73  = \port$2758$0 [161] ^ \port$2758$0 [164];
-  assign \$74  = \port$2757$0 [34:29] - \port$2758$0 [154:149];
+  assign \$73  = \port$2725$0 [161] ^ \port$2725$0 [164];
+  assign \$74  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
   assign \$75  = \$73  | \$74 [5];
-  assign \$76  = \port$2758$0 [163] ? { \$67 , \$64  } : { \$75 , \$72  };
-  assign age_bank1 = \port$2758$0 [148] ? \$59  : \$76 ;
-  assign \$77  = \port$2758$0 [245] ^ \port$2758$0 [248];
-  assign \$78  = \port$2757$0 [34:29] - \port$2758$0 [243:238];
+  assign \$76  = \port$2725$0 [163] ? { \$67 , \$64  } : { \$75 , \$72  };
+  assign age_bank1 = \port$2725$0 [148] ? \$59  : \$76 ;
+  assign \$77  = \port$2725$0 [245] ^ \port$2725$0 [248];
+  assign \$78  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
   assign \$79  = \$77  | \$78 [5];
-  assign \$80  = \port$2757$0 [34:29] - \port$2758$0 [243:238];
+  assign \$80  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
   assign \$81  = \$79  ? 5'h00 : \$80 [4:0];
-  assign \$82  = \port$2758$0 [245] ^ \port$2758$0 [248];
-  assign \$83  = \port$2757$0 [34:29] - \port$2758$0 [243:238];
+  assign \$82  = \port$2725$0 [245] ^ \port$2725$0 [248];
+  assign \$83  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
   assign \$84  = \$82  | \$83 [5];
-  assign \$85  = \port$2758$0 [245] ^ \port$2758$0 [247];
-  assign \$86  = \port$2757$0 [34:29] - \port$2758$0 [243:238];
+  assign \$85  = \port$2725$0 [245] ^ \port$2725$0 [247];
+  assign \$86  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
   assign \$87  = \$85  | \$86 [5];
-  assign \$88  = \port$2757$0 [34:29] - \port$2758$0 [243:238];
+  assign \$88  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
   assign \$89  = \$87  ? 5'h00 : \$88 [4:0];
-  assign \$90  = \port$2758$0 [245] ^ \port$2758$0 [247];
-  assign \$91  = \port$2757$0 [34:29] - \port$2758$0 [243:238];
+  assign \$90  = \port$2725$0 [245] ^ \port$2725$0 [247];
+  assign \$91  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
   assign \$92  = \$90  | \$91 [5];
-  assign \$93  = \port$2758$0 [246] ? { \$84 , \$81  } : { \$92 , \$89  };
-  assign \$94  = \port$2758$0 [244] ^ \port$2758$0 [248];
-  assign \$95  = \port$2757$0 [34:29] - \port$2758$0 [237:232];
+  assign \$93  = \port$2725$0 [246] ? { \$84 , \$81  } : { \$92 , \$89  };
+  assign \$94  = \port$2725$0 [244] ^ \port$2725$0 [248];
+  assign \$95  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
   assign \$96  = \$94  | \$95 [5];
-  assign \$97  = \port$2757$0 [34:29] - \port$2758$0 [237:232];
+  assign \$97  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
   assign \$98  = \$96  ? 5'h00 : \$97 [4:0];
-  assign \$99  = \port$2758$0 [244] ^ \port$2758$0 [248];
-  assign \$100  = \port$2757$0 [34:29] - \port$2758$0 [237:232];
+  assign \$99  = \port$2725$0 [244] ^ \port$2725$0 [248];
+  assign \$100  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
   assign \$101  = \$99  | \$100 [5];
-  assign \$102  = \port$2758$0 [244] ^ \port$2758$0 [247];
-  assign \$103  = \port$2757$0 [34:29] - \port$2758$0 [237:232];
+  assign \$102  = \port$2725$0 [244] ^ \port$2725$0 [247];
+  assign \$103  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
   assign \$104  = \$102  | \$103 [5];
-  assign \$105  = \port$2757$0 [34:29] - \port$2758$0 [237:232];
+  assign \$105  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
   assign \$106  = \$104  ? 5'h00 : \$105 [4:0];
-  assign \$107  = \port$2758$0 [244] ^ \port$2758$0 [247];
-  assign \$108  = \port$2757$0 [34:29] - \port$2758$0 [237:232];
+  assign \$107  = \port$2725$0 [244] ^ \port$2725$0 [247];
+  assign \$108  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
   assign \$109  = \$107  | \$108 [5];
-  assign \$110  = \port$2758$0 [246] ? { \$101 , \$98  } : { \$109 , \$106  };
-  assign age_bank2 = \port$2758$0 [231] ? \$93  : \$110 ;
-  assign \$111  = \port$2758$0 [328] ^ \port$2758$0 [331];
-  assign \$112  = \port$2757$0 [34:29] - \port$2758$0 [326:321];
+  assign \$110  = \port$2725$0 [246] ? { \$101 , \$98  } : { \$109 , \$106  };
+  assign age_bank2 = \port$2725$0 [231] ? \$93  : \$110 ;
+  assign \$111  = \port$2725$0 [328] ^ \port$2725$0 [331];
+  assign \$112  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
   assign \$113  = \$111  | \$112 [5];
-  assign \$114  = \port$2757$0 [34:29] - \port$2758$0 [326:321];
+  assign \$114  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
   assign \$115  = \$113  ? 5'h00 : \$114 [4:0];
-  assign \$116  = \port$2758$0 [328] ^ \port$2758$0 [331];
-  assign \$117  = \port$2757$0 [34:29] - \port$2758$0 [326:321];
+  assign \$116  = \port$2725$0 [328] ^ \port$2725$0 [331];
+  assign \$117  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
   assign \$118  = \$116  | \$117 [5];
-  assign \$119  = \port$2758$0 [328] ^ \port$2758$0 [330];
-  assign \$120  = \port$2757$0 [34:29] - \port$2758$0 [326:321];
+  assign \$119  = \port$2725$0 [328] ^ \port$2725$0 [330];
+  assign \$120  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
   assign \$121  = \$119  | \$120 [5];
-  assign \$122  = \port$2757$0 [34:29] - \port$2758$0 [326:321];
+  assign \$122  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
   assign \$123  = \$121  ? 5'h00 : \$122 [4:0];
-  assign \$124  = \port$2758$0 [328] ^ \port$2758$0 [330];
-  assign \$125  = \port$2757$0 [34:29] - \port$2758$0 [326:321];
+  assign \$124  = \port$2725$0 [328] ^ \port$2725$0 [330];
+  assign \$125  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
   assign \$126  = \$124  | \$125 [5];
-  assign \$127  = \port$2758$0 [329] ? { \$118 , \$115  } : { \$126 , \$123  };
-  assign \$128  = \port$2758$0 [327] ^ \port$2758$0 [331];
-  assign \$129  = \port$2757$0 [34:29] - \port$2758$0 [320:315];
+  assign \$127  = \port$2725$0 [329] ? { \$118 , \$115  } : { \$126 , \$123  };
+  assign \$128  = \port$2725$0 [327] ^ \port$2725$0 [331];
+  assign \$129  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
   assign \$130  = \$128  | \$129 [5];
-  assign \$131  = \port$2757$0 [34:29] - \port$2758$0 [320:315];
+  assign \$131  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
   assign \$132  = \$130  ? 5'h00 : \$131 [4:0];
-  assign \$133  = \port$2758$0 [327] ^ \port$2758$0 [331];
-  assign \$134  = \port$2757$0 [34:29] - \port$2758$0 [320:315];
+  assign \$133  = \port$2725$0 [327] ^ \port$2725$0 [331];
+  assign \$134  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
   assign \$135  = \$133  | \$134 [5];
-  assign \$136  = \port$2758$0 [327] ^ \port$2758$0 [330];
-  assign \$137  = \port$2757$0 [34:29] - \port$2758$0 [320:315];
+  assign \$136  = \port$2725$0 [327] ^ \port$2725$0 [330];
+  assign \$137  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
   assign \$138  = \$136  | \$137 [5];
-  assign \$139  = \port$2757$0 [34:29] - \port$2758$0 [320:315];
+  assign \$139  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
   assign \$140  = \$138  ? 5'h00 : \$139 [4:0];
-  assign \$141  = \port$2758$0 [327] ^ \port$2758$0 [330];
-  assign \$142  = \port$2757$0 [34:29] - \port$2758$0 [320:315];
+  assign \$141  = \port$2725$0 [327] ^ \port$2725$0 [330];
+  assign \$142  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
   assign \$143  = \$141  | \$142 [5];
-  assign \$144  = \port$2758$0 [329] ? { \$135 , \$132  } : { \$143 , \$140  };
-  assign age_bank3 = \port$2758$0 [314] ? \$127  : \$144 ;
-  assign \$145  = \port$2762$0 [1:0] + 1'h0;
-  assign \$146  = \port$2762$0 [1:0] + 1'h0;
-  assign \$147  = \port$2762$0 [1:0] + 1'h0;
-  assign \$148  = \port$2762$0 [1:0] + 1'h0;
-  assign \$149  = \port$2762$0 [1:0] + 1'h0;
-  assign \$150  = \port$2762$0 [1:0] + 1'h0;
-  assign \$151  = \port$2762$0 [8:7] + 1'h0;
-  assign \$152  = \port$2762$0 [8:7] + 1'h0;
-  assign \$153  = \port$2762$0 [8:7] + 1'h0;
-  assign \$154  = \port$2762$0 [8:7] + 1'h0;
-  assign \$155  = \port$2762$0 [8:7] + 1'h0;
-  assign \$156  = \port$2762$0 [8:7] + 1'h0;
-  assign \$157  = \port$2762$0 [15:14] + 1'h0;
-  assign \$158  = \port$2762$0 [15:14] + 1'h0;
-  assign \$159  = \port$2762$0 [15:14] + 1'h0;
-  assign \$160  = \port$2762$0 [15:14] + 1'h0;
-  assign \$161  = \port$2762$0 [15:14] + 1'h0;
-  assign \$162  = \port$2762$0 [15:14] + 1'h0;
-  assign \$163  = \port$2762$0 [22:21] + 1'h0;
-  assign \$164  = \port$2762$0 [22:21] + 1'h0;
-  assign \$165  = \port$2762$0 [22:21] + 1'h0;
-  assign \$166  = \port$2762$0 [22:21] + 1'h0;
-  assign \$167  = \port$2762$0 [22:21] + 1'h0;
-  assign \$168  = \port$2762$0 [22:21] + 1'h0;
+  assign \$144  = \port$2725$0 [329] ? { \$135 , \$132  } : { \$143 , \$140  };
+  assign age_bank3 = \port$2725$0 [314] ? \$127  : \$144 ;
+  assign \$145  = \port$2729$0 [1:0] + 1'h0;
+  assign \$146  = \port$2729$0 [1:0] + 1'h0;
+  assign \$147  = \port$2729$0 [1:0] + 1'h0;
+  assign \$148  = \port$2729$0 [1:0] + 1'h0;
+  assign \$149  = \port$2729$0 [1:0] + 1'h0;
+  assign \$150  = \port$2729$0 [1:0] + 1'h0;
+  assign \$151  = \port$2729$0 [8:7] + 1'h0;
+  assign \$152  = \port$2729$0 [8:7] + 1'h0;
+  assign \$153  = \port$2729$0 [8:7] + 1'h0;
+  assign \$154  = \port$2729$0 [8:7] + 1'h0;
+  assign \$155  = \port$2729$0 [8:7] + 1'h0;
+  assign \$156  = \port$2729$0 [8:7] + 1'h0;
+  assign \$157  = \port$2729$0 [15:14] + 1'h0;
+  assign \$158  = \port$2729$0 [15:14] + 1'h0;
+  assign \$159  = \port$2729$0 [15:14] + 1'h0;
+  assign \$160  = \port$2729$0 [15:14] + 1'h0;
+  assign \$161  = \port$2729$0 [15:14] + 1'h0;
+  assign \$162  = \port$2729$0 [15:14] + 1'h0;
+  assign \$163  = \port$2729$0 [22:21] + 1'h0;
+  assign \$164  = \port$2729$0 [22:21] + 1'h0;
+  assign \$165  = \port$2729$0 [22:21] + 1'h0;
+  assign \$166  = \port$2729$0 [22:21] + 1'h0;
+  assign \$167  = \port$2729$0 [22:21] + 1'h0;
+  assign \$168  = \port$2729$0 [22:21] + 1'h0;
   assign \$169  = cnt0 >= 8'hff;
   assign \$170  = cnt0 + 1'h1;
   assign \$171  = \$169  ? 9'h0ff : \$170 ;
@@ -4341,13 +4341,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$145 [1:0])
       2'h0:
-          valid0 = \port$2758$0 [38];
+          valid0 = \port$2725$0 [38];
       2'h1:
-          valid0 = \port$2758$0 [121];
+          valid0 = \port$2725$0 [121];
       2'h2:
-          valid0 = \port$2758$0 [204];
+          valid0 = \port$2725$0 [204];
       2'h3:
-          valid0 = \port$2758$0 [287];
+          valid0 = \port$2725$0 [287];
     endcase
   end
   always @* begin
@@ -4369,13 +4369,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$147 [1:0])
       2'h0:
-          tag0 = \port$2758$0 [23:0];
+          tag0 = \port$2725$0 [23:0];
       2'h1:
-          tag0 = \port$2758$0 [106:83];
+          tag0 = \port$2725$0 [106:83];
       2'h2:
-          tag0 = \port$2758$0 [189:166];
+          tag0 = \port$2725$0 [189:166];
       2'h3:
-          tag0 = \port$2758$0 [272:249];
+          tag0 = \port$2725$0 [272:249];
     endcase
   end
   always @* begin
@@ -4397,13 +4397,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$149 [1:0])
       2'h0:
-          cnt0 = \port$2758$0 [31:24];
+          cnt0 = \port$2725$0 [31:24];
       2'h1:
-          cnt0 = \port$2758$0 [114:107];
+          cnt0 = \port$2725$0 [114:107];
       2'h2:
-          cnt0 = \port$2758$0 [197:190];
+          cnt0 = \port$2725$0 [197:190];
       2'h3:
-          cnt0 = \port$2758$0 [280:273];
+          cnt0 = \port$2725$0 [280:273];
     endcase
   end
   always @* begin
@@ -4425,13 +4425,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$151 [1:0])
       2'h0:
-          valid1 = \port$2758$0 [38];
+          valid1 = \port$2725$0 [38];
       2'h1:
-          valid1 = \port$2758$0 [121];
+          valid1 = \port$2725$0 [121];
       2'h2:
-          valid1 = \port$2758$0 [204];
+          valid1 = \port$2725$0 [204];
       2'h3:
-          valid1 = \port$2758$0 [287];
+          valid1 = \port$2725$0 [287];
     endcase
   end
   always @* begin
@@ -4453,13 +4453,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$153 [1:0])
       2'h0:
-          tag1 = \port$2758$0 [23:0];
+          tag1 = \port$2725$0 [23:0];
       2'h1:
-          tag1 = \port$2758$0 [106:83];
+          tag1 = \port$2725$0 [106:83];
       2'h2:
-          tag1 = \port$2758$0 [189:166];
+          tag1 = \port$2725$0 [189:166];
       2'h3:
-          tag1 = \port$2758$0 [272:249];
+          tag1 = \port$2725$0 [272:249];
     endcase
   end
   always @* begin
@@ -4481,13 +4481,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$155 [1:0])
       2'h0:
-          cnt1 = \port$2758$0 [31:24];
+          cnt1 = \port$2725$0 [31:24];
       2'h1:
-          cnt1 = \port$2758$0 [114:107];
+          cnt1 = \port$2725$0 [114:107];
       2'h2:
-          cnt1 = \port$2758$0 [197:190];
+          cnt1 = \port$2725$0 [197:190];
       2'h3:
-          cnt1 = \port$2758$0 [280:273];
+          cnt1 = \port$2725$0 [280:273];
     endcase
   end
   always @* begin
@@ -4509,13 +4509,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$157 [1:0])
       2'h0:
-          valid2 = \port$2758$0 [38];
+          valid2 = \port$2725$0 [38];
       2'h1:
-          valid2 = \port$2758$0 [121];
+          valid2 = \port$2725$0 [121];
       2'h2:
-          valid2 = \port$2758$0 [204];
+          valid2 = \port$2725$0 [204];
       2'h3:
-          valid2 = \port$2758$0 [287];
+          valid2 = \port$2725$0 [287];
     endcase
   end
   always @* begin
@@ -4537,13 +4537,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$159 [1:0])
       2'h0:
-          tag2 = \port$2758$0 [23:0];
+          tag2 = \port$2725$0 [23:0];
       2'h1:
-          tag2 = \port$2758$0 [106:83];
+          tag2 = \port$2725$0 [106:83];
       2'h2:
-          tag2 = \port$2758$0 [189:166];
+          tag2 = \port$2725$0 [189:166];
       2'h3:
-          tag2 = \port$2758$0 [272:249];
+          tag2 = \port$2725$0 [272:249];
     endcase
   end
   always @* begin
@@ -4565,13 +4565,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$161 [1:0])
       2'h0:
-          cnt2 = \port$2758$0 [31:24];
+          cnt2 = \port$2725$0 [31:24];
       2'h1:
-          cnt2 = \port$2758$0 [114:107];
+          cnt2 = \port$2725$0 [114:107];
       2'h2:
-          cnt2 = \port$2758$0 [197:190];
+          cnt2 = \port$2725$0 [197:190];
       2'h3:
-          cnt2 = \port$2758$0 [280:273];
+          cnt2 = \port$2725$0 [280:273];
     endcase
   end
   always @* begin
@@ -4593,13 +4593,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$163 [1:0])
       2'h0:
-          valid3 = \port$2758$0 [38];
+          valid3 = \port$2725$0 [38];
       2'h1:
-          valid3 = \port$2758$0 [121];
+          valid3 = \port$2725$0 [121];
       2'h2:
-          valid3 = \port$2758$0 [204];
+          valid3 = \port$2725$0 [204];
       2'h3:
-          valid3 = \port$2758$0 [287];
+          valid3 = \port$2725$0 [287];
     endcase
   end
   always @* begin
@@ -4621,13 +4621,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$165 [1:0])
       2'h0:
-          tag3 = \port$2758$0 [23:0];
+          tag3 = \port$2725$0 [23:0];
       2'h1:
-          tag3 = \port$2758$0 [106:83];
+          tag3 = \port$2725$0 [106:83];
       2'h2:
-          tag3 = \port$2758$0 [189:166];
+          tag3 = \port$2725$0 [189:166];
       2'h3:
-          tag3 = \port$2758$0 [272:249];
+          tag3 = \port$2725$0 [272:249];
     endcase
   end
   always @* begin
@@ -4649,13 +4649,13 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$167 [1:0])
       2'h0:
-          cnt3 = \port$2758$0 [31:24];
+          cnt3 = \port$2725$0 [31:24];
       2'h1:
-          cnt3 = \port$2758$0 [114:107];
+          cnt3 = \port$2725$0 [114:107];
       2'h2:
-          cnt3 = \port$2758$0 [197:190];
+          cnt3 = \port$2725$0 [197:190];
       2'h3:
-          cnt3 = \port$2758$0 [280:273];
+          cnt3 = \port$2725$0 [280:273];
     endcase
   end
   always @* begin
@@ -4672,100 +4672,100 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2758$0 , \port$2762$0 , \port$2757$0  };
-  assign \window.request  = \port$2757$0 [34:0];
-  assign \window.request.valid  = \port$2757$0 [0];
-  assign \window.request.op  = \port$2757$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2757$0 [4:3];
-  assign \window.request.tag  = \port$2757$0 [28:5];
-  assign \window.request.t  = \port$2757$0 [34:29];
-  assign \window.start  = \port$2757$0 [41:35];
-  assign \window.lane_slot  = \port$2762$0 ;
-  assign \window.bank  = \port$2758$0 ;
-  assign \window.bank[0].tag  = \port$2758$0 [23:0];
-  assign \window.bank[0].count  = \port$2758$0 [31:24];
-  assign \window.bank[0].last  = \port$2758$0 [37:32];
-  assign \window.bank[0].valid  = \port$2758$0 [38];
-  assign \window.bank[0].fresh  = \port$2758$0 [39];
-  assign \window.bank[0].mark  = \port$2758$0 [40];
-  assign \window.bank[0].row  = \port$2758$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2758$0 [46];
-  assign \window.bank[0].sides  = \port$2758$0 [82:47];
-  assign \window.bank[0].sides.ent  = \port$2758$0 [47];
-  assign \window.bank[0].sides.count_raw  = \port$2758$0 [55:48];
-  assign \window.bank[0].sides.count_byp  = \port$2758$0 [63:56];
-  assign \window.bank[0].sides.match  = \port$2758$0 [64];
-  assign \window.bank[0].sides.meta  = \port$2758$0 [65];
-  assign \window.bank[0].sides.last_raw  = \port$2758$0 [71:66];
-  assign \window.bank[0].sides.last_byp  = \port$2758$0 [77:72];
-  assign \window.bank[0].sides.fresh_raw  = \port$2758$0 [78];
-  assign \window.bank[0].sides.fresh_byp  = \port$2758$0 [79];
-  assign \window.bank[0].sides.mark  = \port$2758$0 [80];
-  assign \window.bank[0].sides.mark_raw  = \port$2758$0 [81];
-  assign \window.bank[0].sides.mark_byp  = \port$2758$0 [82];
-  assign \window.bank[1].tag  = \port$2758$0 [106:83];
-  assign \window.bank[1].count  = \port$2758$0 [114:107];
-  assign \window.bank[1].last  = \port$2758$0 [120:115];
-  assign \window.bank[1].valid  = \port$2758$0 [121];
-  assign \window.bank[1].fresh  = \port$2758$0 [122];
-  assign \window.bank[1].mark  = \port$2758$0 [123];
-  assign \window.bank[1].row  = \port$2758$0 [128:124];
-  assign \window.bank[1].sc_row_hit  = \port$2758$0 [129];
-  assign \window.bank[1].sides  = \port$2758$0 [165:130];
-  assign \window.bank[1].sides.ent  = \port$2758$0 [130];
-  assign \window.bank[1].sides.count_raw  = \port$2758$0 [138:131];
-  assign \window.bank[1].sides.count_byp  = \port$2758$0 [146:139];
-  assign \window.bank[1].sides.match  = \port$2758$0 [147];
-  assign \window.bank[1].sides.meta  = \port$2758$0 [148];
-  assign \window.bank[1].sides.last_raw  = \port$2758$0 [154:149];
-  assign \window.bank[1].sides.last_byp  = \port$2758$0 [160:155];
-  assign \window.bank[1].sides.fresh_raw  = \port$2758$0 [161];
-  assign \window.bank[1].sides.fresh_byp  = \port$2758$0 [162];
-  assign \window.bank[1].sides.mark  = \port$2758$0 [163];
-  assign \window.bank[1].sides.mark_raw  = \port$2758$0 [164];
-  assign \window.bank[1].sides.mark_byp  = \port$2758$0 [165];
-  assign \window.bank[2].tag  = \port$2758$0 [189:166];
-  assign \window.bank[2].count  = \port$2758$0 [197:190];
-  assign \window.bank[2].last  = \port$2758$0 [203:198];
-  assign \window.bank[2].valid  = \port$2758$0 [204];
-  assign \window.bank[2].fresh  = \port$2758$0 [205];
-  assign \window.bank[2].mark  = \port$2758$0 [206];
-  assign \window.bank[2].row  = \port$2758$0 [211:207];
-  assign \window.bank[2].sc_row_hit  = \port$2758$0 [212];
-  assign \window.bank[2].sides  = \port$2758$0 [248:213];
-  assign \window.bank[2].sides.ent  = \port$2758$0 [213];
-  assign \window.bank[2].sides.count_raw  = \port$2758$0 [221:214];
-  assign \window.bank[2].sides.count_byp  = \port$2758$0 [229:222];
-  assign \window.bank[2].sides.match  = \port$2758$0 [230];
-  assign \window.bank[2].sides.meta  = \port$2758$0 [231];
-  assign \window.bank[2].sides.last_raw  = \port$2758$0 [237:232];
-  assign \window.bank[2].sides.last_byp  = \port$2758$0 [243:238];
-  assign \window.bank[2].sides.fresh_raw  = \port$2758$0 [244];
-  assign \window.bank[2].sides.fresh_byp  = \port$2758$0 [245];
-  assign \window.bank[2].sides.mark  = \port$2758$0 [246];
-  assign \window.bank[2].sides.mark_raw  = \port$2758$0 [247];
-  assign \window.bank[2].sides.mark_byp  = \port$2758$0 [248];
-  assign \window.bank[3].tag  = \port$2758$0 [272:249];
-  assign \window.bank[3].count  = \port$2758$0 [280:273];
-  assign \window.bank[3].last  = \port$2758$0 [286:281];
-  assign \window.bank[3].valid  = \port$2758$0 [287];
-  assign \window.bank[3].fresh  = \port$2758$0 [288];
-  assign \window.bank[3].mark  = \port$2758$0 [289];
-  assign \window.bank[3].row  = \port$2758$0 [294:290];
-  assign \window.bank[3].sc_row_hit  = \port$2758$0 [295];
-  assign \window.bank[3].sides  = \port$2758$0 [331:296];
-  assign \window.bank[3].sides.ent  = \port$2758$0 [296];
-  assign \window.bank[3].sides.count_raw  = \port$2758$0 [304:297];
-  assign \window.bank[3].sides.count_byp  = \port$2758$0 [312:305];
-  assign \window.bank[3].sides.match  = \port$2758$0 [313];
-  assign \window.bank[3].sides.meta  = \port$2758$0 [314];
-  assign \window.bank[3].sides.last_raw  = \port$2758$0 [320:315];
-  assign \window.bank[3].sides.last_byp  = \port$2758$0 [326:321];
-  assign \window.bank[3].sides.fresh_raw  = \port$2758$0 [327];
-  assign \window.bank[3].sides.fresh_byp  = \port$2758$0 [328];
-  assign \window.bank[3].sides.mark  = \port$2758$0 [329];
-  assign \window.bank[3].sides.mark_raw  = \port$2758$0 [330];
-  assign \window.bank[3].sides.mark_byp  = \port$2758$0 [331];
+  assign window = { 45'h000000000000, \port$2725$0 , \port$2729$0 , \port$2724$0  };
+  assign \window.request  = \port$2724$0 [34:0];
+  assign \window.request.valid  = \port$2724$0 [0];
+  assign \window.request.op  = \port$2724$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2724$0 [4:3];
+  assign \window.request.tag  = \port$2724$0 [28:5];
+  assign \window.request.t  = \port$2724$0 [34:29];
+  assign \window.start  = \port$2724$0 [41:35];
+  assign \window.lane_slot  = \port$2729$0 ;
+  assign \window.bank  = \port$2725$0 ;
+  assign \window.bank[0].tag  = \port$2725$0 [23:0];
+  assign \window.bank[0].count  = \port$2725$0 [31:24];
+  assign \window.bank[0].last  = \port$2725$0 [37:32];
+  assign \window.bank[0].valid  = \port$2725$0 [38];
+  assign \window.bank[0].fresh  = \port$2725$0 [39];
+  assign \window.bank[0].mark  = \port$2725$0 [40];
+  assign \window.bank[0].row  = \port$2725$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2725$0 [46];
+  assign \window.bank[0].sides  = \port$2725$0 [82:47];
+  assign \window.bank[0].sides.ent  = \port$2725$0 [47];
+  assign \window.bank[0].sides.count_raw  = \port$2725$0 [55:48];
+  assign \window.bank[0].sides.count_byp  = \port$2725$0 [63:56];
+  assign \window.bank[0].sides.match  = \port$2725$0 [64];
+  assign \window.bank[0].sides.meta  = \port$2725$0 [65];
+  assign \window.bank[0].sides.last_raw  = \port$2725$0 [71:66];
+  assign \window.bank[0].sides.last_byp  = \port$2725$0 [77:72];
+  assign \window.bank[0].sides.fresh_raw  = \port$2725$0 [78];
+  assign \window.bank[0].sides.fresh_byp  = \port$2725$0 [79];
+  assign \window.bank[0].sides.mark  = \port$2725$0 [80];
+  assign \window.bank[0].sides.mark_raw  = \port$2725$0 [81];
+  assign \window.bank[0].sides.mark_byp  = \port$2725$0 [82];
+  assign \window.bank[1].tag  = \port$2725$0 [106:83];
+  assign \window.bank[1].count  = \port$2725$0 [114:107];
+  assign \window.bank[1].last  = \port$2725$0 [120:115];
+  assign \window.bank[1].valid  = \port$2725$0 [121];
+  assign \window.bank[1].fresh  = \port$2725$0 [122];
+  assign \window.bank[1].mark  = \port$2725$0 [123];
+  assign \window.bank[1].row  = \port$2725$0 [128:124];
+  assign \window.bank[1].sc_row_hit  = \port$2725$0 [129];
+  assign \window.bank[1].sides  = \port$2725$0 [165:130];
+  assign \window.bank[1].sides.ent  = \port$2725$0 [130];
+  assign \window.bank[1].sides.count_raw  = \port$2725$0 [138:131];
+  assign \window.bank[1].sides.count_byp  = \port$2725$0 [146:139];
+  assign \window.bank[1].sides.match  = \port$2725$0 [147];
+  assign \window.bank[1].sides.meta  = \port$2725$0 [148];
+  assign \window.bank[1].sides.last_raw  = \port$2725$0 [154:149];
+  assign \window.bank[1].sides.last_byp  = \port$2725$0 [160:155];
+  assign \window.bank[1].sides.fresh_raw  = \port$2725$0 [161];
+  assign \window.bank[1].sides.fresh_byp  = \port$2725$0 [162];
+  assign \window.bank[1].sides.mark  = \port$2725$0 [163];
+  assign \window.bank[1].sides.mark_raw  = \port$2725$0 [164];
+  assign \window.bank[1].sides.mark_byp  = \port$2725$0 [165];
+  assign \window.bank[2].tag  = \port$2725$0 [189:166];
+  assign \window.bank[2].count  = \port$2725$0 [197:190];
+  assign \window.bank[2].last  = \port$2725$0 [203:198];
+  assign \window.bank[2].valid  = \port$2725$0 [204];
+  assign \window.bank[2].fresh  = \port$2725$0 [205];
+  assign \window.bank[2].mark  = \port$2725$0 [206];
+  assign \window.bank[2].row  = \port$2725$0 [211:207];
+  assign \window.bank[2].sc_row_hit  = \port$2725$0 [212];
+  assign \window.bank[2].sides  = \port$2725$0 [248:213];
+  assign \window.bank[2].sides.ent  = \port$2725$0 [213];
+  assign \window.bank[2].sides.count_raw  = \port$2725$0 [221:214];
+  assign \window.bank[2].sides.count_byp  = \port$2725$0 [229:222];
+  assign \window.bank[2].sides.match  = \port$2725$0 [230];
+  assign \window.bank[2].sides.meta  = \port$2725$0 [231];
+  assign \window.bank[2].sides.last_raw  = \port$2725$0 [237:232];
+  assign \window.bank[2].sides.last_byp  = \port$2725$0 [243:238];
+  assign \window.bank[2].sides.fresh_raw  = \port$2725$0 [244];
+  assign \window.bank[2].sides.fresh_byp  = \port$2725$0 [245];
+  assign \window.bank[2].sides.mark  = \port$2725$0 [246];
+  assign \window.bank[2].sides.mark_raw  = \port$2725$0 [247];
+  assign \window.bank[2].sides.mark_byp  = \port$2725$0 [248];
+  assign \window.bank[3].tag  = \port$2725$0 [272:249];
+  assign \window.bank[3].count  = \port$2725$0 [280:273];
+  assign \window.bank[3].last  = \port$2725$0 [286:281];
+  assign \window.bank[3].valid  = \port$2725$0 [287];
+  assign \window.bank[3].fresh  = \port$2725$0 [288];
+  assign \window.bank[3].mark  = \port$2725$0 [289];
+  assign \window.bank[3].row  = \port$2725$0 [294:290];
+  assign \window.bank[3].sc_row_hit  = \port$2725$0 [295];
+  assign \window.bank[3].sides  = \port$2725$0 [331:296];
+  assign \window.bank[3].sides.ent  = \port$2725$0 [296];
+  assign \window.bank[3].sides.count_raw  = \port$2725$0 [304:297];
+  assign \window.bank[3].sides.count_byp  = \port$2725$0 [312:305];
+  assign \window.bank[3].sides.match  = \port$2725$0 [313];
+  assign \window.bank[3].sides.meta  = \port$2725$0 [314];
+  assign \window.bank[3].sides.last_raw  = \port$2725$0 [320:315];
+  assign \window.bank[3].sides.last_byp  = \port$2725$0 [326:321];
+  assign \window.bank[3].sides.fresh_raw  = \port$2725$0 [327];
+  assign \window.bank[3].sides.fresh_byp  = \port$2725$0 [328];
+  assign \window.bank[3].sides.mark  = \port$2725$0 [329];
+  assign \window.bank[3].sides.mark_raw  = \port$2725$0 [330];
+  assign \window.bank[3].sides.mark_byp  = \port$2725$0 [331];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -4843,7 +4843,7 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
   assign lanes[341] = \$205 ;
   assign lanes[300:293] = \$204 [7:0];
   assign lanes[292:285] = \$201 [7:0];
-  assign lanes[284:278] = \port$2762$0 [27:21];
+  assign lanes[284:278] = \port$2729$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -4856,7 +4856,7 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
   assign lanes[340] = \$195 ;
   assign lanes[235:228] = \$194 [7:0];
   assign lanes[227:220] = \$191 [7:0];
-  assign lanes[219:213] = \port$2762$0 [20:14];
+  assign lanes[219:213] = \port$2729$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -4869,7 +4869,7 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
   assign lanes[339] = \$185 ;
   assign lanes[170:163] = \$184 [7:0];
   assign lanes[162:155] = \$181 [7:0];
-  assign lanes[154:148] = \port$2762$0 [13:7];
+  assign lanes[154:148] = \port$2729$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -4882,24 +4882,24 @@ module \kv_asu.core.lanes$186 (\port$2758$0 , \port$2762$0 , lanes, cfg, \port$2
   assign lanes[338] = \$175 ;
   assign lanes[105:98] = \$174 [7:0];
   assign lanes[97:90] = \$171 [7:0];
-  assign lanes[89:83] = \port$2762$0 [6:0];
+  assign lanes[89:83] = \port$2729$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2757$0 [41:35];
-  assign lanes[34:0] = \port$2757$0 [34:0];
+  assign lanes[41:35] = \port$2724$0 [41:35];
+  assign lanes[34:0] = \port$2724$0 [34:0];
   assign { lanes[369:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 56'h00000000000000;
   assign match_b[3] = \$8 ;
   assign match_b[2] = \$6 ;
   assign match_b[1] = \$4 ;
   assign match_b[0] = \$2 ;
-  assign mark_now_b[3] = \port$2758$0 [289];
-  assign mark_now_b[2] = \port$2758$0 [206];
-  assign mark_now_b[1] = \port$2758$0 [123];
-  assign mark_now_b[0] = \port$2758$0 [40];
+  assign mark_now_b[3] = \port$2725$0 [289];
+  assign mark_now_b[2] = \port$2725$0 [206];
+  assign mark_now_b[1] = \port$2725$0 [123];
+  assign mark_now_b[0] = \port$2725$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -6474,7 +6474,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2778$5 , inv_slot, \port$2778$188 , clk);
+, \port$2745$5 , inv_slot, \port$2745$188 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -7338,10 +7338,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2778$188 ;
-  wire [17:0] \port$2778$188 ;
-  input [29:0] \port$2778$5 ;
-  wire [29:0] \port$2778$5 ;
+  input [17:0] \port$2745$188 ;
+  wire [17:0] \port$2745$188 ;
+  input [29:0] \port$2745$5 ;
+  wire [29:0] \port$2745$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -7522,7 +7522,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2778$188 [6:2]] <= \$signature__data ;
+      ent0[\port$2745$188 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -7567,7 +7567,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$146 )
-      ent1[\port$2778$188 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2745$188 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -7612,7 +7612,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$165 )
-      ent2[\port$2778$188 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2745$188 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -7657,7 +7657,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$184 )
-      ent3[\port$2778$188 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2745$188 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -8079,18 +8079,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$418  = \$416  & \$417 ;
   assign \$419  = \$412  | \$418 ;
   assign \$420  = ~ clear_en;
-  assign \$421  = ~ \port$2778$188 [9];
+  assign \$421  = ~ \port$2745$188 [9];
   assign \$422  = \$420  & \$421 ;
-  assign \$423  = \port$2778$188 [1:0] == 2'h2;
-  assign \$424  = \port$2778$188 [8] & \$423 ;
+  assign \$423  = \port$2745$188 [1:0] == 2'h2;
+  assign \$424  = \port$2745$188 [8] & \$423 ;
   assign \$425  = \$422  & \$424 ;
-  assign \$426  = \port$2778$188 [6:2] == sc_row_q;
+  assign \$426  = \port$2745$188 [6:2] == sc_row_q;
   assign \$427  = \$425  & \$426 ;
   assign \$428  = \$419  | \$427 ;
   assign sc_snoop_data2 = \$428  ? copy_data : sc_wr_at_read_data2;
-  assign \$429  = \port$2778$188 [1:0] == 2'h2;
-  assign \$430  = \port$2778$188 [8] & \$429 ;
-  assign \$431  = \port$2778$188 [6:2] == sc_row_qqq;
+  assign \$429  = \port$2745$188 [1:0] == 2'h2;
+  assign \$430  = \port$2745$188 [8] & \$429 ;
+  assign \$431  = \port$2745$188 [6:2] == sc_row_qqq;
   assign \$432  = \$430  & \$431 ;
   assign \$433  = ~ \$432 ;
   assign sc_we2 = sc_intent2 & \$433 ;
@@ -8109,65 +8109,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$442  = rd_slot[6:2] + \$441 ;
   assign \$443  = 2'h3 < rd_slot[1:0];
   assign \$444  = rd_slot[6:2] + \$443 ;
-  assign \$445  = \port$2778$188 [1:0] == 2'h3;
-  assign \$signature__en$184  = \port$2778$188 [8] & \$445 ;
+  assign \$445  = \port$2745$188 [1:0] == 2'h3;
+  assign \$signature__en$184  = \port$2745$188 [8] & \$445 ;
   assign \$446  = inv_slot[1:0] == 2'h3;
-  assign \$447  = \port$2778$188 [9] & \$446 ;
+  assign \$447  = \port$2745$188 [9] & \$446 ;
   assign \$448  = clear_en | \$447 ;
-  assign \$449  = ~ \port$2778$188 [9];
-  assign \$450  = \port$2778$188 [1:0] == 2'h3;
-  assign \$451  = \port$2778$188 [8] & \$450 ;
+  assign \$449  = ~ \port$2745$188 [9];
+  assign \$450  = \port$2745$188 [1:0] == 2'h3;
+  assign \$451  = \port$2745$188 [8] & \$450 ;
   assign \$452  = \$449  & \$451 ;
   assign \$signature__en$186  = \$448  | \$452 ;
   assign \$453  = inv_slot[1:0] == 2'h3;
-  assign \$454  = \port$2778$188 [9] & \$453 ;
+  assign \$454  = \port$2745$188 [9] & \$453 ;
   assign \$455  = clear_en | \$454 ;
-  assign \$456  = ~ \port$2778$188 [9];
-  assign \$457  = \port$2778$188 [1:0] == 2'h3;
-  assign \$458  = \port$2778$188 [8] & \$457 ;
+  assign \$456  = ~ \port$2745$188 [9];
+  assign \$457  = \port$2745$188 [1:0] == 2'h3;
+  assign \$458  = \port$2745$188 [8] & \$457 ;
   assign \$459  = \$456  & \$458 ;
   assign \$460  = \$455  | \$459 ;
   assign \$461  = clear_row == sc_row_q;
   assign \$462  = clear_en & \$461 ;
   assign \$463  = ~ clear_en;
-  assign \$464  = \$463  & \port$2778$188 [9];
+  assign \$464  = \$463  & \port$2745$188 [9];
   assign \$465  = inv_slot[1:0] == 2'h3;
   assign \$466  = \$464  & \$465 ;
   assign \$467  = inv_slot[6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$462  | \$468 ;
   assign \$470  = ~ clear_en;
-  assign \$471  = ~ \port$2778$188 [9];
+  assign \$471  = ~ \port$2745$188 [9];
   assign \$472  = \$470  & \$471 ;
-  assign \$473  = \port$2778$188 [1:0] == 2'h3;
-  assign \$474  = \port$2778$188 [8] & \$473 ;
+  assign \$473  = \port$2745$188 [1:0] == 2'h3;
+  assign \$474  = \port$2745$188 [8] & \$473 ;
   assign \$475  = \$472  & \$474 ;
-  assign \$476  = \port$2778$188 [6:2] == sc_row_q;
+  assign \$476  = \port$2745$188 [6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$469  | \$477 ;
   assign sc_snoop3 = \$478  | sc_wr_at_read3;
   assign \$479  = clear_row == sc_row_q;
   assign \$480  = clear_en & \$479 ;
   assign \$481  = ~ clear_en;
-  assign \$482  = \$481  & \port$2778$188 [9];
+  assign \$482  = \$481  & \port$2745$188 [9];
   assign \$483  = inv_slot[1:0] == 2'h3;
   assign \$484  = \$482  & \$483 ;
   assign \$485  = inv_slot[6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$480  | \$486 ;
   assign \$488  = ~ clear_en;
-  assign \$489  = ~ \port$2778$188 [9];
+  assign \$489  = ~ \port$2745$188 [9];
   assign \$490  = \$488  & \$489 ;
-  assign \$491  = \port$2778$188 [1:0] == 2'h3;
-  assign \$492  = \port$2778$188 [8] & \$491 ;
+  assign \$491  = \port$2745$188 [1:0] == 2'h3;
+  assign \$492  = \port$2745$188 [8] & \$491 ;
   assign \$493  = \$490  & \$492 ;
-  assign \$494  = \port$2778$188 [6:2] == sc_row_q;
+  assign \$494  = \port$2745$188 [6:2] == sc_row_q;
   assign \$495  = \$493  & \$494 ;
   assign \$496  = \$487  | \$495 ;
   assign sc_snoop_data3 = \$496  ? copy_data : sc_wr_at_read_data3;
-  assign \$497  = \port$2778$188 [1:0] == 2'h3;
-  assign \$498  = \port$2778$188 [8] & \$497 ;
-  assign \$499  = \port$2778$188 [6:2] == sc_row_qqq;
+  assign \$497  = \port$2745$188 [1:0] == 2'h3;
+  assign \$498  = \port$2745$188 [8] & \$497 ;
+  assign \$499  = \port$2745$188 [6:2] == sc_row_qqq;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = ~ \$500 ;
   assign sc_we3 = sc_intent3 & \$501 ;
@@ -8281,31 +8281,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2778$188 [9];
+  assign \$6  = \$5  & \port$2745$188 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2778$188 [9];
+  assign \$13  = ~ \port$2745$188 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2778$188 [1:0];
-  assign \$16  = \port$2778$188 [8] & \$15 ;
+  assign \$15  = ! \port$2745$188 [1:0];
+  assign \$16  = \port$2745$188 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2778$188 [6:2] == sc_row;
+  assign \$18  = \port$2745$188 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2778$188 [1:0];
-  assign \$23  = \port$2778$188 [8] & \$22 ;
-  assign \$24  = \port$2778$188 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2745$188 [1:0];
+  assign \$23  = \port$2745$188 [8] & \$22 ;
+  assign \$24  = \port$2745$188 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2778$188 [1:0];
-  assign \$30  = \port$2778$188 [8] & \$29 ;
+  assign \$29  = ! \port$2745$188 [1:0];
+  assign \$30  = \port$2745$188 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -8313,7 +8313,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2778$188 [9];
+  assign \$38  = \$37  & \port$2745$188 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -8321,10 +8321,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2778$188 [9];
+  assign \$46  = ~ \port$2745$188 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2778$188 [1:0];
-  assign \$49  = \port$2778$188 [8] & \$48 ;
+  assign \$48  = ! \port$2745$188 [1:0];
+  assign \$49  = \port$2745$188 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -8338,31 +8338,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2778$188 [9];
+  assign \$63  = \$62  & \port$2745$188 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2778$188 [9];
+  assign \$70  = ~ \port$2745$188 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2778$188 [1:0] == 1'h1;
-  assign \$73  = \port$2778$188 [8] & \$72 ;
+  assign \$72  = \port$2745$188 [1:0] == 1'h1;
+  assign \$73  = \port$2745$188 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2778$188 [6:2] == sc_row;
+  assign \$75  = \port$2745$188 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2778$188 [1:0] == 1'h1;
-  assign \$80  = \port$2778$188 [8] & \$79 ;
-  assign \$81  = \port$2778$188 [6:2] == sc_row_qq;
+  assign \$79  = \port$2745$188 [1:0] == 1'h1;
+  assign \$80  = \port$2745$188 [8] & \$79 ;
+  assign \$81  = \port$2745$188 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2778$188 [1:0] == 1'h1;
-  assign \$87  = \port$2778$188 [8] & \$86 ;
+  assign \$86  = \port$2745$188 [1:0] == 1'h1;
+  assign \$87  = \port$2745$188 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -8370,7 +8370,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2778$188 [9];
+  assign \$95  = \$94  & \port$2745$188 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -8378,10 +8378,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2778$188 [9];
+  assign \$103  = ~ \port$2745$188 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2778$188 [1:0] == 1'h1;
-  assign \$106  = \port$2778$188 [8] & \$105 ;
+  assign \$105  = \port$2745$188 [1:0] == 1'h1;
+  assign \$106  = \port$2745$188 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -8395,31 +8395,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2778$188 [9];
+  assign \$120  = \$119  & \port$2745$188 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2778$188 [9];
+  assign \$127  = ~ \port$2745$188 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2778$188 [1:0] == 2'h2;
-  assign \$130  = \port$2778$188 [8] & \$129 ;
+  assign \$129  = \port$2745$188 [1:0] == 2'h2;
+  assign \$130  = \port$2745$188 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2778$188 [6:2] == sc_row;
+  assign \$132  = \port$2745$188 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2778$188 [1:0] == 2'h2;
-  assign \$137  = \port$2778$188 [8] & \$136 ;
-  assign \$138  = \port$2778$188 [6:2] == sc_row_qq;
+  assign \$136  = \port$2745$188 [1:0] == 2'h2;
+  assign \$137  = \port$2745$188 [8] & \$136 ;
+  assign \$138  = \port$2745$188 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2778$188 [1:0] == 2'h2;
-  assign \$144  = \port$2778$188 [8] & \$143 ;
+  assign \$143  = \port$2745$188 [1:0] == 2'h2;
+  assign \$144  = \port$2745$188 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -8427,7 +8427,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2778$188 [9];
+  assign \$152  = \$151  & \port$2745$188 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -8435,10 +8435,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2778$188 [9];
+  assign \$160  = ~ \port$2745$188 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2778$188 [1:0] == 2'h2;
-  assign \$163  = \port$2778$188 [8] & \$162 ;
+  assign \$162  = \port$2745$188 [1:0] == 2'h2;
+  assign \$163  = \port$2745$188 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -8452,31 +8452,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2778$188 [9];
+  assign \$177  = \$176  & \port$2745$188 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2778$188 [9];
+  assign \$184  = ~ \port$2745$188 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2778$188 [1:0] == 2'h3;
-  assign \$187  = \port$2778$188 [8] & \$186 ;
+  assign \$186  = \port$2745$188 [1:0] == 2'h3;
+  assign \$187  = \port$2745$188 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2778$188 [6:2] == sc_row;
+  assign \$189  = \port$2745$188 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2778$188 [1:0] == 2'h3;
-  assign \$194  = \port$2778$188 [8] & \$193 ;
-  assign \$195  = \port$2778$188 [6:2] == sc_row_qq;
+  assign \$193  = \port$2745$188 [1:0] == 2'h3;
+  assign \$194  = \port$2745$188 [8] & \$193 ;
+  assign \$195  = \port$2745$188 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2778$188 [1:0] == 2'h3;
-  assign \$201  = \port$2778$188 [8] & \$200 ;
+  assign \$200  = \port$2745$188 [1:0] == 2'h3;
+  assign \$201  = \port$2745$188 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -8484,7 +8484,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2778$188 [9];
+  assign \$209  = \$208  & \port$2745$188 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -8492,10 +8492,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2778$188 [9];
+  assign \$217  = ~ \port$2745$188 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2778$188 [1:0] == 2'h3;
-  assign \$220  = \port$2778$188 [8] & \$219 ;
+  assign \$219  = \port$2745$188 [1:0] == 2'h3;
+  assign \$220  = \port$2745$188 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -8504,10 +8504,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2778$188 [9] | clear_en;
+  assign \$229  = \port$2745$188 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2778$188 [6:2];
-  assign \$231  = \port$2778$188 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2745$188 [6:2];
+  assign \$231  = \port$2745$188 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -8524,65 +8524,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2778$188 [1:0];
-  assign \$signature__en$108  = \port$2778$188 [8] & \$241 ;
+  assign \$241  = ! \port$2745$188 [1:0];
+  assign \$signature__en$108  = \port$2745$188 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2778$188 [9] & \$242 ;
+  assign \$243  = \port$2745$188 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2778$188 [9];
-  assign \$246  = ! \port$2778$188 [1:0];
-  assign \$247  = \port$2778$188 [8] & \$246 ;
+  assign \$245  = ~ \port$2745$188 [9];
+  assign \$246  = ! \port$2745$188 [1:0];
+  assign \$247  = \port$2745$188 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2778$188 [9] & \$249 ;
+  assign \$250  = \port$2745$188 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2778$188 [9];
-  assign \$253  = ! \port$2778$188 [1:0];
-  assign \$254  = \port$2778$188 [8] & \$253 ;
+  assign \$252  = ~ \port$2745$188 [9];
+  assign \$253  = ! \port$2745$188 [1:0];
+  assign \$254  = \port$2745$188 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2778$188 [9];
+  assign \$260  = \$259  & \port$2745$188 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2778$188 [9];
+  assign \$267  = ~ \port$2745$188 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2778$188 [1:0];
-  assign \$270  = \port$2778$188 [8] & \$269 ;
+  assign \$269  = ! \port$2745$188 [1:0];
+  assign \$270  = \port$2745$188 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2778$188 [6:2] == sc_row_q;
+  assign \$272  = \port$2745$188 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2778$188 [9];
+  assign \$278  = \$277  & \port$2745$188 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2778$188 [9];
+  assign \$285  = ~ \port$2745$188 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2778$188 [1:0];
-  assign \$288  = \port$2778$188 [8] & \$287 ;
+  assign \$287  = ! \port$2745$188 [1:0];
+  assign \$288  = \port$2745$188 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2778$188 [6:2] == sc_row_q;
+  assign \$290  = \port$2745$188 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2778$188 [1:0];
-  assign \$294  = \port$2778$188 [8] & \$293 ;
-  assign \$295  = \port$2778$188 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2745$188 [1:0];
+  assign \$294  = \port$2745$188 [8] & \$293 ;
+  assign \$295  = \port$2745$188 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -8601,65 +8601,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$306  = rd_slot[6:2] + \$305 ;
   assign \$307  = 1'h1 < rd_slot[1:0];
   assign \$308  = rd_slot[6:2] + \$307 ;
-  assign \$309  = \port$2778$188 [1:0] == 1'h1;
-  assign \$signature__en$146  = \port$2778$188 [8] & \$309 ;
+  assign \$309  = \port$2745$188 [1:0] == 1'h1;
+  assign \$signature__en$146  = \port$2745$188 [8] & \$309 ;
   assign \$310  = inv_slot[1:0] == 1'h1;
-  assign \$311  = \port$2778$188 [9] & \$310 ;
+  assign \$311  = \port$2745$188 [9] & \$310 ;
   assign \$312  = clear_en | \$311 ;
-  assign \$313  = ~ \port$2778$188 [9];
-  assign \$314  = \port$2778$188 [1:0] == 1'h1;
-  assign \$315  = \port$2778$188 [8] & \$314 ;
+  assign \$313  = ~ \port$2745$188 [9];
+  assign \$314  = \port$2745$188 [1:0] == 1'h1;
+  assign \$315  = \port$2745$188 [8] & \$314 ;
   assign \$316  = \$313  & \$315 ;
   assign \$signature__en$148  = \$312  | \$316 ;
   assign \$317  = inv_slot[1:0] == 1'h1;
-  assign \$318  = \port$2778$188 [9] & \$317 ;
+  assign \$318  = \port$2745$188 [9] & \$317 ;
   assign \$319  = clear_en | \$318 ;
-  assign \$320  = ~ \port$2778$188 [9];
-  assign \$321  = \port$2778$188 [1:0] == 1'h1;
-  assign \$322  = \port$2778$188 [8] & \$321 ;
+  assign \$320  = ~ \port$2745$188 [9];
+  assign \$321  = \port$2745$188 [1:0] == 1'h1;
+  assign \$322  = \port$2745$188 [8] & \$321 ;
   assign \$323  = \$320  & \$322 ;
   assign \$324  = \$319  | \$323 ;
   assign \$325  = clear_row == sc_row_q;
   assign \$326  = clear_en & \$325 ;
   assign \$327  = ~ clear_en;
-  assign \$328  = \$327  & \port$2778$188 [9];
+  assign \$328  = \$327  & \port$2745$188 [9];
   assign \$329  = inv_slot[1:0] == 1'h1;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = inv_slot[6:2] == sc_row_q;
   assign \$332  = \$330  & \$331 ;
   assign \$333  = \$326  | \$332 ;
   assign \$334  = ~ clear_en;
-  assign \$335  = ~ \port$2778$188 [9];
+  assign \$335  = ~ \port$2745$188 [9];
   assign \$336  = \$334  & \$335 ;
-  assign \$337  = \port$2778$188 [1:0] == 1'h1;
-  assign \$338  = \port$2778$188 [8] & \$337 ;
+  assign \$337  = \port$2745$188 [1:0] == 1'h1;
+  assign \$338  = \port$2745$188 [8] & \$337 ;
   assign \$339  = \$336  & \$338 ;
-  assign \$340  = \port$2778$188 [6:2] == sc_row_q;
+  assign \$340  = \port$2745$188 [6:2] == sc_row_q;
   assign \$341  = \$339  & \$340 ;
   assign \$342  = \$333  | \$341 ;
   assign sc_snoop1 = \$342  | sc_wr_at_read1;
   assign \$343  = clear_row == sc_row_q;
   assign \$344  = clear_en & \$343 ;
   assign \$345  = ~ clear_en;
-  assign \$346  = \$345  & \port$2778$188 [9];
+  assign \$346  = \$345  & \port$2745$188 [9];
   assign \$347  = inv_slot[1:0] == 1'h1;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = inv_slot[6:2] == sc_row_q;
   assign \$350  = \$348  & \$349 ;
   assign \$351  = \$344  | \$350 ;
   assign \$352  = ~ clear_en;
-  assign \$353  = ~ \port$2778$188 [9];
+  assign \$353  = ~ \port$2745$188 [9];
   assign \$354  = \$352  & \$353 ;
-  assign \$355  = \port$2778$188 [1:0] == 1'h1;
-  assign \$356  = \port$2778$188 [8] & \$355 ;
+  assign \$355  = \port$2745$188 [1:0] == 1'h1;
+  assign \$356  = \port$2745$188 [8] & \$355 ;
   assign \$357  = \$354  & \$356 ;
-  assign \$358  = \port$2778$188 [6:2] == sc_row_q;
+  assign \$358  = \port$2745$188 [6:2] == sc_row_q;
   assign \$359  = \$357  & \$358 ;
   assign \$360  = \$351  | \$359 ;
   assign sc_snoop_data1 = \$360  ? copy_data : sc_wr_at_read_data1;
-  assign \$361  = \port$2778$188 [1:0] == 1'h1;
-  assign \$362  = \port$2778$188 [8] & \$361 ;
-  assign \$363  = \port$2778$188 [6:2] == sc_row_qqq;
+  assign \$361  = \port$2745$188 [1:0] == 1'h1;
+  assign \$362  = \port$2745$188 [8] & \$361 ;
+  assign \$363  = \port$2745$188 [6:2] == sc_row_qqq;
   assign \$364  = \$362  & \$363 ;
   assign \$365  = ~ \$364 ;
   assign sc_we1 = sc_intent1 & \$365 ;
@@ -8678,47 +8678,47 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$374  = rd_slot[6:2] + \$373 ;
   assign \$375  = 2'h2 < rd_slot[1:0];
   assign \$376  = rd_slot[6:2] + \$375 ;
-  assign \$377  = \port$2778$188 [1:0] == 2'h2;
-  assign \$signature__en$165  = \port$2778$188 [8] & \$377 ;
+  assign \$377  = \port$2745$188 [1:0] == 2'h2;
+  assign \$signature__en$165  = \port$2745$188 [8] & \$377 ;
   assign \$378  = inv_slot[1:0] == 2'h2;
-  assign \$379  = \port$2778$188 [9] & \$378 ;
+  assign \$379  = \port$2745$188 [9] & \$378 ;
   assign \$380  = clear_en | \$379 ;
-  assign \$381  = ~ \port$2778$188 [9];
-  assign \$382  = \port$2778$188 [1:0] == 2'h2;
-  assign \$383  = \port$2778$188 [8] & \$382 ;
+  assign \$381  = ~ \port$2745$188 [9];
+  assign \$382  = \port$2745$188 [1:0] == 2'h2;
+  assign \$383  = \port$2745$188 [8] & \$382 ;
   assign \$384  = \$381  & \$383 ;
   assign \$signature__en$167  = \$380  | \$384 ;
   assign \$385  = inv_slot[1:0] == 2'h2;
-  assign \$386  = \port$2778$188 [9] & \$385 ;
+  assign \$386  = \port$2745$188 [9] & \$385 ;
   assign \$387  = clear_en | \$386 ;
-  assign \$388  = ~ \port$2778$188 [9];
-  assign \$389  = \port$2778$188 [1:0] == 2'h2;
-  assign \$390  = \port$2778$188 [8] & \$389 ;
+  assign \$388  = ~ \port$2745$188 [9];
+  assign \$389  = \port$2745$188 [1:0] == 2'h2;
+  assign \$390  = \port$2745$188 [8] & \$389 ;
   assign \$391  = \$388  & \$390 ;
   assign \$392  = \$387  | \$391 ;
   assign \$393  = clear_row == sc_row_q;
   assign \$394  = clear_en & \$393 ;
   assign \$395  = ~ clear_en;
-  assign \$396  = \$395  & \port$2778$188 [9];
+  assign \$396  = \$395  & \port$2745$188 [9];
   assign \$397  = inv_slot[1:0] == 2'h2;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = inv_slot[6:2] == sc_row_q;
   assign \$400  = \$398  & \$399 ;
   assign \$401  = \$394  | \$400 ;
   assign \$402  = ~ clear_en;
-  assign \$403  = ~ \port$2778$188 [9];
+  assign \$403  = ~ \port$2745$188 [9];
   assign \$404  = \$402  & \$403 ;
-  assign \$405  = \port$2778$188 [1:0] == 2'h2;
-  assign \$406  = \port$2778$188 [8] & \$405 ;
+  assign \$405  = \port$2745$188 [1:0] == 2'h2;
+  assign \$406  = \port$2745$188 [8] & \$405 ;
   assign \$407  = \$404  & \$406 ;
-  assign \$408  = \port$2778$188 [6:2] == sc_row_q;
+  assign \$408  = \port$2745$188 [6:2] == sc_row_q;
   assign \$409  = \$407  & \$408 ;
   assign \$410  = \$401  | \$409 ;
   assign sc_snoop2 = \$410  | sc_wr_at_read2;
   assign \$411  = clear_row == sc_row_q;
   assign \$412  = clear_en & \$411 ;
   assign \$413  = ~ clear_en;
-  assign \$414  = \$413  & \port$2778$188 [9];
+  assign \$414  = \$413  & \port$2745$188 [9];
   assign \$415  = inv_slot[1:0] == 2'h2;
   assign \$416  = \$414  & \$415 ;
   always @* begin
@@ -9065,15 +9065,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2778$188 [9]) begin
+    end else if (\port$2745$188 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2778$188 [6:2];
+      meta_addr = \port$2745$188 [6:2];
     end
   end
-  assign inv_en = \port$2778$188 [9];
-  assign wr_en = \port$2778$188 [8];
-  assign wr_slot = \port$2778$188 [6:0];
+  assign inv_en = \port$2745$188 [9];
+  assign wr_en = \port$2745$188 [8];
+  assign wr_slot = \port$2745$188 [6:0];
   assign \$signature__data$41  = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \$signature__data$58  = sc_value1;
@@ -9084,8 +9084,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2778$5 [29:24];
-  assign wr_mark = \port$2778$188 [7];
+  assign wr_last = \port$2745$5 [29:24];
+  assign wr_mark = \port$2745$188 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -9093,9 +9093,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$104  = 1'h1;
   assign \$signature__addr$105  = \$240 [4:0];
   assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = \port$2778$188 [6:2];
-  assign wr_tag = \port$2778$5 [23:0];
-  assign wr_count = \port$2778$188 [17:10];
+  assign \$signature__addr$107  = \port$2745$188 [6:2];
+  assign wr_tag = \port$2745$5 [23:0];
+  assign wr_count = \port$2745$188 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign \$signature__addr$115  = sc_row_qqq;
   assign \$signature__en$116  = sc_we0;
@@ -9105,7 +9105,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$142  = 1'h1;
   assign \$signature__addr$143  = \$308 [4:0];
   assign \$signature__en$144  = 1'h1;
-  assign \$signature__addr$145  = \port$2778$188 [6:2];
+  assign \$signature__addr$145  = \port$2745$188 [6:2];
   assign \$signature__addr$147  = meta_addr;
   assign \$signature__addr$149  = sc_row_qqq;
   assign \$signature__en$150  = sc_we1;
@@ -9115,7 +9115,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$161  = 1'h1;
   assign \$signature__addr$162  = \$376 [4:0];
   assign \$signature__en$163  = 1'h1;
-  assign \$signature__addr$164  = \port$2778$188 [6:2];
+  assign \$signature__addr$164  = \port$2745$188 [6:2];
   assign \$signature__addr$166  = meta_addr;
   assign \$signature__addr$168  = sc_row_qqq;
   assign \$signature__en$169  = sc_we2;
@@ -9125,7 +9125,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$180  = 1'h1;
   assign \$signature__addr$181  = \$444 [4:0];
   assign \$signature__en$182  = 1'h1;
-  assign \$signature__addr$183  = \port$2778$188 [6:2];
+  assign \$signature__addr$183  = \port$2745$188 [6:2];
   assign \$signature__addr$185  = meta_addr;
   assign \$signature__addr$187  = sc_row_qqq;
   assign \$signature__en$188  = sc_we3;
@@ -9342,12 +9342,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__data$192.gen  = \$signature__data$192 [9:6];
   assign \$signature__data$192.fresh  = \$signature__data$192 [10];
   assign \$signature__data$192.valid  = \$signature__data$192 [11];
-  assign \$signature__data$85 [31:24] = \port$2778$188 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2778$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2778$188 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2778$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2778$188 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2778$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2745$188 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2745$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2745$188 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2745$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2745$188 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2745$5 [23:0];
   assign bk_sides[142] = mark3_rd;
   assign bk_sides[139] = meta3_rd[10];
   assign bk_sides[132:127] = meta3_rd[5:0];
@@ -9429,15 +9429,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2778$188 [17:10];
-  assign \$signature__data [23:0] = \port$2778$5 [23:0];
+  assign \$signature__data [31:24] = \port$2745$188 [17:10];
+  assign \$signature__data [23:0] = \port$2745$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2778$188 [7];
-  assign \$signature__data$35 [5:0] = \port$2778$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2745$188 [7];
+  assign \$signature__data$35 [5:0] = \port$2745$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -9591,14 +9591,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2769$0 (lanes[43:0]),
-    .\port$2769$107 (lanes[108:107]),
-    .\port$2769$147 (lanes[147]),
-    .\port$2769$172 (lanes[173:172]),
-    .\port$2769$212 (lanes[212]),
-    .\port$2769$237 (lanes[238:237]),
-    .\port$2769$277 (lanes[277]),
-    .\port$2769$82 (lanes[82]),
+    .\port$2736$0 (lanes[43:0]),
+    .\port$2736$107 (lanes[108:107]),
+    .\port$2736$147 (lanes[147]),
+    .\port$2736$172 (lanes[173:172]),
+    .\port$2736$212 (lanes[212]),
+    .\port$2736$237 (lanes[238:237]),
+    .\port$2736$277 (lanes[277]),
+    .\port$2736$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -9769,7 +9769,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 , \port$2769$147 , \port$2769$172 , \port$2769$212 , \port$2769$237 , \port$2769$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 , \port$2736$147 , \port$2736$172 , \port$2736$212 , \port$2736$237 , \port$2736$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
   wire [6:0] \$100 ;
@@ -9964,22 +9964,22 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2769$0 ;
-  wire [43:0] \port$2769$0 ;
-  input [1:0] \port$2769$107 ;
-  wire [1:0] \port$2769$107 ;
-  input \port$2769$147 ;
-  wire \port$2769$147 ;
-  input [1:0] \port$2769$172 ;
-  wire [1:0] \port$2769$172 ;
-  input \port$2769$212 ;
-  wire \port$2769$212 ;
-  input [1:0] \port$2769$237 ;
-  wire [1:0] \port$2769$237 ;
-  input \port$2769$277 ;
-  wire \port$2769$277 ;
-  input \port$2769$82 ;
-  wire \port$2769$82 ;
+  input [43:0] \port$2736$0 ;
+  wire [43:0] \port$2736$0 ;
+  input [1:0] \port$2736$107 ;
+  wire [1:0] \port$2736$107 ;
+  input \port$2736$147 ;
+  wire \port$2736$147 ;
+  input [1:0] \port$2736$172 ;
+  wire [1:0] \port$2736$172 ;
+  input \port$2736$212 ;
+  wire \port$2736$212 ;
+  input [1:0] \port$2736$237 ;
+  wire [1:0] \port$2736$237 ;
+  input \port$2736$277 ;
+  wire \port$2736$277 ;
+  input \port$2736$82 ;
+  wire \port$2736$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -9992,29 +9992,29 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2769$237 [1], \port$2769$172 [1], \port$2769$107 [1], \port$2769$0 [43] };
-  assign \$2  = ~ { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
+  assign \$1  = | { \port$2736$237 [1], \port$2736$172 [1], \port$2736$107 [1], \port$2736$0 [43] };
+  assign \$2  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2769$237 [1], \port$2769$172 [1], \port$2769$107 [1] };
+  assign \$4  = | { \port$2736$237 [1], \port$2736$172 [1], \port$2736$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2769$0 [43] & \$5 ;
-  assign \$7  = | { \port$2769$237 [1], \port$2769$172 [1] };
+  assign \$6  = \port$2736$0 [43] & \$5 ;
+  assign \$7  = | { \port$2736$237 [1], \port$2736$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2769$107 [1] & \$8 ;
+  assign \$9  = \port$2736$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2769$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
-  assign \$14  = ~ { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
-  assign \$15  = ~ { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
+  assign \$12  = \port$2736$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign \$14  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign \$15  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
-  assign \$20  = ~ { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
+  assign \$19  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign \$20  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
-  assign \$25  = ~ { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
+  assign \$24  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign \$25  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -10038,19 +10038,19 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2769$0 [2:1];
-  assign \$50  = \port$2769$0 [0] & \$49 ;
+  assign \$49  = ! \port$2736$0 [2:1];
+  assign \$50  = \port$2736$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2769$0 [2:1] == 2'h3;
+  assign \$55  = \port$2736$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2769$0 [2:1] == 2'h2;
-  assign \$59  = \port$2769$0 [2:1] == 2'h3;
+  assign \$58  = \port$2736$0 [2:1] == 2'h2;
+  assign \$59  = \port$2736$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2769$0 [0] & \$60 ;
+  assign \$61  = \port$2736$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -10073,7 +10073,7 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2769$277 , \port$2769$212 , \port$2769$147 , \port$2769$82  };
+  assign \$87  = ch[3:0] & { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
   assign \$88  = | \$87 ;
   assign \$89  = ch[4] ? slot[6:0] : 7'h00;
   assign \$91  = ch[5] ? slot[13:7] : 7'h00;
@@ -10082,7 +10082,7 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign \$94  = \$92  | \$93 ;
   assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2769$277 , \port$2769$212 , \port$2769$147 , \port$2769$82  };
+  assign \$97  = ch[7:4] & { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
   assign \$98  = | \$97 ;
   assign \$99  = ch[8] ? slot[6:0] : 7'h00;
   assign \$101  = ch[9] ? slot[13:7] : 7'h00;
@@ -10091,7 +10091,7 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign \$104  = \$102  | \$103 ;
   assign \$105  = ch[11] ? slot[27:21] : 7'h00;
   assign \$106  = \$104  | \$105 ;
-  assign \$107  = ch[11:8] & { \port$2769$277 , \port$2769$212 , \port$2769$147 , \port$2769$82  };
+  assign \$107  = ch[11:8] & { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
   assign \$108  = | \$107 ;
   assign \$109  = ch[16] ? slot[6:0] : 7'h00;
   assign \$111  = ch[17] ? slot[13:7] : 7'h00;
@@ -10100,7 +10100,7 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign \$114  = \$112  | \$113 ;
   assign \$115  = ch[19] ? slot[27:21] : 7'h00;
   assign \$116  = \$114  | \$115 ;
-  assign \$117  = ch[19:16] & { \port$2769$277 , \port$2769$212 , \port$2769$147 , \port$2769$82  };
+  assign \$117  = ch[19:16] & { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
   assign \$118  = | \$117 ;
   assign \$119  = ch[0] ? count_inc[7:0] : 8'h00;
   assign \$121  = ch[1] ? count_inc[15:8] : 8'h00;
@@ -10118,11 +10118,11 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign \$134  = ch[3] ? count_inc2[31:24] : 8'h00;
   assign \$135  = \$133  | \$134 ;
   assign \$136  = ch[22] ? \$135  : 8'h02;
-  assign match = { \port$2769$237 [1], \port$2769$172 [1], \port$2769$107 [1], \port$2769$0 [43] };
-  assign valid = { \port$2769$237 [0], \port$2769$172 [0], \port$2769$107 [0], \port$2769$0 [42] };
-  assign request = \port$2769$0 [34:0];
-  assign mark = { \port$2769$277 , \port$2769$212 , \port$2769$147 , \port$2769$82  };
-  assign window = \port$2769$0 [41:35];
+  assign match = { \port$2736$237 [1], \port$2736$172 [1], \port$2736$107 [1], \port$2736$0 [43] };
+  assign valid = { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign request = \port$2736$0 [34:0];
+  assign mark = { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
+  assign window = \port$2736$0 [41:35];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -10135,11 +10135,11 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2769$0 [0];
-  assign \request.op  = \port$2769$0 [2:1];
-  assign \request.min_tlevel  = \port$2769$0 [4:3];
-  assign \request.tag  = \port$2769$0 [28:5];
-  assign \request.t  = \port$2769$0 [34:29];
+  assign \request.valid  = \port$2736$0 [0];
+  assign \request.op  = \port$2736$0 [2:1];
+  assign \request.min_tlevel  = \port$2736$0 [4:3];
+  assign \request.tag  = \port$2736$0 [28:5];
+  assign \request.t  = \port$2736$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -10178,7 +10178,7 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign decision[159:136] = tag[71:48];
   assign decision[135:112] = tag[47:24];
   assign decision[111:88] = tag[23:0];
-  assign decision[87:81] = \port$2769$0 [41:35];
+  assign decision[87:81] = \port$2736$0 [41:35];
   assign decision[80] = ch[24];
   assign decision[79] = \$108 ;
   assign decision[78:75] = ch[11:8];
@@ -10192,11 +10192,11 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign decision[42:36] = \$70 ;
   assign decision[58] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2769$0 [34:29];
-  assign decision[28:5] = \port$2769$0 [28:5];
-  assign decision[4:3] = \port$2769$0 [4:3];
-  assign decision[2:1] = \port$2769$0 [2:1];
-  assign decision[0] = \port$2769$0 [0];
+  assign decision[34:29] = \port$2736$0 [34:29];
+  assign decision[28:5] = \port$2736$0 [28:5];
+  assign decision[4:3] = \port$2736$0 [4:3];
+  assign decision[2:1] = \port$2736$0 [2:1];
+  assign decision[0] = \port$2736$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -10212,13 +10212,13 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2769$237 [1];
+  assign ch[3] = \port$2736$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2769$237 [1];
+  assign \$10  = \port$2736$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
@@ -10231,7 +10231,7 @@ module \kv_asu.core.versions.dec (\port$2769$0 , \port$2769$82 , \port$2769$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2757$0 , \port$2758$0 , \port$2762$0 , clk);
+module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2724$0 , \port$2725$0 , \port$2729$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire [7:0] \$1 ;
   reg [6:0] \$10 ;
@@ -10330,13 +10330,13 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2757$0 ;
-  wire [41:0] \port$2757$0 ;
-  output [331:0] \port$2758$0 ;
-  wire [331:0] \port$2758$0 ;
+  output [41:0] \port$2724$0 ;
+  wire [41:0] \port$2724$0 ;
+  output [331:0] \port$2725$0 ;
+  wire [331:0] \port$2725$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2762$0 ;
-  wire [27:0] \port$2762$0 ;
+  output [27:0] \port$2729$0 ;
+  wire [27:0] \port$2729$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -10486,9 +10486,9 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { 45'h000000000000, \$6 , \$8 , \$5  };
   assign m = 42'h00000000000;
-  assign \port$2757$0  = \$5 ;
-  assign \port$2758$0  = \$6 ;
-  assign \port$2762$0  = \$8 ;
+  assign \port$2724$0  = \$5 ;
+  assign \port$2725$0  = \$6 ;
+  assign \port$2729$0  = \$8 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -12263,9 +12263,9 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire [64:0] \$1 ;
   wire \$10 ;
   wire \$100 ;
-  wire [5:0] \$101 ;
+  wire \$101 ;
   wire \$102 ;
-  wire \$103 ;
+  wire [5:0] \$103 ;
   wire \$104 ;
   wire \$105 ;
   wire \$106 ;
@@ -12277,8 +12277,8 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$111 ;
   wire \$112 ;
   wire \$113 ;
-  wire [5:0] \$114 ;
-  wire \$115 ;
+  wire \$114 ;
+  wire [5:0] \$115 ;
   wire \$116 ;
   wire \$117 ;
   wire \$118 ;
@@ -12304,9 +12304,9 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$136 ;
   wire \$137 ;
   wire \$138 ;
-  wire \$139 ;
+  wire [5:0] \$139 ;
   wire \$14 ;
-  wire [5:0] \$140 ;
+  wire \$140 ;
   wire \$141 ;
   wire \$142 ;
   wire \$143 ;
@@ -12318,9 +12318,9 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$149 ;
   wire \$15 ;
   wire \$150 ;
-  wire \$151 ;
+  wire [5:0] \$151 ;
   wire \$152 ;
-  wire [5:0] \$153 ;
+  wire \$153 ;
   wire \$154 ;
   wire \$155 ;
   wire \$156 ;
@@ -12331,10 +12331,10 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$160 ;
   wire \$161 ;
   wire \$162 ;
-  wire \$163 ;
+  wire [5:0] \$163 ;
   wire \$164 ;
   wire \$165 ;
-  wire [5:0] \$166 ;
+  wire \$166 ;
   wire \$167 ;
   wire \$168 ;
   wire \$169 ;
@@ -12344,11 +12344,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$172 ;
   wire \$173 ;
   wire \$174 ;
-  wire \$175 ;
+  wire [5:0] \$175 ;
   wire \$176 ;
   wire \$177 ;
   wire \$178 ;
-  wire [5:0] \$179 ;
+  wire \$179 ;
   wire \$18 ;
   wire \$180 ;
   wire \$181 ;
@@ -12357,51 +12357,33 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$184 ;
   wire \$185 ;
   wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
-  wire \$19 ;
-  wire \$190 ;
-  wire \$191 ;
-  wire [5:0] \$192 ;
-  wire \$193 ;
-  wire \$194 ;
-  wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
-  wire \$198 ;
-  wire \$199 ;
+  wire [5:0] \$187 ;
+  reg [13:0] \$188 ;
+  reg [3:0] \$189 ;
+  reg [4:0] \$19 ;
+  reg \$190 ;
+  reg [3:0] \$191 ;
+  reg \$192 ;
+  reg [4:0] \$193 ;
+  reg [4:0] \$194 ;
+  reg [4:0] \$195 ;
+  reg [4:0] \$196 ;
+  reg [4:0] \$197 ;
+  reg [4:0] \$198 ;
+  reg [4:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
-  wire \$200 ;
-  wire \$201 ;
-  wire \$202 ;
-  wire \$203 ;
-  wire \$204 ;
-  wire [5:0] \$205 ;
-  reg [13:0] \$206 ;
-  reg [3:0] \$207 ;
-  reg \$208 ;
-  reg [3:0] \$209 ;
-  reg [4:0] \$21 ;
-  reg \$210 ;
-  reg [4:0] \$211 ;
-  reg [4:0] \$212 ;
-  reg [4:0] \$213 ;
-  reg [4:0] \$214 ;
-  reg [4:0] \$215 ;
-  reg [4:0] \$216 ;
-  reg [4:0] \$217 ;
-  reg [4:0] \$218 ;
-  reg [4:0] \$219 ;
-  reg [4:0] \$22 ;
-  reg [4:0] \$220 ;
-  reg [4:0] \$221 ;
-  reg [4:0] \$222 ;
-  reg [4:0] \$223 ;
-  reg [4:0] \$224 ;
-  reg [4:0] \$225 ;
-  wire [4:0] \$23 ;
+  reg [4:0] \$200 ;
+  reg [4:0] \$201 ;
+  reg [4:0] \$202 ;
+  reg [4:0] \$203 ;
+  reg [4:0] \$204 ;
+  reg [4:0] \$205 ;
+  reg [4:0] \$206 ;
+  reg [4:0] \$207 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
   wire \$24 ;
   wire \$25 ;
   wire \$26 ;
@@ -12410,12 +12392,12 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$29 ;
   wire \$3 ;
   wire \$30 ;
-  wire \$31 ;
+  wire [5:0] \$31 ;
   wire \$32 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
-  wire [5:0] \$36 ;
+  wire \$36 ;
   wire \$37 ;
   wire \$38 ;
   wire \$39 ;
@@ -12423,20 +12405,20 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$40 ;
   wire \$41 ;
   wire \$42 ;
-  wire \$43 ;
+  wire [5:0] \$43 ;
   wire \$44 ;
   wire \$45 ;
   wire \$46 ;
   wire \$47 ;
   wire \$48 ;
-  wire [5:0] \$49 ;
+  wire \$49 ;
   wire \$5 ;
   wire \$50 ;
   wire \$51 ;
   wire \$52 ;
   wire \$53 ;
   wire \$54 ;
-  wire \$55 ;
+  wire [5:0] \$55 ;
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
@@ -12444,12 +12426,12 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire [4:0] \$6 ;
   wire \$60 ;
   wire \$61 ;
-  wire [5:0] \$62 ;
+  wire \$62 ;
   wire \$63 ;
   wire \$64 ;
   wire \$65 ;
   wire \$66 ;
-  wire \$67 ;
+  wire [5:0] \$67 ;
   wire \$68 ;
   wire \$69 ;
   wire [4:0] \$7 ;
@@ -12458,11 +12440,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$72 ;
   wire \$73 ;
   wire \$74 ;
-  wire [5:0] \$75 ;
+  wire \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
-  wire \$79 ;
+  wire [5:0] \$79 ;
   wire \$8 ;
   wire \$80 ;
   wire \$81 ;
@@ -12472,11 +12454,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$85 ;
   wire \$86 ;
   wire \$87 ;
-  wire [5:0] \$88 ;
+  wire \$88 ;
   wire \$89 ;
   wire \$9 ;
   wire \$90 ;
-  wire \$91 ;
+  wire [5:0] \$91 ;
   wire \$92 ;
   wire \$93 ;
   wire \$94 ;
@@ -12584,102 +12566,103 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   assign \$15  = rd_en | \$14 ;
   assign \$16  = ~ clear;
   assign \$17  = \$15  & \$16 ;
-  assign \$18  = _valid >> rd_addr;
-  assign \$19  = _valid >> _ptr;
-  assign \$20  = rd_en ? \$18  : \$19 ;
-  assign \$23  = rd_en ? \$21  : \$22 ;
-  assign \$24  = ! rd_addr;
-  assign \$25  = ~ rd_reserve;
-  assign \$26  = ~ rd_en;
-  assign \$27  = \$25  & \$26 ;
-  assign \$28  = wr__addr == _ptr;
-  assign \$29  = wr__en & \$28 ;
-  assign \$30  = ~ \$29 ;
-  assign \$31  = \$27  & \$30 ;
-  assign \$32  = ! _ptr;
-  assign \$33  = \$31  & \$32 ;
-  assign \$34  = rd_en ? \$24  : \$33 ;
-  assign \$35  = clear | \$34 ;
-  assign \$36  = pre0 + inc[0];
-  assign \$37  = rd_addr == 1'h1;
-  assign \$38  = ~ rd_reserve;
-  assign \$39  = ~ rd_en;
-  assign \$40  = \$38  & \$39 ;
-  assign \$41  = wr__addr == _ptr;
-  assign \$42  = wr__en & \$41 ;
-  assign \$43  = ~ \$42 ;
-  assign \$44  = \$40  & \$43 ;
-  assign \$45  = _ptr == 1'h1;
+  assign \$18  = _valid >> a_addr;
+  assign \$20  = ~ rd_reserve;
+  assign \$21  = ~ rd_en;
+  assign \$22  = \$20  & \$21 ;
+  assign \$23  = wr__addr == _ptr;
+  assign \$24  = wr__en & \$23 ;
+  assign \$25  = ~ \$24 ;
+  assign \$26  = \$22  & \$25 ;
+  assign \$27  = rd_en | \$26 ;
+  assign \$28  = ! a_addr;
+  assign \$29  = \$27  & \$28 ;
+  assign \$30  = clear | \$29 ;
+  assign \$31  = pre0 + inc[0];
+  assign \$32  = ~ rd_reserve;
+  assign \$33  = ~ rd_en;
+  assign \$34  = \$32  & \$33 ;
+  assign \$35  = wr__addr == _ptr;
+  assign \$36  = wr__en & \$35 ;
+  assign \$37  = ~ \$36 ;
+  assign \$38  = \$34  & \$37 ;
+  assign \$39  = rd_en | \$38 ;
+  assign \$40  = a_addr == 1'h1;
+  assign \$41  = \$39  & \$40 ;
+  assign \$42  = clear | \$41 ;
+  assign \$43  = pre1 + inc[1];
+  assign \$44  = ~ rd_reserve;
+  assign \$45  = ~ rd_en;
   assign \$46  = \$44  & \$45 ;
-  assign \$47  = rd_en ? \$37  : \$46 ;
-  assign \$48  = clear | \$47 ;
-  assign \$49  = pre1 + inc[1];
-  assign \$50  = rd_addr == 2'h2;
-  assign \$51  = ~ rd_reserve;
-  assign \$52  = ~ rd_en;
+  assign \$47  = wr__addr == _ptr;
+  assign \$48  = wr__en & \$47 ;
+  assign \$49  = ~ \$48 ;
+  assign \$50  = \$46  & \$49 ;
+  assign \$51  = rd_en | \$50 ;
+  assign \$52  = a_addr == 2'h2;
   assign \$53  = \$51  & \$52 ;
-  assign \$54  = wr__addr == _ptr;
-  assign \$55  = wr__en & \$54 ;
-  assign \$56  = ~ \$55 ;
-  assign \$57  = \$53  & \$56 ;
-  assign \$58  = _ptr == 2'h2;
-  assign \$59  = \$57  & \$58 ;
-  assign \$60  = rd_en ? \$50  : \$59 ;
-  assign \$61  = clear | \$60 ;
-  assign \$62  = pre2 + inc[2];
-  assign \$63  = rd_addr == 2'h3;
-  assign \$64  = ~ rd_reserve;
-  assign \$65  = ~ rd_en;
-  assign \$66  = \$64  & \$65 ;
-  assign \$67  = wr__addr == _ptr;
-  assign \$68  = wr__en & \$67 ;
-  assign \$69  = ~ \$68 ;
-  assign \$70  = \$66  & \$69 ;
-  assign \$71  = _ptr == 2'h3;
-  assign \$72  = \$70  & \$71 ;
-  assign \$73  = rd_en ? \$63  : \$72 ;
-  assign \$74  = clear | \$73 ;
-  assign \$75  = pre3 + inc[3];
-  assign \$76  = rd_addr == 3'h4;
-  assign \$77  = ~ rd_reserve;
-  assign \$78  = ~ rd_en;
-  assign \$79  = \$77  & \$78 ;
-  assign \$80  = wr__addr == _ptr;
-  assign \$81  = wr__en & \$80 ;
-  assign \$82  = ~ \$81 ;
-  assign \$83  = \$79  & \$82 ;
-  assign \$84  = _ptr == 3'h4;
-  assign \$85  = \$83  & \$84 ;
-  assign \$86  = rd_en ? \$76  : \$85 ;
-  assign \$87  = clear | \$86 ;
-  assign \$88  = pre4 + inc[4];
-  assign \$89  = rd_addr == 3'h5;
-  assign \$90  = ~ rd_reserve;
-  assign \$91  = ~ rd_en;
-  assign \$92  = \$90  & \$91 ;
-  assign \$93  = wr__addr == _ptr;
-  assign \$94  = wr__en & \$93 ;
-  assign \$95  = ~ \$94 ;
-  assign \$96  = \$92  & \$95 ;
-  assign \$97  = _ptr == 3'h5;
-  assign \$98  = \$96  & \$97 ;
-  assign \$99  = rd_en ? \$89  : \$98 ;
-  assign \$100  = clear | \$99 ;
-  assign \$101  = pre5 + inc[5];
-  assign \$102  = rd_addr == 3'h6;
-  assign \$103  = ~ rd_reserve;
-  assign \$104  = ~ rd_en;
-  assign \$105  = \$103  & \$104 ;
-  assign \$106  = wr__addr == _ptr;
-  assign \$107  = wr__en & \$106 ;
-  assign \$108  = ~ \$107 ;
-  assign \$109  = \$105  & \$108 ;
-  assign \$110  = _ptr == 3'h6;
-  assign \$111  = \$109  & \$110 ;
-  assign \$112  = rd_en ? \$102  : \$111 ;
-  assign \$113  = clear | \$112 ;
-  assign \$114  = pre6 + inc[6];
-  assign \$115  = rd_addr == 3'h7;
+  assign \$54  = clear | \$53 ;
+  assign \$55  = pre2 + inc[2];
+  assign \$56  = ~ rd_reserve;
+  assign \$57  = ~ rd_en;
+  assign \$58  = \$56  & \$57 ;
+  assign \$59  = wr__addr == _ptr;
+  assign \$60  = wr__en & \$59 ;
+  assign \$61  = ~ \$60 ;
+  assign \$62  = \$58  & \$61 ;
+  assign \$63  = rd_en | \$62 ;
+  assign \$64  = a_addr == 2'h3;
+  assign \$65  = \$63  & \$64 ;
+  assign \$66  = clear | \$65 ;
+  assign \$67  = pre3 + inc[3];
+  assign \$68  = ~ rd_reserve;
+  assign \$69  = ~ rd_en;
+  assign \$70  = \$68  & \$69 ;
+  assign \$71  = wr__addr == _ptr;
+  assign \$72  = wr__en & \$71 ;
+  assign \$73  = ~ \$72 ;
+  assign \$74  = \$70  & \$73 ;
+  assign \$75  = rd_en | \$74 ;
+  assign \$76  = a_addr == 3'h4;
+  assign \$77  = \$75  & \$76 ;
+  assign \$78  = clear | \$77 ;
+  assign \$79  = pre4 + inc[4];
+  assign \$80  = ~ rd_reserve;
+  assign \$81  = ~ rd_en;
+  assign \$82  = \$80  & \$81 ;
+  assign \$83  = wr__addr == _ptr;
+  assign \$84  = wr__en & \$83 ;
+  assign \$85  = ~ \$84 ;
+  assign \$86  = \$82  & \$85 ;
+  assign \$87  = rd_en | \$86 ;
+  assign \$88  = a_addr == 3'h5;
+  assign \$89  = \$87  & \$88 ;
+  assign \$90  = clear | \$89 ;
+  assign \$91  = pre5 + inc[5];
+  assign \$92  = ~ rd_reserve;
+  assign \$93  = ~ rd_en;
+  assign \$94  = \$92  & \$93 ;
+  assign \$95  = wr__addr == _ptr;
+  assign \$96  = wr__en & \$95 ;
+  assign \$97  = ~ \$96 ;
+  assign \$98  = \$94  & \$97 ;
+  assign \$99  = rd_en | \$98 ;
+  assign \$100  = a_addr == 3'h6;
+  assign \$101  = \$99  & \$100 ;
+  assign \$102  = clear | \$101 ;
+  assign \$103  = pre6 + inc[6];
+  assign \$104  = ~ rd_reserve;
+  assign \$105  = ~ rd_en;
+  assign \$106  = \$104  & \$105 ;
+  assign \$107  = wr__addr == _ptr;
+  assign \$108  = wr__en & \$107 ;
+  assign \$109  = ~ \$108 ;
+  assign \$110  = \$106  & \$109 ;
+  assign \$111  = rd_en | \$110 ;
+  assign \$112  = a_addr == 3'h7;
+  assign \$113  = \$111  & \$112 ;
+  assign \$114  = clear | \$113 ;
+  assign \$115  = pre7 + inc[7];
   assign \$116  = ~ rd_reserve;
   assign \$117  = ~ rd_en;
   assign \$118  = \$116  & \$117 ;
@@ -12687,442 +12670,390 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   assign \$120  = wr__en & \$119 ;
   assign \$121  = ~ \$120 ;
   assign \$122  = \$118  & \$121 ;
-  assign \$123  = _ptr == 3'h7;
-  assign \$124  = \$122  & \$123 ;
-  assign \$125  = rd_en ? \$115  : \$124 ;
+  assign \$123  = rd_en | \$122 ;
+  assign \$124  = a_addr == 4'h8;
+  assign \$125  = \$123  & \$124 ;
   assign \$126  = clear | \$125 ;
-  assign \$127  = pre7 + inc[7];
-  assign \$128  = rd_addr == 4'h8;
-  assign \$129  = ~ rd_reserve;
-  assign \$130  = ~ rd_en;
-  assign \$131  = \$129  & \$130 ;
-  assign \$132  = wr__addr == _ptr;
-  assign \$133  = wr__en & \$132 ;
-  assign \$134  = ~ \$133 ;
-  assign \$135  = \$131  & \$134 ;
-  assign \$136  = _ptr == 4'h8;
+  assign \$127  = pre8 + inc[8];
+  assign \$128  = ~ rd_reserve;
+  assign \$129  = ~ rd_en;
+  assign \$130  = \$128  & \$129 ;
+  assign \$131  = wr__addr == _ptr;
+  assign \$132  = wr__en & \$131 ;
+  assign \$133  = ~ \$132 ;
+  assign \$134  = \$130  & \$133 ;
+  assign \$135  = rd_en | \$134 ;
+  assign \$136  = a_addr == 4'h9;
   assign \$137  = \$135  & \$136 ;
-  assign \$138  = rd_en ? \$128  : \$137 ;
-  assign \$139  = clear | \$138 ;
-  assign \$140  = pre8 + inc[8];
-  assign \$141  = rd_addr == 4'h9;
-  assign \$142  = ~ rd_reserve;
-  assign \$143  = ~ rd_en;
-  assign \$144  = \$142  & \$143 ;
-  assign \$145  = wr__addr == _ptr;
-  assign \$146  = wr__en & \$145 ;
-  assign \$147  = ~ \$146 ;
-  assign \$148  = \$144  & \$147 ;
-  assign \$149  = _ptr == 4'h9;
-  assign \$150  = \$148  & \$149 ;
-  assign \$151  = rd_en ? \$141  : \$150 ;
-  assign \$152  = clear | \$151 ;
-  assign \$153  = pre9 + inc[9];
-  assign \$154  = rd_addr == 4'ha;
-  assign \$155  = ~ rd_reserve;
-  assign \$156  = ~ rd_en;
-  assign \$157  = \$155  & \$156 ;
-  assign \$158  = wr__addr == _ptr;
-  assign \$159  = wr__en & \$158 ;
-  assign \$160  = ~ \$159 ;
-  assign \$161  = \$157  & \$160 ;
-  assign \$162  = _ptr == 4'ha;
-  assign \$163  = \$161  & \$162 ;
-  assign \$164  = rd_en ? \$154  : \$163 ;
-  assign \$165  = clear | \$164 ;
-  assign \$166  = pre10 + inc[10];
-  assign \$167  = rd_addr == 4'hb;
-  assign \$168  = ~ rd_reserve;
-  assign \$169  = ~ rd_en;
-  assign \$170  = \$168  & \$169 ;
-  assign \$171  = wr__addr == _ptr;
-  assign \$172  = wr__en & \$171 ;
-  assign \$173  = ~ \$172 ;
-  assign \$174  = \$170  & \$173 ;
-  assign \$175  = _ptr == 4'hb;
-  assign \$176  = \$174  & \$175 ;
-  assign \$177  = rd_en ? \$167  : \$176 ;
-  assign \$178  = clear | \$177 ;
-  assign \$179  = pre11 + inc[11];
-  assign \$180  = rd_addr == 4'hc;
-  assign \$181  = ~ rd_reserve;
-  assign \$182  = ~ rd_en;
-  assign \$183  = \$181  & \$182 ;
-  assign \$184  = wr__addr == _ptr;
-  assign \$185  = wr__en & \$184 ;
-  assign \$186  = ~ \$185 ;
-  assign \$187  = \$183  & \$186 ;
-  assign \$188  = _ptr == 4'hc;
-  assign \$189  = \$187  & \$188 ;
-  assign \$190  = rd_en ? \$180  : \$189 ;
-  assign \$191  = clear | \$190 ;
-  assign \$192  = pre12 + inc[12];
-  assign \$193  = rd_addr == 4'hd;
-  assign \$194  = ~ rd_reserve;
-  assign \$195  = ~ rd_en;
-  assign \$196  = \$194  & \$195 ;
-  assign \$197  = wr__addr == _ptr;
-  assign \$198  = wr__en & \$197 ;
-  assign \$199  = ~ \$198 ;
-  assign \$200  = \$196  & \$199 ;
-  assign \$201  = _ptr == 4'hd;
-  assign \$202  = \$200  & \$201 ;
-  assign \$203  = rd_en ? \$193  : \$202 ;
-  assign \$204  = clear | \$203 ;
-  assign \$205  = pre13 + inc[13];
+  assign \$138  = clear | \$137 ;
+  assign \$139  = pre9 + inc[9];
+  assign \$140  = ~ rd_reserve;
+  assign \$141  = ~ rd_en;
+  assign \$142  = \$140  & \$141 ;
+  assign \$143  = wr__addr == _ptr;
+  assign \$144  = wr__en & \$143 ;
+  assign \$145  = ~ \$144 ;
+  assign \$146  = \$142  & \$145 ;
+  assign \$147  = rd_en | \$146 ;
+  assign \$148  = a_addr == 4'ha;
+  assign \$149  = \$147  & \$148 ;
+  assign \$150  = clear | \$149 ;
+  assign \$151  = pre10 + inc[10];
+  assign \$152  = ~ rd_reserve;
+  assign \$153  = ~ rd_en;
+  assign \$154  = \$152  & \$153 ;
+  assign \$155  = wr__addr == _ptr;
+  assign \$156  = wr__en & \$155 ;
+  assign \$157  = ~ \$156 ;
+  assign \$158  = \$154  & \$157 ;
+  assign \$159  = rd_en | \$158 ;
+  assign \$160  = a_addr == 4'hb;
+  assign \$161  = \$159  & \$160 ;
+  assign \$162  = clear | \$161 ;
+  assign \$163  = pre11 + inc[11];
+  assign \$164  = ~ rd_reserve;
+  assign \$165  = ~ rd_en;
+  assign \$166  = \$164  & \$165 ;
+  assign \$167  = wr__addr == _ptr;
+  assign \$168  = wr__en & \$167 ;
+  assign \$169  = ~ \$168 ;
+  assign \$170  = \$166  & \$169 ;
+  assign \$171  = rd_en | \$170 ;
+  assign \$172  = a_addr == 4'hc;
+  assign \$173  = \$171  & \$172 ;
+  assign \$174  = clear | \$173 ;
+  assign \$175  = pre12 + inc[12];
+  assign \$176  = ~ rd_reserve;
+  assign \$177  = ~ rd_en;
+  assign \$178  = \$176  & \$177 ;
+  assign \$179  = wr__addr == _ptr;
+  assign \$180  = wr__en & \$179 ;
+  assign \$181  = ~ \$180 ;
+  assign \$182  = \$178  & \$181 ;
+  assign \$183  = rd_en | \$182 ;
+  assign \$184  = a_addr == 4'hd;
+  assign \$185  = \$183  & \$184 ;
+  assign \$186  = clear | \$185 ;
+  assign \$187  = pre13 + inc[13];
   always @(posedge clk)
-    _valid <= \$206 ;
+    _valid <= \$188 ;
   always @(posedge clk)
-    _ptr <= \$207 ;
+    _ptr <= \$189 ;
   always @(posedge clk)
-    wr__en <= \$208 ;
+    wr__en <= \$190 ;
   always @(posedge clk)
-    wr__addr <= \$209 ;
+    wr__addr <= \$191 ;
   always @(posedge clk)
-    _b_valid <= \$210 ;
+    _b_valid <= \$192 ;
   always @(posedge clk)
-    _c_cap <= \$211 ;
+    _c_cap <= \$193 ;
   always @(posedge clk)
-    pre0 <= \$212 ;
+    pre0 <= \$194 ;
   always @(posedge clk)
-    pre1 <= \$213 ;
+    pre1 <= \$195 ;
   always @(posedge clk)
-    pre2 <= \$214 ;
+    pre2 <= \$196 ;
   always @(posedge clk)
-    pre3 <= \$215 ;
+    pre3 <= \$197 ;
   always @(posedge clk)
-    pre4 <= \$216 ;
+    pre4 <= \$198 ;
   always @(posedge clk)
-    pre5 <= \$217 ;
+    pre5 <= \$199 ;
   always @(posedge clk)
-    pre6 <= \$218 ;
+    pre6 <= \$200 ;
   always @(posedge clk)
-    pre7 <= \$219 ;
+    pre7 <= \$201 ;
   always @(posedge clk)
-    pre8 <= \$220 ;
+    pre8 <= \$202 ;
   always @(posedge clk)
-    pre9 <= \$221 ;
+    pre9 <= \$203 ;
   always @(posedge clk)
-    pre10 <= \$222 ;
+    pre10 <= \$204 ;
   always @(posedge clk)
-    pre11 <= \$223 ;
+    pre11 <= \$205 ;
   always @(posedge clk)
-    pre12 <= \$224 ;
+    pre12 <= \$206 ;
   always @(posedge clk)
-    pre13 <= \$225 ;
+    pre13 <= \$207 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$21  = 5'h00;
-    casez (rd_addr)
+    \$19  = 5'h00;
+    casez (a_addr)
       4'h0:
-          \$21  = pre0;
+          \$19  = pre0;
       4'h1:
-          \$21  = pre1;
+          \$19  = pre1;
       4'h2:
-          \$21  = pre2;
+          \$19  = pre2;
       4'h3:
-          \$21  = pre3;
+          \$19  = pre3;
       4'h4:
-          \$21  = pre4;
+          \$19  = pre4;
       4'h5:
-          \$21  = pre5;
+          \$19  = pre5;
       4'h6:
-          \$21  = pre6;
+          \$19  = pre6;
       4'h7:
-          \$21  = pre7;
+          \$19  = pre7;
       4'h8:
-          \$21  = pre8;
+          \$19  = pre8;
       4'h9:
-          \$21  = pre9;
+          \$19  = pre9;
       4'ha:
-          \$21  = pre10;
+          \$19  = pre10;
       4'hb:
-          \$21  = pre11;
+          \$19  = pre11;
       4'hc:
-          \$21  = pre12;
+          \$19  = pre12;
       4'hd:
-          \$21  = pre13;
+          \$19  = pre13;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$22  = 5'h00;
-    casez (_ptr)
-      4'h0:
-          \$22  = pre0;
-      4'h1:
-          \$22  = pre1;
-      4'h2:
-          \$22  = pre2;
-      4'h3:
-          \$22  = pre3;
-      4'h4:
-          \$22  = pre4;
-      4'h5:
-          \$22  = pre5;
-      4'h6:
-          \$22  = pre6;
-      4'h7:
-          \$22  = pre7;
-      4'h8:
-          \$22  = pre8;
-      4'h9:
-          \$22  = pre9;
-      4'ha:
-          \$22  = pre10;
-      4'hb:
-          \$22  = pre11;
-      4'hc:
-          \$22  = pre12;
-      4'hd:
-          \$22  = pre13;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$206  = _valid;
+    \$188  = _valid;
     if (clear) begin
-      \$206  = 14'h0000;
+      \$188  = 14'h0000;
     end else if (wr__en) begin
       casez (wr__addr)
         4'h0:
-            \$206 [0] = 1'h1;
+            \$188 [0] = 1'h1;
         4'h1:
-            \$206 [1] = 1'h1;
+            \$188 [1] = 1'h1;
         4'h2:
-            \$206 [2] = 1'h1;
+            \$188 [2] = 1'h1;
         4'h3:
-            \$206 [3] = 1'h1;
+            \$188 [3] = 1'h1;
         4'h4:
-            \$206 [4] = 1'h1;
+            \$188 [4] = 1'h1;
         4'h5:
-            \$206 [5] = 1'h1;
+            \$188 [5] = 1'h1;
         4'h6:
-            \$206 [6] = 1'h1;
+            \$188 [6] = 1'h1;
         4'h7:
-            \$206 [7] = 1'h1;
+            \$188 [7] = 1'h1;
         4'h8:
-            \$206 [8] = 1'h1;
+            \$188 [8] = 1'h1;
         4'h9:
-            \$206 [9] = 1'h1;
+            \$188 [9] = 1'h1;
         4'ha:
-            \$206 [10] = 1'h1;
+            \$188 [10] = 1'h1;
         4'hb:
-            \$206 [11] = 1'h1;
+            \$188 [11] = 1'h1;
         4'hc:
-            \$206 [12] = 1'h1;
+            \$188 [12] = 1'h1;
         4'hd:
-            \$206 [13] = 1'h1;
+            \$188 [13] = 1'h1;
       endcase
     end
     if (rst) begin
-      \$206  = 14'h0000;
+      \$188  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$207  = _ptr;
+    \$189  = _ptr;
     if (\$4 ) begin
-      \$207  = \$7 [3:0];
+      \$189  = \$7 [3:0];
     end
     if (rst) begin
-      \$207  = 4'h0;
+      \$189  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$208  = \$17 ;
+    \$190  = \$17 ;
     if (rst) begin
-      \$208  = 1'h0;
+      \$190  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$209  = a_addr;
+    \$191  = a_addr;
     if (rst) begin
-      \$209  = 4'h0;
+      \$191  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$210  = \$20 ;
+    \$192  = \$18 ;
     if (rst) begin
-      \$210  = 1'h0;
+      \$192  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$211  = \$23 ;
+    \$193  = \$19 ;
     if (rst) begin
-      \$211  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$35 ) begin
-      \$212  = { 4'h0, inc[0] };
-    end else begin
-      \$212  = \$36 [4:0];
-    end
-    if (rst) begin
-      \$212  = 5'h00;
+      \$193  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$48 ) begin
-      \$213  = { 4'h0, inc[1] };
+    if (\$30 ) begin
+      \$194  = { 4'h0, inc[0] };
     end else begin
-      \$213  = \$49 [4:0];
+      \$194  = \$31 [4:0];
     end
     if (rst) begin
-      \$213  = 5'h00;
+      \$194  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$61 ) begin
-      \$214  = { 4'h0, inc[2] };
+    if (\$42 ) begin
+      \$195  = { 4'h0, inc[1] };
     end else begin
-      \$214  = \$62 [4:0];
+      \$195  = \$43 [4:0];
     end
     if (rst) begin
-      \$214  = 5'h00;
+      \$195  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$74 ) begin
-      \$215  = { 4'h0, inc[3] };
+    if (\$54 ) begin
+      \$196  = { 4'h0, inc[2] };
     end else begin
-      \$215  = \$75 [4:0];
+      \$196  = \$55 [4:0];
     end
     if (rst) begin
-      \$215  = 5'h00;
+      \$196  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$87 ) begin
-      \$216  = { 4'h0, inc[4] };
+    if (\$66 ) begin
+      \$197  = { 4'h0, inc[3] };
     end else begin
-      \$216  = \$88 [4:0];
+      \$197  = \$67 [4:0];
     end
     if (rst) begin
-      \$216  = 5'h00;
+      \$197  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$100 ) begin
-      \$217  = { 4'h0, inc[5] };
+    if (\$78 ) begin
+      \$198  = { 4'h0, inc[4] };
     end else begin
-      \$217  = \$101 [4:0];
+      \$198  = \$79 [4:0];
     end
     if (rst) begin
-      \$217  = 5'h00;
+      \$198  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$113 ) begin
-      \$218  = { 4'h0, inc[6] };
+    if (\$90 ) begin
+      \$199  = { 4'h0, inc[5] };
     end else begin
-      \$218  = \$114 [4:0];
+      \$199  = \$91 [4:0];
     end
     if (rst) begin
-      \$218  = 5'h00;
+      \$199  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$102 ) begin
+      \$200  = { 4'h0, inc[6] };
+    end else begin
+      \$200  = \$103 [4:0];
+    end
+    if (rst) begin
+      \$200  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$114 ) begin
+      \$201  = { 4'h0, inc[7] };
+    end else begin
+      \$201  = \$115 [4:0];
+    end
+    if (rst) begin
+      \$201  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
     if (\$126 ) begin
-      \$219  = { 4'h0, inc[7] };
+      \$202  = { 4'h0, inc[8] };
     end else begin
-      \$219  = \$127 [4:0];
+      \$202  = \$127 [4:0];
     end
     if (rst) begin
-      \$219  = 5'h00;
+      \$202  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$139 ) begin
-      \$220  = { 4'h0, inc[8] };
+    if (\$138 ) begin
+      \$203  = { 4'h0, inc[9] };
     end else begin
-      \$220  = \$140 [4:0];
+      \$203  = \$139 [4:0];
     end
     if (rst) begin
-      \$220  = 5'h00;
+      \$203  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$152 ) begin
-      \$221  = { 4'h0, inc[9] };
+    if (\$150 ) begin
+      \$204  = { 4'h0, inc[10] };
     end else begin
-      \$221  = \$153 [4:0];
+      \$204  = \$151 [4:0];
     end
     if (rst) begin
-      \$221  = 5'h00;
+      \$204  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$165 ) begin
-      \$222  = { 4'h0, inc[10] };
+    if (\$162 ) begin
+      \$205  = { 4'h0, inc[11] };
     end else begin
-      \$222  = \$166 [4:0];
+      \$205  = \$163 [4:0];
     end
     if (rst) begin
-      \$222  = 5'h00;
+      \$205  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$178 ) begin
-      \$223  = { 4'h0, inc[11] };
+    if (\$174 ) begin
+      \$206  = { 4'h0, inc[12] };
     end else begin
-      \$223  = \$179 [4:0];
+      \$206  = \$175 [4:0];
     end
     if (rst) begin
-      \$223  = 5'h00;
+      \$206  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     (* full_case = 32'd1 *)
-    if (\$191 ) begin
-      \$224  = { 4'h0, inc[12] };
+    if (\$186 ) begin
+      \$207  = { 4'h0, inc[13] };
     end else begin
-      \$224  = \$192 [4:0];
+      \$207  = \$187 [4:0];
     end
     if (rst) begin
-      \$224  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$204 ) begin
-      \$225  = { 4'h0, inc[13] };
-    end else begin
-      \$225  = \$205 [4:0];
-    end
-    if (rst) begin
-      \$225  = 5'h00;
+      \$207  = 5'h00;
     end
   end
   assign rd_data = \$1 [63:0];
