@@ -500,8 +500,8 @@ class BucketTable(wiring.Component):
 
         # The tag of the request whose window is on bk_* now (rd_tag of the cycle before),
         # for bk_sides.match.
-        rd_tag_q = Signal(p.TAG_WIDTH, name="rd_tag_q")
         if self.output_register:
+            rd_tag_q = Signal(p.TAG_WIDTH, name="rd_tag_q")
             m.d.sync += rd_tag_q.eq(self.rd_tag)
 
         for b in range(P):

