@@ -260,6 +260,14 @@ async def predictor_random(tb: KvAsuTB):
             await tb.check_quiescent(f"round {r}, POLICY = 0")
             await _switch(tb, POLICY_MODE)
             switches += 1
+    # A loop over a few lines inside the widest window: however the random windows fell,
+    # the predictor trains towards reuse and OBSERVEs answer tlevel 3 (P5).
+    for name in ("W1", "W2", "W3"):
+        await tb.write_reg(name, tb.p.WMAX)
+    await tb.write_ctrl(COMMIT | ENABLE)
+    hot = [tb.space.random_line() for _ in range(4)]
+    tb.send_items([ReqItem(OBSERVE, tb.space.addr(line), 3) for _ in range(24) for line in hot])
+    await tb.drain()
     await tb.check_quiescent("end")
     stats = tb.model.stats
     tb.log.info("predictor_random: %d requests in the mode, %d revivals, %d ghost-making "
