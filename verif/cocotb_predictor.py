@@ -232,9 +232,12 @@ async def predictor_random(tb: KvAsuTB):
     switches = 0
     for r in range(rounds):
         stim.weights = stim.random_weights()
-        tb.send_items(stim.mixed(rng.randint(300, 700)))
+        n = rng.randint(300, 700)
+        # the first round is a loop and the last switches if none did, so every seed
+        # exercises ghosts, revivals and an in-flight switch
+        tb.send_items(stim.loop(n) if r == 0 else stim.mixed(n))
         what = rng.random()
-        if what < 0.25:
+        if what < 0.25 or (r == rounds - 1 and not switches):
             # a switch while requests are in flight: D8 orders it between two of them
             if rng.random() < 0.3:
                 await tb.idle(rng.randint(0, 30))
