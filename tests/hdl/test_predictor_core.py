@@ -166,7 +166,7 @@ def test_predictor_build_from_preset_selectors(preset):
             ctx.set(core.predictor.guard.gsel, preset["gsel"])
         await ctx.tick()
 
-    script = loop_script(p, rng, 200, tags) + script_of(p, rng, 60, tags)
+    script = loop_script(p, rng, 150, tags) + script_of(p, rng, 40, tags)
     bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1, on_start=poke)
     res = bench.run(script, max_cycles=100000)
     model, seen = check(p, res, cfg, True, preset)
