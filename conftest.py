@@ -12,19 +12,14 @@ def fast_build_root(tmp_path_factory):
     return tmp_path_factory.mktemp("fast")
 
 
-#: The test modules that take minutes, longest first (their test time in a whole run, 2-core
-#: machine: the cocotb runs on Verilator about 300 s, the quick formal jobs 300 s, test_core
-#: 275 s, test_predictor_core 190 s, Icarus 140 s, test_faults 140 s, test_top 90 s,
-#: test_fast 55 s; everything else about 280 s). They are collected first, so that
+#: The test modules that take minutes, longest first. They are collected first, so that
 #: `make test` (``--dist loadscope --no-loadscope-reorder``: one module per worker at a
-#: time, handed out in collection order) hands the long ones out first and the short
-#: modules even out the two workers' ends; a long module handed out last leaves one worker
-#: running alone. xdist's default order (most tests first) would hand out the cocotb
-#: modules, with a few tests each, last.
-LONG_MODULES = ["verif/test_kv_asu.py", "tests/formal/test_formal_quick.py",
-                "tests/hdl/test_core.py", "tests/hdl/test_predictor_core.py",
-                "verif/test_kv_asu_icarus.py", "tests/verif/test_faults.py",
-                "tests/hdl/test_top.py", "verif/test_fast.py"]
+#: time, handed out in collection order) starts them at once on its two workers and the
+#: short modules fill in after. xdist's default order (most tests first) would hand out the
+#: cocotb modules, with a few tests each, last and one after the other.
+LONG_MODULES = ["verif/test_kv_asu.py", "verif/test_kv_asu_icarus.py",
+                "tests/hdl/test_predictor_core.py", "tests/formal/test_formal_quick.py",
+                "tests/verif/test_faults.py", "verif/test_fast.py"]
 
 
 def pytest_collection_modifyitems(session, config, items):
