@@ -29,7 +29,7 @@ from cocotbext.axi import AxiResp
 
 from regmap import REG
 from verif.cocotb_random import Stimulus, random_config
-from verif.kvasu_tb import (CLEAR_ERROR, COMMIT, ENABLE, EVICT, EVICT_ANY, OBSERVE, QUERY,
+from verif.kvasu_tb import (CLEAR_ERROR, ENABLE, EVICT, EVICT_ANY, OBSERVE, QUERY,
                             ST_ERROR, KvAsuTB, ReqItem, tb_test)
 
 POLICY_MODE = REG["POLICY"].mask("MODE")
@@ -247,9 +247,7 @@ async def predictor_random(tb: KvAsuTB):
             switches += 1
         elif what < 0.45:
             cfg = random_config(tb)
-            for name, value in cfg.items():
-                await tb.write_reg(name, value)
-            await tb.write_ctrl(COMMIT | ENABLE)
+            assert await tb.commit(**cfg) == AxiResp.OKAY
             if "HASH_SEED" in cfg:
                 stim.rebuild()
         await tb.drain()
@@ -265,9 +263,7 @@ async def predictor_random(tb: KvAsuTB):
             switches += 1
     # A loop over a few lines inside the widest window: however the random windows fell,
     # the predictor trains towards reuse and OBSERVEs answer tlevel 3 (P5).
-    for name in ("W1", "W2", "W3"):
-        await tb.write_reg(name, tb.p.WMAX)
-    await tb.write_ctrl(COMMIT | ENABLE)
+    assert await tb.commit(W1=tb.p.WMAX, W2=tb.p.WMAX, W3=tb.p.WMAX) == AxiResp.OKAY
     hot = [tb.space.random_line() for _ in range(4)]
     tb.send_items([ReqItem(OBSERVE, tb.space.addr(line), 3) for _ in range(24) for line in hot])
     await tb.drain()
