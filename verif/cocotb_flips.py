@@ -47,7 +47,7 @@ def _protected(tb: KvAsuTB) -> bool:
     return options.get("protection", "auto") != "none" and not options.get("compact")
 
 
-def _array(tb: KvAsuTB, memory: str, bank):
+def memory_handle(tb: KvAsuTB, memory: str, bank):
     """The simulator handle of D11 memory ``memory`` (bank ``bank``), found in the build's
     Verilog as the fault campaign finds it."""
     from verif.faults import targets
@@ -60,7 +60,7 @@ def _array(tb: KvAsuTB, memory: str, bank):
 
 
 async def _flip(tb: KvAsuTB, found, word: int, bit: int) -> tuple[int, int]:
-    """Flip ``bit`` of ``word`` of the memory ``found`` (``_array``'s answer) at a falling
+    """Flip ``bit`` of ``word`` of the memory ``found`` (``memory_handle``'s answer) at a falling
     edge; returns the cycle of the next rising edge (the first that sees the flipped word)
     and the word as it was before the flip."""
     handle, array = found
@@ -100,7 +100,7 @@ async def flip_corrected(tb: KvAsuTB):
     await tb.batch([(OBSERVE, line) for line in lines])
     await tb.idle(4 * len(STAT_NAMES))      # every counter visited and written back
     index = STAT_NAMES.index("observes")
-    stats = _array(tb, "stats", None)
+    stats = memory_handle(tb, "stats", None)
     handle, _ = stats
     for attempt in range(_ATTEMPTS):
         bit = tb.rng.randrange(64)           # a data bit of the 64-bit counter word
@@ -146,7 +146,7 @@ async def flip_recovered(tb: KvAsuTB):
     victim = lines[tb.rng.randrange(len(lines))]
     slot = tb.model.find(victim)
     assert slot is not None
-    ent = _array(tb, "ent", slot % p.PROBE)
+    ent = memory_handle(tb, "ent", slot % p.PROBE)
     bit = tb.rng.randrange(ent[1].width)     # a data or a check bit of the code word
     await _flip(tb, ent, slot // p.PROBE, bit)
     # The injection implies it: the next window read of the slot finds it uncorrectable,
