@@ -293,7 +293,7 @@ def _covers_seu():
     return SeuCovers(small_params())
 
 
-@job("sanity_seu_unprotected", mode="bmc", depth=14, quick=True, expect="FAIL", timeout=300,
+@job("sanity_seu_unprotected", mode="bmc", depth=14, expect="FAIL", timeout=300,
      doc="sanity: the same single-bit upsets on the unprotected core must break an invariant (expect FAIL)")
 def _sanity_seu_unprotected():
     from .seu_props import SeuInvariants

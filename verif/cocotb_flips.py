@@ -4,8 +4,8 @@ one block-RAM word flipped through the simulator's handle on the generated memor
 
 The arrays are found as the fault campaign names them (``verif.faults.targets`` over the
 build's Verilog, ``kv_asu.v`` beside the run configuration) and reached from the top-level
-handle (``dut.core.table.ent0.memory[word]``; Verilator's cocotb build is
-``--public-flat-rw``, Icarus gives VPI access to every array word). The flip is a deposit
+handle (``dut.core.table.ent0.memory[word]``; Verilator's cocotb build makes every memory
+array public, ``verif.runner.public_signals``; Icarus gives VPI access to every array word). The flip is a deposit
 into the word at a falling edge while the block is idle. Then the test reads the ``ERR_*``
 registers over AXI4-Lite, tells the golden model the error the injection implies
 (``KvAsuModel.on_error``, as the fast harness's ``verif.fast.SoftError`` flow does), and

