@@ -5,11 +5,17 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def fast_build_root(tmp_path_factory):
+def fast_build_root(tmp_path_factory, worker_id):
     """One folder for the fast C++ harness's builds, shared by every test that replays
-    through it: a build of one configuration takes a minute or two, a rebuild of an
-    unchanged one nothing (``verif.fast.build`` rebuilds only what changed)."""
-    return tmp_path_factory.mktemp("fast")
+    through it, on every pytest-xdist worker (the workers' temporary folders have one
+    parent): a build of one configuration takes half a minute or more, a rebuild of an
+    unchanged one nothing (``verif.fast.build`` rebuilds only what changed, one process at
+    a time per build folder)."""
+    if worker_id == "master":
+        return tmp_path_factory.mktemp("fast")
+    root = tmp_path_factory.getbasetemp().parent / "fast"
+    root.mkdir(exist_ok=True)
+    return root
 
 
 #: The test modules that take minutes, longest first. They are collected first, so that

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import fcntl
 import os
 import re
 import shutil
@@ -123,10 +124,18 @@ def build(params: Params, build_dir: Path, *, waves: bool = False,
     of :func:`memory_arrays` made writable through VPI by a configuration file, nothing
     else: ``--public-flat-rw`` on every signal would run ten times slower; :class:`Fault`
     records accepted; in a build folder of its own).
-    Rebuilds only what changed (Verilator's own make does the dependency work).
+    Rebuilds only what changed (Verilator's own make does the dependency work). Processes
+    that build into the same ``build_dir`` (pytest's workers sharing one folder) take turns:
+    the second finds the first's build done.
     """
     build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(params, build_dir, waves=waves, faults=faults, options=options)
+
+
+def _build(params: Params, build_dir: Path, *, waves: bool, faults: bool, options) -> Path:
     verilog = build_dir / "kv_asu.v"
     from hdl.generate import generate
     text = generate(params, options)
