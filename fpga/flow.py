@@ -80,6 +80,8 @@ class Target:
     # MHz: the frequency place and route aims at (None: the target frequency); at least
     # the target frequency, which still judges the placement.
     place_freq: float | None = None
+    # Built by `make fpga` (all targets but these); False: only on request (--target NAME).
+    in_make_fpga: bool = True
 
 
 #: The synthesis options a target may set, per family: only those that change how the
@@ -162,6 +164,16 @@ TARGETS = {
         pnr_args=("--85k", "--package", "CABGA381"), default_freq=100.0,
         description="Reference: the same with the DP16KD output register (REGMODE OUTREG)",
         seeds=(1, 2, 3), every_seed=True, speeds=(6, 8), design="bram_reference_outreg",
+    ),
+    "ecp5-predictor": Target(
+        name="ecp5-predictor", family="ecp5", params={},
+        # The predictor mode's build (docs/spec-predictor.md; the mode needs protection
+        # "none"): what the mode costs against ecp5-unprotected. About 30 minutes of
+        # synthesis alone, so only on request.
+        options=dataclasses.replace(_ECP5_OPTIONS, protection="none", predictor=True),
+        pnr_args=("--85k", "--package", "CABGA381"), default_freq=100.0,
+        description="The ECP5 build with the predictor mode (predictor=True, protection='none')",
+        seeds=(1,), speeds=(6,), in_make_fpga=False,
     ),
     "ice40": Target(
         name="ice40", family="ice40",
@@ -622,7 +634,11 @@ def _none_or(options):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("build/fpga"))
-    ap.add_argument("--target", nargs="+", choices=sorted(TARGETS), default=sorted(TARGETS))
+    ap.add_argument("--target", nargs="+", choices=sorted(TARGETS),
+                    default=sorted(name for name, t in TARGETS.items() if t.in_make_fpga),
+                    help="the targets to build (default: all but those only built on "
+                         "request, " + ", ".join(sorted(name for name, t in TARGETS.items()
+                                                        if not t.in_make_fpga)) + ")")
     ap.add_argument("--freq", nargs="+", default=[], metavar="TARGET=MHZ",
                     help="target frequency per target (default: ecp5=100 ice40=15)")
     ap.add_argument("--seeds", type=int, nargs="+", default=None, metavar="N",

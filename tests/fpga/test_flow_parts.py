@@ -469,3 +469,19 @@ def test_command_line_options_are_checked_and_passed(monkeypatch, capsys):
         with pytest.raises(SystemExit):
             flow.main(["--target", "ecp5", *bad])
         assert message in capsys.readouterr().err and not calls
+
+
+def test_make_fpga_builds_every_target_but_those_on_request(monkeypatch):
+    calls = []
+    monkeypatch.setattr(flow, "run_target",
+                        lambda target, *args: calls.append(target.name) or
+                        {"target": target.name, "timing_pass": True})
+    monkeypatch.setattr(flow, "_print_summary", lambda summary: None)
+    assert flow.main([]) == 0
+    on_request = {name for name, t in TARGETS.items() if not t.in_make_fpga}
+    assert on_request == {"ecp5-predictor"}
+    assert calls == sorted(set(TARGETS) - on_request)
+    calls.clear()
+    assert flow.main(["--target", "ecp5-predictor"]) == 0
+    assert calls == ["ecp5-predictor"]
+    assert TARGETS["ecp5-predictor"].options.predictor
