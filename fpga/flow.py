@@ -634,11 +634,11 @@ def _none_or(options):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("build/fpga"))
+    on_request = sorted(name for name, t in TARGETS.items() if not t.in_make_fpga)
     ap.add_argument("--target", nargs="+", choices=sorted(TARGETS),
-                    default=sorted(name for name, t in TARGETS.items() if t.in_make_fpga),
+                    default=sorted(set(TARGETS) - set(on_request)),
                     help="the targets to build (default: all but those only built on "
-                         "request, " + ", ".join(sorted(name for name, t in TARGETS.items()
-                                                        if not t.in_make_fpga)) + ")")
+                         f"request, {', '.join(on_request)})")
     ap.add_argument("--freq", nargs="+", default=[], metavar="TARGET=MHZ",
                     help="target frequency per target (default: ecp5=100 ice40=15)")
     ap.add_argument("--seeds", type=int, nargs="+", default=None, metavar="N",

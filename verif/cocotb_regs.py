@@ -236,6 +236,7 @@ async def counter_lo_hi_latch(tb: KvAsuTB):
     memory, code = _stat_memory(tb)
     index = regmap.STAT_NAMES.index("observes")
     h_cyc = _handle(tb.dut, "timebase", "cycle")
+    assert h_cyc is not None, "the cycle counter (timebase.cycle) not reachable by name"
     base = (1 << 33) - 2                        # 0x1_FFFF_FFFE
     for attempt in range(_DEPOSIT_ATTEMPTS):
         await FallingEdge(tb.dut.clk)
@@ -265,7 +266,6 @@ async def counter_lo_hi_latch(tb: KvAsuTB):
     hi, _ = await tb.rd(qry.offset + 4)         # any HI word returns the one latch
     assert (lo | hi << 32) == val, (hex(lo), hi, hex(val))
     tb.cov.hit("regs.lo_hi_carry")
-    assert h_cyc is not None, "the cycle counter (timebase.cycle) not reachable by name"
     # CYCLE crossing 2**32 between the LO and the HI read
     await FallingEdge(tb.dut.clk)
     h_cyc.value = (1 << 32) - 40

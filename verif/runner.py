@@ -164,12 +164,8 @@ def public_signals(verilog: str) -> str:
     into the statistics memory) and the cycle counter. cocotb's runner passes
     ``--public-flat-rw`` instead, every signal public: the model then keeps every net, and
     builds and runs slower."""
-    from .fast import memory_arrays
-    lines = ["`verilator_config", f'public_flat_rw -module "{TOPLEVEL}" -var "*"',
-             f'public_flat_rw -module "{TOPLEVEL}.timebase" -var "cycle"']
-    lines += ['public_flat_rw -module "{}" -var "{}"'.format(*array.name.rsplit(".", 1))
-              for array in memory_arrays(verilog)]
-    return "\n".join(lines) + "\n"
+    from .fast import public_config
+    return public_config(verilog, [(TOPLEVEL, "*"), (f"{TOPLEVEL}.timebase", "cycle")])
 
 
 def _patch_verilator_build(runner, control: Path):

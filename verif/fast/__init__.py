@@ -41,7 +41,8 @@ from ..codec import Codec
 from ..runner import VERILATOR_OPT
 from ..regmirror import LIVE, RegisterMirror, Resp
 
-__all__ = ["AxiOp", "Fault", "FastResult", "MemoryArray", "build", "memory_arrays", "run",
+__all__ = ["AxiOp", "Fault", "FastResult", "MemoryArray", "build", "memory_arrays",
+           "public_config", "run",
            "check", "Mismatch", "Hang", "SoftError"]
 
 HERE = Path(__file__).parent
@@ -156,14 +157,21 @@ def _build(params: Params, build_dir: Path, *, waves: bool, faults: bool, option
     if faults:
         obj.mkdir(parents=True, exist_ok=True)
         vlt = obj / "memories.vlt"
-        vlt.write_text("`verilator_config\n" + "".join(
-            'public_flat_rw -module "{}" -var "{}"\n'.format(*array.name.rsplit(".", 1))
-            for array in memory_arrays(text)))
+        vlt.write_text(public_config(text))
         cmd[1:1] = ["--vpi", "-CFLAGS", "-DKVASU_FAULTS=1", str(vlt)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"verilator failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return obj / "kvasu_fast"
+
+
+def public_config(verilog: str, extra=()) -> str:
+    """A Verilator configuration file making public (VPI read and write) every memory
+    array of ``verilog`` (:func:`memory_arrays`) and the ``(module, variable)`` pairs of
+    ``extra``, nothing else."""
+    pairs = [*extra, *(tuple(array.name.rsplit(".", 1)) for array in memory_arrays(verilog))]
+    return "`verilator_config\n" + "".join(f'public_flat_rw -module "{module}" -var "{var}"\n'
+                                           for module, var in pairs)
 
 
 _MEMORY_DECL = re.compile(r"^\s*reg \[(\d+):0\] (\S+) \[(\d+):0\];", re.M)
