@@ -99,6 +99,7 @@ asic-deps:
 # Throughput, latency, Fmax/resources (from `make fpga`'s reports) and simulation speed.
 bench: setup
 	$(PY) -m tools.bench --cocotb --out $(BUILD)/bench.json
+	$(PY) -m tools.evict_speculation --out $(BUILD)/evict_speculation.json
 
 # The non-blocking mode (D13): drops and not-ready cycles per pattern in both modes, in
 # build/bench_nonblocking.json (cocotb on Verilator, every response checked).
