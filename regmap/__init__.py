@@ -272,8 +272,9 @@ MODE_DEFAULTS: dict[str, int] = {
 #: Mode fields that exclude each other: pairs ``((register, field), (register, field))``
 #: that one committed shadow set must not both set (a commit with both is refused like a
 #: reserved bit, ``mode_violations``). ``POLICY.MODE`` with ``MODE.NONBLOCKING``
-#: (docs/spec-predictor.md P2): the predictor mode takes one request at a time, and D13's
-#: admission rule, which decides what NONBLOCKING drops, is the article pipeline's.
+#: (docs/spec-predictor.md P2): the predictor mode has an admission rule of its own
+#: (docs/rtl-predictor.md), and D13's, which decides what NONBLOCKING drops, is the
+#: article pipeline's.
 MODE_EXCLUSIONS: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = (
     (("POLICY", "MODE"), ("MODE", "NONBLOCKING")),
 )

@@ -219,16 +219,25 @@ class KvAsuCore(wiring.Component):
         self.recovery = Recovery(params.ENTRIES) if options.protected else None
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
+        # The predictor mode forwards nothing between requests but the table's: a request
+        # behind an OBSERVE reads the table in R no more than one cycle before that
+        # OBSERVE's E2 (its R + m_stage + eval_stages) writes it, so that the table's
+        # bypass of a write in the read's cycle or the next gives it the word; its E1b then
+        # comes after the occupancy and the loop detector have taken that OBSERVE.
+        self.predictor_spacing = (options.m_stage + eval_stages - 1 if options.predictor
+                                  else None)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
                                    evict_gap=self.evict_gap,
-                                   evict_evict_gap=self.evict_evict_gap, gen_width=gen_width)
+                                   evict_evict_gap=self.evict_evict_gap,
+                                   predictor_spacing=self.predictor_spacing,
+                                   gen_width=gen_width)
         self.window = WindowRead(params, options)
         self.lanes = LaneCompare(params, options)
         self.versions = Versions(params, options)
         self.commit = Commit(params, registered=options.split_evaluation,
                              protected=options.protected)
         # The predictor mode (CoreOptions.predictor, POLICY.MODE = 1): its own E1b / E2 / L
-        # and lists beside the article's, one request at a time (hdl/core/predictor.py).
+        # and lists beside the article's, with its own admission rule (hdl/core/predictor.py).
         self.predictor = (PredictorCommit(params, memory=memory) if options.predictor
                           else None)
         ports = {
@@ -408,7 +417,9 @@ class KvAsuCore(wiring.Component):
         """The predictor mode (``options.predictor``): the table's and the lists' writes
         are the predictor stage's while ``policy`` is 1, else the article's; its inputs
         (the lanes in E1b, their ``pmeta`` words, the signature) are registered here as the
-        request passes, which one request at a time keeps current."""
+        request passes, and the mode's admission rule keeps them current until its E1b (the
+        signature, taken in R, is rewritten by the next request's R: behind an OBSERVE in
+        the cycle of its E1b at the earliest; a QUERY does not use it)."""
         p, pred, table, lru = self._params, self.predictor, self.table, self.lru
         commit, window, lanes, fwd = self.commit, self.window, self.lanes, self.commit.forward
         P = p.PROBE

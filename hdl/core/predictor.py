@@ -4,13 +4,15 @@ for a core built with ``CoreOptions.predictor``: the second policy beside the ar
 ``Versions`` / ``Commit``, on the same lanes, in the same E1b / E2 / L cycles, with the
 mode's state (``hdl/predictor/``) and its two lists.
 
-The core runs the mode **one request at a time** (``Admission.one_at_a_time``): a request
-is accepted only when none is in flight and this stage is idle (no EVICT's ghost frees
-pending). So no request ever meets the write of the one ahead, and the mode's per-slot
-fields (the table's ``pmeta`` array), ``PT``, the guard, the bimodal counter, the loop
-detector and the lists need no forwarding between requests: every request reads the
-state the one before left. docs/rtl-predictor.md says what the pipelined form (one
-request per cycle) adds.
+The core runs the mode with its own admission rule (``Admission.one_at_a_time``): a
+request no sooner than 3 cycles behind an OBSERVE (``KvAsuCore.predictor_spacing``), right
+behind a QUERY, and an EVICT only when nothing is in flight and this stage is idle (no
+ghost frees pending), nothing behind it until then. So no request meets the write of the
+one ahead but through the table's bypass (the write in its M cycle at the closest), and
+the mode's per-slot fields (the table's ``pmeta`` array), ``PT``, the guard, the bimodal
+counter, the loop detector and the lists need no forwarding between requests: every
+request reads the state the one before left (docs/rtl-predictor.md, "The core with the
+mode"). docs/rtl-predictor.md says what the pipelined form (one request per cycle) adds.
 """
 
 from amaranth import *

@@ -107,19 +107,20 @@ def test_predictor_build_matches_the_model(kind):
     seed = f"{SEED}-predictor-core-{kind}"
     print(f"seed {seed}")
     rng = random.Random(seed)
-    # A request of the mode takes about 20 cycles (one at a time): ticks of 8 or 16 cycles
-    # keep W3 and W1 a few requests long, so that every class of P4 and level of P5 occurs.
+    # OBSERVEs of the mode come 5 cycles apart at the most, QUERYs back to back, EVICTs about
+    # 20 cycles apart (Admission's rule for the mode): ticks of 2 or 4 cycles keep W3 and W1
+    # a few requests long, so that every class of P4 and level of P5 occurs.
     cfg = dict(c3=3, c2=2, w3=6, w2=12, w1=30)
     if kind == "small":
-        p = small_params(TS_WIDTH=8, TICK_SHIFT=4)
+        p = small_params(TS_WIDTH=8, TICK_SHIFT=2)
     elif kind == "probe2":
-        p = small_params(PROBE=2, ENTRIES=8, TS_WIDTH=6, TICK_SHIFT=3, COUNT_WIDTH=2)
+        p = small_params(PROBE=2, ENTRIES=8, TS_WIDTH=6, TICK_SHIFT=1, COUNT_WIDTH=2)
         cfg = dict(c3=3, c2=2, w3=3, w2=8, w1=20)
     elif kind == "tight_ts":       # the scrubber at its limit; every age near saturation
         p = small_params(TS_WIDTH=3, TICK_SHIFT=0)
         cfg = dict(c3=3, c2=2, w3=1, w2=2, w1=3)
     else:
-        p = small_params(ENTRIES=64, TS_WIDTH=8, TICK_SHIFT=4)
+        p = small_params(ENTRIES=64, TS_WIDTH=8, TICK_SHIFT=2)
     tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
     script = script_of(p, rng, 100, tags, flushes=1) + loop_script(p, rng, 180, tags)
     bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1)
@@ -131,6 +132,20 @@ def test_predictor_build_matches_the_model(kind):
     assert seen["revivals"] > 2 and seen["double_frees"] > 0, seen
     if kind != "tight_ts":
         assert s.obs_t3 and s.obs_t1, s
+    check_admission(res["accepted"], bench.core.predictor_spacing, bench.core.latency)
+
+
+def check_admission(accepted, spacing, latency):
+    """Admission's rule for the mode (one_at_a_time): nothing closer than ``spacing``
+    cycles behind an OBSERVE, and that close at least once; a request right behind a
+    QUERY at least once; nothing behind an EVICT before its response."""
+    behind = {OBSERVE: [], QUERY: [], EVICT: []}
+    for (a, at), (b, bt) in zip(accepted, accepted[1:]):
+        behind[EVICT if a[1] == EVICT_ANY else a[1]].append(bt - at)
+    assert min(behind[OBSERVE]) == spacing, behind[OBSERVE]
+    assert min(behind[QUERY]) == 1, behind[QUERY]
+    print("closest behind", {op: min(gaps) for op, gaps in behind.items()})
+    assert min(behind[EVICT]) >= latency - 1, behind[EVICT]
 
 
 def test_predictor_build_in_article_policy_matches_the_article_model():
