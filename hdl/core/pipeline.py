@@ -219,12 +219,10 @@ class KvAsuCore(wiring.Component):
         self.recovery = Recovery(params.ENTRIES) if options.protected else None
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
-        # The predictor mode forwards nothing between requests but the table's: a request
-        # behind an OBSERVE reads the table in R no more than one cycle before that
-        # OBSERVE's E2 (its R + m_stage + eval_stages) writes it, so that the table's
-        # bypass of a write in the read's cycle or the next gives it the word; its E1b then
-        # comes after the occupancy and the loop detector have taken that OBSERVE.
-        self.predictor_spacing = (options.m_stage + eval_stages - 1 if options.predictor
+        # The predictor mode forwards an OBSERVE's E2 write into E1a (the table's words
+        # and pmeta) and nothing into E1b: a request behind an OBSERVE is in E1a in that
+        # OBSERVE's E2 at the closest (its R + m_stage + eval_stages), two cycles behind.
+        self.predictor_spacing = (options.m_stage + eval_stages - 2 if options.predictor
                                   else None)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
                                    evict_gap=self.evict_gap,
@@ -298,8 +296,12 @@ class KvAsuCore(wiring.Component):
         # ``Commit.forward_ahead``.)
         fwd = commit.forward_ahead if protected else commit.forward
         for stage in (lanes, versions):
-            m.d.comb += [getattr(stage.forward, name).eq(getattr(fwd, name))
-                         for name in fwd.signature.members]
+            for name in fwd.signature.members:
+                value = getattr(fwd, name)
+                if pred is not None and stage is lanes:
+                    # (the predictor mode's E2 is its own stage's: its write into E1a)
+                    value = Mux(policy, getattr(pred.forward, name), value)
+                m.d.comb += getattr(stage.forward, name).eq(value)
 
         # ---- admission: credits, the EVICT gap, the clear sweep; s0 ---------------------
         wiring.connect(m, wiring.flipped(self.req), admission.req)
@@ -416,27 +418,29 @@ class KvAsuCore(wiring.Component):
     def _predictor(self, m, s, policy, flush):
         """The predictor mode (``options.predictor``): the table's and the lists' writes
         are the predictor stage's while ``policy`` is 1, else the article's; its inputs
-        (the lanes in E1b, their ``pmeta`` words, the signature) are registered here as the
-        request passes, and the mode's admission rule keeps them current until its E1b (the
-        signature, taken in R, is rewritten by the next request's R: behind an OBSERVE in
-        the cycle of its E1b at the earliest; a QUERY does not use it)."""
+        (the lanes in E1b, their ``pmeta`` words, the signature) are carried here with the
+        request to E1b, and the mode's E2 write goes into E1a's ``pmeta`` words here and
+        into its lanes where ``elaborate`` wires the forward (chosen by ``policy``)."""
         p, pred, table, lru = self._params, self.predictor, self.table, self.lru
         commit, window, lanes, fwd = self.commit, self.window, self.lanes, self.commit.forward
         P = p.PROBE
         pb = P.bit_length() - 1
         lh = self.hash_latency
-        # The signature (P11): bits 31..16 of the hash, taken in R, held to E1b.
-        sig = Signal(16, name="pred_sig")
-        with m.If(s[lh].valid):
-            m.d.sync += sig.eq(self.hash.hash[16:32])
+        # The signature (P11): bits 31..16 of the hash, taken in R, carried with the
+        # request through M and E1a to E1b.
+        sig_m, sig_e1a, sig = (Signal(16, name=f"pred_sig_{x}") for x in ("m", "e1a", "e1b"))
+        m.d.sync += [sig_m.eq(self.hash.hash[16:32]), sig_e1a.eq(sig_m), sig.eq(sig_e1a)]
         # The lanes' pmeta words, in E1a's cycle (the table's registered read, as E1a's
-        # other words), rotated into probe order and held to E1b.
+        # other words, with the mode's pmeta write of that cycle, E2's of the request two
+        # ahead, forwarded as E1a forwards the table write), rotated into probe order and
+        # registered for E1b.
         pm = Signal(pred.pmeta.shape(), name="pred_pmeta")
         win = window.window
-        with m.If(win.request.valid):
-            for i in range(P):
-                bank = win.lane_slot[i][:pb]
-                m.d.sync += pm[i].eq(Array(table.bk_pmeta)[bank] if pb else table.bk_pmeta[0])
+        for i in range(P):
+            bank = win.lane_slot[i][:pb]
+            read = Array(table.bk_pmeta)[bank] if pb else table.bk_pmeta[0]
+            written = pred.pm_en & (pred.pm_slot == win.lane_slot[i])
+            m.d.sync += pm[i].eq(Mux(written, pred.pm_data, read))
         m.d.comb += [
             pred.active.eq(policy), pred.lanes.eq(lanes.lanes), pred.pmeta.eq(pm),
             pred.sig.eq(sig), pred.cfg.eq(self.cfg), pred.flush.eq(flush),

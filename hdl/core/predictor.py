@@ -5,14 +5,13 @@ for a core built with ``CoreOptions.predictor``: the second policy beside the ar
 mode's state (``hdl/predictor/``) and its two lists.
 
 The core runs the mode with its own admission rule (``Admission.one_at_a_time``): a
-request no sooner than 3 cycles behind an OBSERVE (``KvAsuCore.predictor_spacing``), right
+request no sooner than 2 cycles behind an OBSERVE (``KvAsuCore.predictor_spacing``), right
 behind a QUERY, and an EVICT only when nothing is in flight and this stage is idle (no
-ghost frees pending), nothing behind it until then. So no request meets the write of the
-one ahead but through the table's bypass (the write in its M cycle at the closest), and
-the mode's per-slot fields (the table's ``pmeta`` array), ``PT``, the guard, the bimodal
-counter, the loop detector and the lists need no forwarding between requests: every
-request reads the state the one before left (docs/rtl-predictor.md, "The core with the
-mode"). docs/rtl-predictor.md says what the pipelined form (one request per cycle) adds.
+ghost frees pending), nothing behind it until then. So a request meets the write of the
+OBSERVE ahead in its E1a at the closest (``forward``, into ``LaneCompare``'s lanes and the
+``pmeta`` words), or through the table's bypass, and ``PT``, the guard, the bimodal
+counter, the loop detector and the lists need no forwarding: every request reads them as
+the one before left them (docs/rtl-predictor.md, "The core with the mode"). docs/rtl-predictor.md says what the pipelined form (one request per cycle) adds.
 """
 
 from amaranth import *
@@ -29,8 +28,8 @@ from ..predictor.keys import ReuseKey, ReuseLevel
 from ..predictor.lists import ListFrom, ListTo, LiveGhostLists
 from ..predictor.loop import LoopDetector
 from ..predictor.reuse_table import ReuseTable
-from .decision import select
-from .interfaces import lanes_layout, pmeta_layout
+from .decision import sat_inc, select
+from .interfaces import ForwardSignature, lanes_layout, pmeta_layout
 
 __all__ = ["PredictorCommit", "predictor_e2_layout"]
 
@@ -68,8 +67,8 @@ class PredictorCommit(wiring.Component):
         ``POLICY.MODE`` is 1: the mode's requests are this stage's (else it takes none;
         its state stays as the last flush left it).
     lanes : In(lanes_layout(params))
-        The request in E1b and its lanes (``LaneCompare.lanes``; the mode runs one request
-        at a time, so no lane holds a forwarded write).
+        The request in E1b and its lanes (``LaneCompare.lanes``, with this stage's E2
+        write of two requests ahead forwarded into them through ``forward``).
     pmeta : In(ArrayLayout(pmeta_layout(), PROBE))
         The ``pmeta`` words of the E1b request's lanes, probe order.
     sig : In(16)
@@ -82,6 +81,10 @@ class PredictorCommit(wiring.Component):
         Empty both lists, every state of the mode to its flush value (P9), occupancy 0.
     wr_en, wr_slot, wr_tag, wr_count, wr_last, wr_mark : Out
         E2's table write (an OBSERVE that tracks its line), as ``BucketTable``'s ports.
+    forward : Out(ForwardSignature(params))
+        The same write for ``LaneCompare`` (the request then in E1a; ``lane`` one-hot in
+        this request's window, ``count_inc`` its count one more). ``invalidate`` is 0: an
+        EVICT of the mode invalidates nothing, and nothing is in flight behind it.
     pm_en, pm_slot, pm_data : Out
         E2's ``pmeta`` write: with the table write, or alone (an EVICT's ghost).
     inv_en, inv_slot : Out
@@ -94,6 +97,9 @@ class PredictorCommit(wiring.Component):
         L: the statistics increments of that request (``req_dropped`` never).
     occupancy : Out(SLOT_WIDTH + 1)
         Live lines, counted in L.
+    occupancy_next : Out(SLOT_WIDTH + 1)
+        ``occupancy`` with the change of the request now in L: the live lines the request
+        in E1b finds (the loop detector's shadow bound).
     busy : Out(1)
         A request of the mode is in E2 or L, a list move is in flight, or an EVICT's ghost
         frees are pending: the next request must wait (``Admission.one_at_a_time``).
@@ -122,12 +128,13 @@ class PredictorCommit(wiring.Component):
             "flush": In(1),
             "wr_en": Out(1), "wr_slot": Out(sw), "wr_tag": Out(p.TAG_WIDTH),
             "wr_count": Out(p.COUNT_WIDTH), "wr_last": Out(p.TS_WIDTH), "wr_mark": Out(1),
+            "forward": Out(ForwardSignature(p)),
             "pm_en": Out(1), "pm_slot": Out(sw), "pm_data": Out(width),
             "inv_en": Out(1), "inv_slot": Out(sw),
             "tail": Out(sw), "empty": Out(1),
             "response": Out(stream.Signature(response_layout(p), always_ready=True)),
             "stat_inc": Out(len(STAT_NAMES)),
-            "occupancy": Out(sw + 1),
+            "occupancy": Out(sw + 1), "occupancy_next": Out(sw + 1),
             "busy": Out(1),
         })
 
@@ -157,7 +164,7 @@ class PredictorCommit(wiring.Component):
             loop.observe.valid.eq(mine1 & (req1.op == OBSERVE)),
             loop.observe.payload.home.eq(ln.start),
             loop.observe.payload.sig.eq(self.sig),
-            loop.observe.payload.occupancy.eq(self.occupancy),
+            loop.observe.payload.occupancy.eq(self.occupancy_next),
         ]
         mark_b = Signal(P)
         for i in range(P):
@@ -186,7 +193,12 @@ class PredictorCommit(wiring.Component):
         known = present | revive
 
         def older(i, j):
-            return e.lanes.older[i][j]
+            """Lane i's line is older than lane j's: E1a's comparison of the lanes as read,
+            or against the line E2's write of two requests ahead forwarded into one of
+            them (``forwarded``; one lane at most)."""
+            ln2 = e.lanes
+            return Mux(ln2.forwarded[i], ln2.forward_older[j],
+                       Mux(ln2.forwarded[j], ln2.older_forward[i], ln2.older[i][j]))
         first_free = Signal(P)
         for i in range(P):
             m.d.comb += first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
@@ -262,6 +274,13 @@ class PredictorCommit(wiring.Component):
             self.wr_mark.eq((wr_lane & e.mark).any()),
             self.pm_en.eq(writes | take), self.pm_slot.eq(Mux(take, e.lanes.start, wr_slot)),
             self.pm_data.eq(Mux(take, as_ghost, written)),
+        ]
+        fw = self.forward
+        m.d.comb += [
+            fw.write.eq(writes), fw.lane.eq(Mux(writes, wr_lane, 0)), fw.slot.eq(wr_slot),
+            fw.tag.eq(req.tag), fw.last.eq(req.t), fw.count.eq(count_after),
+            fw.count_inc.eq(sat_inc(p, count_after)), fw.mark.eq(self.wr_mark),
+            fw.invalidate.eq(0), fw.window.eq(e.lanes.start),
         ]
         move = lists.cmd
         with m.If(writes):
@@ -356,10 +375,11 @@ class PredictorCommit(wiring.Component):
                          move.payload.frm.eq(ListFrom.GHOST), move.payload.to.eq(ListTo.NONE),
                          self.inv_en.eq(1), self.inv_slot.eq(lists.gtail)]
 
+        m.d.comb += self.occupancy_next.eq(self.occupancy + inc - dec)
         with m.If(flush):
             m.d.sync += self.occupancy.eq(0)
         with m.Else():
-            m.d.sync += self.occupancy.eq(self.occupancy + inc - dec)
+            m.d.sync += self.occupancy.eq(self.occupancy_next)
         m.d.comb += self.busy.eq(req.valid | self.response.valid | lists.busy |
                                  (frees_left != 0))
         return m
