@@ -55,12 +55,6 @@ class Admission(wiring.Component):
         the ``evict_evict_gap`` previous cycles (``None``: ``evict_gap``): behind EVICTs
         only, the LRU list's chain gives the tail their POPs leave, once each of them has
         decided whether it pops (E2, a register, by the later EVICT's R).
-    predictor_spacing : int or None
-        Only with ``options.predictor``: while ``one_at_a_time`` is high, a request is
-        refused while an OBSERVE was accepted in one of the ``predictor_spacing - 1``
-        previous cycles (so that it reads the table in R after that OBSERVE's E2 has
-        written it: the cycles from R to E2, plus one). ``None``: no spacing rule (every
-        request waits for an empty pipeline).
 
     Ports
     -----
@@ -80,11 +74,9 @@ class Admission(wiring.Component):
         A request is in a stage after s0 (the hash's delay line up to L).
     one_at_a_time : In(1)
         Only with ``options.predictor``: while high (``POLICY.MODE = 1``) the mode's
-        admission rule (nothing of the mode is forwarded between requests): an EVICT /
-        EVICT_ANY is accepted only when no request is in flight (``busy`` low and s0
-        empty), and nothing is accepted behind it until then (its list move, the ghost
-        frees after it); an OBSERVE or QUERY is accepted ``predictor_spacing`` cycles
-        after an OBSERVE at the earliest, and right behind a QUERY (which writes nothing).
+        admission rule: an EVICT / EVICT_ANY is accepted only when no request is in flight
+        (``busy`` low and s0 empty), and nothing is accepted behind it until then (its list
+        move, the ghost frees after it); OBSERVE and QUERY take no other rule.
     s0 : Out(stage_layout(params))
         The request accepted in the previous cycle (a register; ``valid`` low if none).
     flushing : Out(1)
@@ -109,18 +101,13 @@ class Admission(wiring.Component):
     """
 
     def __init__(self, params, options, *, fifo_depth, evict_gap, evict_evict_gap=None,
-                 predictor_spacing=None, gen_width=GEN_WIDTH):
+                 gen_width=GEN_WIDTH):
         self._params, self._options = params, options
         self.fifo_depth, self.evict_gap = fifo_depth, evict_gap
         self.evict_evict_gap = evict_gap if evict_evict_gap is None else evict_evict_gap
         if not 1 <= self.evict_evict_gap <= evict_gap:
             raise ValueError(f"evict_evict_gap must be 1 .. evict_gap ({evict_gap}), not "
                              f"{self.evict_evict_gap!r}")
-        if predictor_spacing is not None and (not isinstance(predictor_spacing, int)
-                                              or predictor_spacing < 1):
-            raise ValueError(f"predictor_spacing must be a positive integer or None, not "
-                             f"{predictor_spacing!r}")
-        self.predictor_spacing = predictor_spacing
         self.gen_width = gen_width
         self.rows = params.ENTRIES // params.PROBE
         super().__init__({
@@ -218,19 +205,13 @@ class Admission(wiring.Component):
 
     def _predictor_wait(self, m, accept, busy):
         """The mode's admission rule (``one_at_a_time``): high while the request presented
-        must wait."""
+        must wait. An EVICT reads the list's tail in R and frees ghosts after its L, and
+        nothing of that is forwarded: it waits for an empty pipeline, and what comes behind
+        it waits until the pipeline is empty again."""
         is_evict = self.req.payload.op[1]
-        if self.predictor_spacing is None:
-            return busy
-        # An EVICT accepted since the pipeline was last empty (its move, its frees).
-        behind_evict = Signal()
+        behind_evict = Signal()     # an EVICT accepted since the pipeline was last empty
         with m.If(accept & is_evict):
             m.d.sync += behind_evict.eq(1)
         with m.Elif(~busy):
             m.d.sync += behind_evict.eq(0)
-        wait = busy & (behind_evict | is_evict)
-        if self.predictor_spacing > 1:
-            recent = Signal(self.predictor_spacing - 1)  # bit k: an OBSERVE k + 1 cycles ago
-            m.d.sync += recent.eq(Cat(accept & (self.req.payload.op == OBSERVE), recent[:-1]))
-            wait = wait | recent.any()
-        return wait
+        return busy & (behind_evict | is_evict)

@@ -219,15 +219,9 @@ class KvAsuCore(wiring.Component):
         self.recovery = Recovery(params.ENTRIES) if options.protected else None
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
-        # The predictor mode forwards an OBSERVE's E2 write into E1a (the table's words
-        # and pmeta) and nothing into E1b: a request behind an OBSERVE is in E1a in that
-        # OBSERVE's E2 at the closest (its R + m_stage + eval_stages), two cycles behind.
-        self.predictor_spacing = (options.m_stage + eval_stages - 2 if options.predictor
-                                  else None)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
                                    evict_gap=self.evict_gap,
                                    evict_evict_gap=self.evict_evict_gap,
-                                   predictor_spacing=self.predictor_spacing,
                                    gen_width=gen_width)
         self.window = WindowRead(params, options)
         self.lanes = LaneCompare(params, options)

@@ -4,14 +4,14 @@ for a core built with ``CoreOptions.predictor``: the second policy beside the ar
 ``Versions`` / ``Commit``, on the same lanes, in the same E1b / E2 / L cycles, with the
 mode's state (``hdl/predictor/``) and its two lists.
 
-The core runs the mode with its own admission rule (``Admission.one_at_a_time``): a
-request no sooner than 2 cycles behind an OBSERVE (``KvAsuCore.predictor_spacing``), right
-behind a QUERY, and an EVICT only when nothing is in flight and this stage is idle (no
-ghost frees pending), nothing behind it until then. So a request meets the write of the
-OBSERVE ahead in its E1a at the closest (``forward``, into ``LaneCompare``'s lanes and the
-``pmeta`` words), or through the table's bypass, and ``PT``, the guard, the bimodal
-counter, the loop detector and the lists need no forwarding: every request reads them as
-the one before left them (docs/rtl-predictor.md, "The core with the mode"). docs/rtl-predictor.md says what the pipelined form (one request per cycle) adds.
+OBSERVEs and QUERYs of the mode come one per cycle; an EVICT only when nothing is in
+flight and this stage is idle (no ghost frees pending), and nothing behind it until then
+(``Admission.one_at_a_time``). An OBSERVE's write reaches the request right behind it at
+this stage's E2 register (``ahead_wrote``: the written lane as the write leaves it), the
+request two behind in E1a (``forward``, into ``LaneCompare``'s lanes and the ``pmeta``
+words) and the ones after through the table's bypass; ``PT``, the guard, the bimodal
+counter, the loop detector and the lists are read and written in E2, one request per
+cycle (docs/rtl-predictor.md, "The core with the mode").
 """
 
 from amaranth import *
@@ -41,12 +41,14 @@ EVICT_ANY = regmap.OPS["EVICT_ANY"]
 
 def predictor_e2_layout(p):
     """What E2 holds of the request from E1b: its lanes (``lanes_layout``), every lane's
-    ``pmeta`` word (probe order) and its mark at the end of E1b's cycle."""
+    ``pmeta`` word (probe order) and its mark at the end of E1b's cycle, with the write of
+    the request then in E2 put into the lane it wrote (``ahead_wrote``, one-hot)."""
     P = p.PROBE
     return data.StructLayout({
         "lanes": lanes_layout(p),
         "pm": data.ArrayLayout(pmeta_layout(), P),
         "mark": P,
+        "ahead_wrote": P,
     })
 
 
@@ -160,11 +162,14 @@ class PredictorCommit(wiring.Component):
         ln = self.lanes
         req1 = ln.request
         mine1 = self.active & req1.valid
+        inc_now, dec_now = Signal(), Signal()       # E2's change of the occupancy
+        occupancy_e1b = Signal.like(self.occupancy)
+        m.d.comb += occupancy_e1b.eq(self.occupancy_next + inc_now - dec_now)
         m.d.comb += [
             loop.observe.valid.eq(mine1 & (req1.op == OBSERVE)),
             loop.observe.payload.home.eq(ln.start),
             loop.observe.payload.sig.eq(self.sig),
-            loop.observe.payload.occupancy.eq(self.occupancy_next),
+            loop.observe.payload.occupancy.eq(occupancy_e1b),
         ]
         mark_b = Signal(P)
         for i in range(P):
@@ -196,9 +201,10 @@ class PredictorCommit(wiring.Component):
             """Lane i's line is older than lane j's: E1a's comparison of the lanes as read,
             or against the line E2's write of two requests ahead forwarded into one of
             them (``forwarded``; one lane at most)."""
-            ln2 = e.lanes
-            return Mux(ln2.forwarded[i], ln2.forward_older[j],
-                       Mux(ln2.forwarded[j], ln2.older_forward[i], ln2.older[i][j]))
+            ln2, w = e.lanes, e.ahead_wrote
+            two_ahead = Mux(ln2.forwarded[i], ln2.forward_older[j],
+                            Mux(ln2.forwarded[j], ln2.older_forward[i], ln2.older[i][j]))
+            return Mux(w[i], ln2.ahead_older[j], Mux(w[j], ln2.older_ahead[i], two_ahead))
         first_free = Signal(P)
         for i in range(P):
             m.d.comb += first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
@@ -243,7 +249,8 @@ class PredictorCommit(wiring.Component):
                      pt.train.payload.near.eq(key.near), pt.lookup.eq(key.key)]
         loop_mode = loop.loop_next
         # The guard (P12) and the bimodal rule (P11).
-        occ_after = self.occupancy + ((is_obs & revive) | ins_free | ins_ghost)
+        m.d.comb += [inc_now.eq((is_obs & revive) | ins_free | ins_ghost), dec_now.eq(take)]
+        occ_after = self.occupancy_next + inc_now
         vict_pm = Signal(pmeta_layout(), name="vict_pm")
         m.d.comb += vict_pm.eq(select(wins, [pm[i].as_value() for i in range(P)]))
         candidate = is_obs & revive & ~loop_mode & pt.zero
@@ -275,6 +282,20 @@ class PredictorCommit(wiring.Component):
             self.pm_en.eq(writes | take), self.pm_slot.eq(Mux(take, e.lanes.start, wr_slot)),
             self.pm_data.eq(Mux(take, as_ghost, written)),
         ]
+        # The request now in E1b meets this write in the lane of its window that holds the
+        # slot: the lane as the write leaves it, registered into E2 with the lanes (its
+        # comparisons against the written line are E1a's ``*_ahead``).
+        for i in range(P):
+            hit = Signal(name=f"ahead_wrote{i}")
+            x, y = ln.lane[i], e.lanes.lane[i]
+            m.d.comb += hit.eq(mine1 & writes & (wr_slot == x.slot))
+            m.d.sync += e.ahead_wrote[i].eq(hit)
+            with m.If(hit):
+                m.d.sync += [y.valid.eq(1), y.match.eq(ln.same_line_ahead),
+                             y.age.eq(ln.age_ahead), y.tag.eq(req.tag),
+                             y.count.eq(count_after), y.count_inc.eq(sat_inc(p, count_after)),
+                             y.mark.eq(self.wr_mark), e.mark[i].eq(self.wr_mark),
+                             e.lanes.beyond_w1[i].eq(ln.ahead_beyond_w1), e.pm[i].eq(written)]
         fw = self.forward
         m.d.comb += [
             fw.write.eq(writes), fw.lane.eq(Mux(writes, wr_lane, 0)), fw.slot.eq(wr_slot),
@@ -349,7 +370,7 @@ class PredictorCommit(wiring.Component):
             self.response.valid.eq(req.valid), self.response.payload.eq(rsp),
             self.stat_inc.eq(Cat(stat[counted.index(name)] if name in counted else C(0, 1)
                                  for name in STAT_NAMES)),
-            inc.eq((is_obs & revive) | ins_free | ins_ghost), dec.eq(take),
+            inc.eq(inc_now), dec.eq(dec_now),
         ]
 
         # ---- P8: the ghost frees after an EVICT -----------------------------------------
