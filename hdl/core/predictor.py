@@ -70,7 +70,8 @@ class PredictorCommit(wiring.Component):
         its state stays as the last flush left it).
     lanes : In(lanes_layout(params))
         The request in E1b and its lanes (``LaneCompare.lanes``, with this stage's E2
-        write of two requests ahead forwarded into them through ``forward``).
+        write of two requests ahead forwarded into them through ``forward``; the write of
+        the request right ahead, in E2 now, is put into them at E2's register).
     pmeta : In(ArrayLayout(pmeta_layout(), PROBE))
         The ``pmeta`` words of the E1b request's lanes, probe order.
     sig : In(16)
@@ -100,11 +101,11 @@ class PredictorCommit(wiring.Component):
     occupancy : Out(SLOT_WIDTH + 1)
         Live lines, counted in L.
     occupancy_next : Out(SLOT_WIDTH + 1)
-        ``occupancy`` with the change of the request now in L: the live lines the request
-        in E1b finds (the loop detector's shadow bound).
+        ``occupancy`` with the change of the request now in L: the live lines before the
+        request in E2 (the request in E1b adds E2's change: the loop detector's bound).
     busy : Out(1)
         A request of the mode is in E2 or L, a list move is in flight, or an EVICT's ghost
-        frees are pending: the next request must wait (``Admission.one_at_a_time``).
+        frees are pending: an EVICT, and what follows one, waits (``Admission``).
 
     Attributes
     ----------
@@ -198,9 +199,10 @@ class PredictorCommit(wiring.Component):
         known = present | revive
 
         def older(i, j):
-            """Lane i's line is older than lane j's: E1a's comparison of the lanes as read,
-            or against the line E2's write of two requests ahead forwarded into one of
-            them (``forwarded``; one lane at most)."""
+            """Lane i's line is older than lane j's: E1a's comparison with the line the
+            request right ahead wrote into one of them (``ahead_wrote``), else with the
+            line of the write two ahead forwarded into one (``forwarded``), else of the
+            lanes as read."""
             ln2, w = e.lanes, e.ahead_wrote
             two_ahead = Mux(ln2.forwarded[i], ln2.forward_older[j],
                             Mux(ln2.forwarded[j], ln2.older_forward[i], ln2.older[i][j]))
