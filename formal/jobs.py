@@ -242,7 +242,7 @@ def _predictor_core_lists():
     return PredictorCoreLists(small_params(), steady=True)
 
 
-@job("predictor_core_lists_free_bmc", mode="bmc", depth=26, timeout=1200,
+@job("predictor_core_lists_free_bmc", mode="bmc", depth=20, timeout=1200,
      doc="the same properties with every input free (back-pressure, hold, configuration changes, POLICY switches with their flush, resets mid-run), BMC")
 def _predictor_core_lists_free():
     from .predictor_core_props import PredictorCoreLists
@@ -256,7 +256,7 @@ def _sanity_predictor_core():
     return PredictorCoreLists(small_params(), wrong="no_ghost", steady=True)
 
 
-@job("sanity_predictor_core_free_no_live", mode="bmc", depth=26, expect="FAIL", timeout=900,
+@job("sanity_predictor_core_free_no_live", mode="bmc", depth=20, expect="FAIL", timeout=900,
      doc="sanity: the free harness claiming that no settled state has a live line must fail (expect FAIL; also shows its depth reaches settled states with lines)")
 def _sanity_predictor_core_free():
     from .predictor_core_props import PredictorCoreLists

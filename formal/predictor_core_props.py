@@ -33,7 +33,10 @@ A BMC from reset (the properties are claimed only when settled, which is not ind
 ``steady=True`` narrows the environment so that the BMC's depth reaches more requests in
 the same solver time (about three, enough for an OBSERVE, another and an EVICT that leaves
 a ghost): ``rsp.ready`` and ``enable`` high, ``hold`` low, one configuration,
-``POLICY.MODE = 1`` from reset, reset in the first cycles only (flushes stay free).
+``POLICY.MODE = 1`` from reset, reset in the first cycles only (flushes stay free), and a
+request presented only while the core is idle (the mode takes OBSERVEs and QUERYs back to
+back, and a BMC of those, the free environment's, reaches no ghost within a depth it can
+solve).
 
 ``wrong="no_ghost"`` plants a false statement for the sanity job (SBY must report FAIL):
 that a settled state never has a ghost. Its counterexample is also the evidence that the
@@ -67,7 +70,8 @@ class PredictorCoreLists(Elaboratable):
         self.hash_latency = hash_latency
         # steady: the narrower environment of the deep BMC (rsp.ready, enable high, hold
         # low, one configuration, POLICY.MODE = 1 from reset, reset only in the first
-        # cycle), so that its depth reaches more requests in the same solver time
+        # cycle, a request only while the core is idle), so that its depth reaches more
+        # requests, and a ghost, in the same solver time
         self.steady = steady
         if wrong not in (None, "no_ghost", "no_live"):
             self._MustUse__silence = True
@@ -114,7 +118,8 @@ class PredictorCoreLists(Elaboratable):
             m.d.sync += started.eq(1)
             m.d.comb += [Assume(rsp_ready & enable & ~hold & policy),
                          Assume(~started | (cfg_free == cfg_prev)),
-                         Assume(~started | ~ResetSignal())]
+                         Assume(~started | ~ResetSignal()),
+                         Assume(~req_valid | core.idle)]
 
         # ---- views ---------------------------------------------------------------------
         valid, tag, pm = [], [], []
