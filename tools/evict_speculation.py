@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import random
 from pathlib import Path
 
 from golden_model import KvAsuModel
@@ -112,7 +113,6 @@ def random_streams(configs: int, seed: int, requests: int = 5000) -> dict:
     """The guess checked on ``configs`` random streams (table sizes, line sets, op mixes,
     the gaps of the default and the compact pipeline, and an EVICT-EVICT gap as long as the
     OBSERVE gap), as :func:`count_edges` asserts it. Returns the EVICTs, refusals and pops."""
-    import random
     rng = random.Random(seed)
     totals = {"streams": 0, "evicts": 0, "refused": 0, "pops": 0}
     for _ in range(configs):
@@ -164,7 +164,6 @@ def main(argv=None) -> int:
               f"{spec['refused']:>8} {today['pops']:>11} {spec['pops']:>11}", flush=True)
     random_check = None
     if args.random_configs:
-        import random
         seed = random.randrange(1 << 30) if args.seed is None else args.seed
         random_check = {"seed": seed, **random_streams(args.random_configs, seed)}
         print(f"random streams (seed {seed}; --seed {seed} repeats them): "

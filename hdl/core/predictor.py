@@ -100,9 +100,6 @@ class PredictorCommit(wiring.Component):
         L: the statistics increments of that request (``req_dropped`` never).
     occupancy : Out(SLOT_WIDTH + 1)
         Live lines, counted in L.
-    occupancy_next : Out(SLOT_WIDTH + 1)
-        ``occupancy`` with the change of the request now in L: the live lines before the
-        request in E2 (the request in E1b adds E2's change: the loop detector's bound).
     busy : Out(1)
         A request of the mode is in E2 or L, a list move is in flight, or an EVICT's ghost
         frees are pending: an EVICT, and what follows one, waits (``Admission``).
@@ -137,7 +134,7 @@ class PredictorCommit(wiring.Component):
             "tail": Out(sw), "empty": Out(1),
             "response": Out(stream.Signature(response_layout(p), always_ready=True)),
             "stat_inc": Out(len(STAT_NAMES)),
-            "occupancy": Out(sw + 1), "occupancy_next": Out(sw + 1),
+            "occupancy": Out(sw + 1),
             "busy": Out(1),
         })
 
@@ -163,9 +160,13 @@ class PredictorCommit(wiring.Component):
         ln = self.lanes
         req1 = ln.request
         mine1 = self.active & req1.valid
+        # The live lines before the request in E2 (``occupancy`` with the change of the
+        # request in L) and before the one in E1b (with E2's change too: the loop
+        # detector's bound).
         inc_now, dec_now = Signal(), Signal()       # E2's change of the occupancy
+        occupancy_next = Signal.like(self.occupancy)
         occupancy_e1b = Signal.like(self.occupancy)
-        m.d.comb += occupancy_e1b.eq(self.occupancy_next + inc_now - dec_now)
+        m.d.comb += occupancy_e1b.eq(occupancy_next + inc_now - dec_now)
         m.d.comb += [
             loop.observe.valid.eq(mine1 & (req1.op == OBSERVE)),
             loop.observe.payload.home.eq(ln.start),
@@ -252,7 +253,7 @@ class PredictorCommit(wiring.Component):
         loop_mode = loop.loop_next
         # The guard (P12) and the bimodal rule (P11).
         m.d.comb += [inc_now.eq((is_obs & revive) | ins_free | ins_ghost), dec_now.eq(take)]
-        occ_after = self.occupancy_next + inc_now
+        occ_after = occupancy_next + inc_now
         vict_pm = Signal(pmeta_layout(), name="vict_pm")
         m.d.comb += vict_pm.eq(select(wins, [pm[i].as_value() for i in range(P)]))
         candidate = is_obs & revive & ~loop_mode & pt.zero
@@ -284,6 +285,8 @@ class PredictorCommit(wiring.Component):
             self.pm_en.eq(writes | take), self.pm_slot.eq(Mux(take, e.lanes.start, wr_slot)),
             self.pm_data.eq(Mux(take, as_ghost, written)),
         ]
+        count_after_inc = Signal(p.COUNT_WIDTH)
+        m.d.comb += count_after_inc.eq(sat_inc(p, count_after))
         # The request now in E1b meets this write in the lane of its window that holds the
         # slot: the lane as the write leaves it, registered into E2 with the lanes (its
         # comparisons against the written line are E1a's ``*_ahead``).
@@ -295,14 +298,14 @@ class PredictorCommit(wiring.Component):
             with m.If(hit):
                 m.d.sync += [y.valid.eq(1), y.match.eq(ln.same_line_ahead),
                              y.age.eq(ln.age_ahead), y.tag.eq(req.tag),
-                             y.count.eq(count_after), y.count_inc.eq(sat_inc(p, count_after)),
+                             y.count.eq(count_after), y.count_inc.eq(count_after_inc),
                              y.mark.eq(self.wr_mark), e.mark[i].eq(self.wr_mark),
                              e.lanes.beyond_w1[i].eq(ln.ahead_beyond_w1), e.pm[i].eq(written)]
         fw = self.forward
         m.d.comb += [
             fw.write.eq(writes), fw.lane.eq(Mux(writes, wr_lane, 0)), fw.slot.eq(wr_slot),
             fw.tag.eq(req.tag), fw.last.eq(req.t), fw.count.eq(count_after),
-            fw.count_inc.eq(sat_inc(p, count_after)), fw.mark.eq(self.wr_mark),
+            fw.count_inc.eq(count_after_inc), fw.mark.eq(self.wr_mark),
             fw.invalidate.eq(0), fw.window.eq(e.lanes.start),
         ]
         move = lists.cmd
@@ -398,11 +401,11 @@ class PredictorCommit(wiring.Component):
                          move.payload.frm.eq(ListFrom.GHOST), move.payload.to.eq(ListTo.NONE),
                          self.inv_en.eq(1), self.inv_slot.eq(lists.gtail)]
 
-        m.d.comb += self.occupancy_next.eq(self.occupancy + inc - dec)
+        m.d.comb += occupancy_next.eq(self.occupancy + inc - dec)
         with m.If(flush):
             m.d.sync += self.occupancy.eq(0)
         with m.Else():
-            m.d.sync += self.occupancy.eq(self.occupancy_next)
+            m.d.sync += self.occupancy.eq(occupancy_next)
         m.d.comb += self.busy.eq(req.valid | self.response.valid | lists.busy |
                                  (frees_left != 0))
         return m
