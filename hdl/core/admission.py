@@ -72,7 +72,7 @@ class Admission(wiring.Component):
         A response leaves the response FIFO this cycle (a credit returns).
     busy : In(1)
         A request is in a stage after s0 (the hash's delay line up to L).
-    one_at_a_time : In(1)
+    evict_alone : In(1)
         Only with ``options.predictor``: while high (``POLICY.MODE = 1``) the mode's
         admission rule: an EVICT / EVICT_ANY is accepted only when no request is in flight
         (``busy`` low and s0 empty), and nothing is accepted behind it until then (its list
@@ -117,7 +117,7 @@ class Admission(wiring.Component):
             "cycle": In(64),
             "pop": In(1),
             "busy": In(1),
-            **({"one_at_a_time": In(1)} if options.predictor else {}),
+            **({"evict_alone": In(1)} if options.predictor else {}),
             "s0": Out(stage_layout(params)),
             "flushing": Out(1),
             "sweep_row": Out(range(self.rows)),
@@ -185,7 +185,7 @@ class Admission(wiring.Component):
             is_evict = self.req.payload.op[1]
             ready = ready & ~(is_evict & (recent_observe.any() | recent_evict.any()))
             if self._options.predictor:
-                ready = ready & ~(self.one_at_a_time & self._predictor_wait(m, accept, busy))
+                ready = ready & ~(self.evict_alone & self._predictor_wait(m, accept, busy))
         m.d.comb += [
             can_take.eq(ready),
             self.req.ready.eq(ready | self.nonblocking),
@@ -204,7 +204,7 @@ class Admission(wiring.Component):
         return m
 
     def _predictor_wait(self, m, accept, busy):
-        """The mode's admission rule (``one_at_a_time``): high while the request presented
+        """The mode's admission rule (``evict_alone``): high while the request presented
         must wait. An EVICT reads the list's tail in R and frees ghosts after its L, and
         nothing of that is forwarded: it waits for an empty pipeline, and what comes behind
         it waits until the pipeline is empty again."""

@@ -318,7 +318,7 @@ class KvAsuCore(wiring.Component):
                                           lanes.busy, commit.busy,
                                           *([pred.busy] if pred is not None else [])).any())
         if pred is not None:
-            m.d.comb += admission.one_at_a_time.eq(policy)
+            m.d.comb += admission.evict_alone.eq(policy)
 
         # ---- R and M: the window read (at the LRU tail for an EVICT) --------------------
         m.d.comb += [window.request.eq(s[lh]), window.hash.eq(hsh.hash[:p.SLOT_WIDTH]),

@@ -6,7 +6,7 @@ mode's state (``hdl/predictor/``) and its two lists.
 
 OBSERVEs and QUERYs of the mode come one per cycle; an EVICT only when nothing is in
 flight and this stage is idle (no ghost frees pending), and nothing behind it until then
-(``Admission.one_at_a_time``). An OBSERVE's write reaches the request right behind it at
+(``Admission.evict_alone``). An OBSERVE's write reaches the request right behind it at
 this stage's E2 register (``ahead_wrote``: the written lane as the write leaves it), the
 request two behind in E1a (``forward``, into ``LaneCompare``'s lanes and the ``pmeta``
 words) and the ones after through the table's bypass; ``PT``, the guard, the bimodal

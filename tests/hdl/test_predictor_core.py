@@ -136,7 +136,7 @@ def test_predictor_build_matches_the_model(kind):
 
 
 def check_admission(accepted, latency):
-    """Admission's rule for the mode (one_at_a_time): a request right behind an OBSERVE
+    """Admission's rule for the mode (evict_alone): a request right behind an OBSERVE
     and one right behind a QUERY at least once (the forwarding is exercised); nothing
     behind an EVICT until it has left."""
     behind = {OBSERVE: [], QUERY: [], EVICT: []}
