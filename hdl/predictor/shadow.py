@@ -165,6 +165,7 @@ class ShadowDirectory(wiring.Component):
             shifted = Signal(d, name="shifted")     # the access ahead's shift ...
             wrote = Signal(d, name="wrote")         # ... and the place it wrote
             flushed = Signal(name="flushed")
+            held_s2 = Signal(name="held_s2")        # S1's hit after the ahead's update
             m.d.sync += [x.eq(x_in), cap.eq(cap_fixed),
                          av.eq(self.access.valid), match_s2.eq(raw_match),
                          same_s2.eq(av & ~self.flush & (x == x_in)),
@@ -178,9 +179,12 @@ class ShadowDirectory(wiring.Component):
                 m.d.comb += match.eq(wrote)
             with m.Else():
                 m.d.comb += match.eq(moved & valid)     # a drop left the thermometer
-        hit = av & match.any()
-        miss = av & ~match.any()
-        m.d.comb += self.hit.eq(hit)
+        hit, miss = Signal(), Signal()
+        if self.stages == 1:
+            m.d.comb += hit.eq(av & match.any())
+        else:
+            m.d.comb += hit.eq(av & held_s2)
+        m.d.comb += [miss.eq(av & ~hit), self.hit.eq(hit)]
 
         # A miss: the drops at the LRU end (comparisons of the length with the bound), the
         # thermometer after them, and the first place after it (an insertion at the LRU
@@ -190,6 +194,14 @@ class ShadowDirectory(wiring.Component):
         m.d.comb += [drop1.eq(length >= cap), drop2.eq(length > cap)]
         kept = Signal(d)
         m.d.comb += kept.eq(Mux(drop2, valid >> 2, Mux(drop1, valid >> 1, valid)))
+        if self.stages == 2:
+            # S1's hit, registered: the signature is held after the ahead's update when it is
+            # the ahead's, or held now in a place the ahead does not drop (a hit drops none).
+            # So S2's `hit` (what the loop detector's `PSEL` and the core's decision read)
+            # is a register, not an OR over the corrected match.
+            kept_by_ahead = Mux(miss, kept, Const(-1, d))
+            m.d.sync += held_s2.eq(~self.flush & ((av & (x == x_in)) |
+                                                  (raw_match & kept_by_ahead).any()))
         after_kept = Cat(~kept[j] & (kept[j - 1] if j else 1) for j in range(d))
         grown = Signal(range(d + 1))         # the length after the drops and the insertion
         m.d.comb += grown.eq(Mux(drop2, length - 1, Mux(drop1, length, length + 1)))
