@@ -196,12 +196,18 @@ class ShadowDirectory(wiring.Component):
         m.d.comb += kept.eq(Mux(drop2, valid >> 2, Mux(drop1, valid >> 1, valid)))
         if self.stages == 2:
             # S1's hit, registered: the signature is held after the ahead's update when it is
-            # the ahead's, or held now in a place the ahead does not drop (a hit drops none).
-            # So S2's `hit` (what the loop detector's `PSEL` and the core's decision read)
-            # is a register, not an OR over the corrected match.
-            kept_by_ahead = Mux(miss, kept, Const(-1, d))
+            # the ahead's, or held now in a place the ahead does not drop (a hit drops none;
+            # a miss drops the last place, and with two drops the one before it). So S2's
+            # `hit` (what the loop detector's `PSEL` and the core's decision read) is a
+            # register, not an OR over the corrected match. The last two places come from
+            # the thermometer's edge, so the drops' comparisons with the bound meet the
+            # compare's OR only at its end.
+            last = valid & ~(valid >> 1)
+            before_last = (valid >> 1) & ~(valid >> 2)
+            at_last, at_before_last = (raw_match & last).any(), (raw_match & before_last).any()
+            dropped_now = miss & ((drop1 & at_last) | (drop2 & at_before_last))
             m.d.sync += held_s2.eq(~self.flush & ((av & (x == x_in)) |
-                                                  (raw_match & kept_by_ahead).any()))
+                                                  (raw_match.any() & ~dropped_now)))
         after_kept = Cat(~kept[j] & (kept[j - 1] if j else 1) for j in range(d))
         grown = Signal(range(d + 1))         # the length after the drops and the insertion
         m.d.comb += grown.eq(Mux(drop2, length - 1, Mux(drop1, length, length + 1)))
