@@ -91,7 +91,7 @@ class ShadowDirectory(wiring.Component):
     counter : Out(5)
         The bimodal counter (``sbip``; stays 0 when not ``bimodal``).
     observe : Out(ShadowObservationSignature(depth, sig_width))
-        Only with ``observe=True``: the entries and ends.
+        Only with ``observe=True``: the places' signatures, the thermometer ``valid`` and ``length``.
 
     Parameters
     ----------
