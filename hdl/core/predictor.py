@@ -22,7 +22,7 @@ import regmap
 
 from ..layouts import STAT_NAMES, config_layout, response_layout
 from ..predictor.bimodal import BimodalCounter
-from ..predictor.constants import SIG_WIDTH
+from ..predictor.constants import ABSENT_KEY, BURST_WIDTH, KEY_WIDTH, SIG_WIDTH
 from ..predictor.guard import Guard
 from ..predictor.keys import ReuseKey, ReuseLevel
 from ..predictor.lists import ListFrom, ListTo, LiveGhostLists
@@ -31,7 +31,7 @@ from ..predictor.reuse_table import ReuseTable
 from .decision import sat_inc, select
 from .interfaces import ForwardSignature, lanes_layout, pmeta_layout
 
-__all__ = ["PredictorCommit", "predictor_e2_layout"]
+__all__ = ["PredictorCommit", "lane_key_layout", "predictor_e2_layout"]
 
 OBSERVE = regmap.OPS["OBSERVE"]
 QUERY = regmap.OPS["QUERY"]
@@ -39,23 +39,30 @@ EVICT = regmap.OPS["EVICT"]
 EVICT_ANY = regmap.OPS["EVICT_ANY"]
 
 
+#: A lane's key as if it were the match (``ReuseKey`` with ``known``): ``key``, ``near``,
+#: ``burst_next``.
+lane_key_layout = data.StructLayout({"key": KEY_WIDTH, "near": 1, "burst_next": BURST_WIDTH})
+
+
 def predictor_e2_layout(p):
     """What E2 holds of the request from E1b: its lanes (``lanes_layout``), every lane's
-    ``pmeta`` word (probe order) and its mark at the end of E1b's cycle, with the write of
-    the request then in E2 put into the lane it wrote (``ahead_wrote``, one-hot)."""
+    ``pmeta`` word (probe order), its key as if it were the match (``lane_key_layout``) and
+    its mark at the end of E1b's cycle, with the write of the request then in E2 put into
+    the lane it wrote (``ahead_wrote``, one-hot)."""
     P = p.PROBE
     return data.StructLayout({
         "lanes": lanes_layout(p),
         "pm": data.ArrayLayout(pmeta_layout(), P),
+        "key": data.ArrayLayout(lane_key_layout, P),
         "mark": P,
         "ahead_wrote": P,
     })
 
 
 class PredictorCommit(wiring.Component):
-    """E1b (the loop detector's first stage, the lanes registered), E2 (the decision of
-    P6-P8 and its writes) and L (response, statistics, occupancy) of the predictor mode,
-    and the ghost frees of P8 after an EVICT.
+    """E1b (the loop detector's first stage, the lanes and their keys registered), E2 (the
+    decision of P6-P8 and its writes) and L (response, statistics, occupancy) of the
+    predictor mode, and the ghost frees of P8 after an EVICT.
 
     Parameters
     ----------
@@ -113,7 +120,7 @@ class PredictorCommit(wiring.Component):
         self._params = p = params
         P, sw = p.PROBE, p.SLOT_WIDTH
         self.lists = LiveGhostLists(p, registered=True, memory=memory)
-        self.reuse = ReuseTable()
+        self.reuse = ReuseTable(what_ifs=p.PROBE)
         self.guard = Guard(p)
         self.bip = BimodalCounter()
         self.loop = LoopDetector(p, stages=2)
@@ -149,7 +156,6 @@ class PredictorCommit(wiring.Component):
         m.submodules.guard = guard
         m.submodules.bip = bip
         m.submodules.loop = loop
-        m.submodules.key = key = ReuseKey(p)
         m.submodules.level = level = ReuseLevel(p)
         flush = self.flush
         m.d.comb += [lists.flush.eq(flush), pt.flush.eq(flush), guard.flush.eq(flush),
@@ -183,6 +189,16 @@ class PredictorCommit(wiring.Component):
         e = Signal(predictor_e2_layout(p), name="pe2")
         m.d.sync += [e.lanes.eq(ln), e.pm.eq(self.pmeta), e.mark.eq(mark_b),
                      e.lanes.request.valid.eq(mine1)]
+        # Every lane's key (P4) as if it were the match, from its burst and age, registered
+        # into E2 (the lane the request ahead writes takes the key of what it writes,
+        # below): E2's lookups then start from registers, not from the age comparisons.
+        for i in range(P):
+            k = ReuseKey(p)
+            m.submodules[f"lane_key{i}"] = k
+            m.d.comb += [k.known.eq(1), k.burst.eq(self.pmeta[i].burst),
+                         k.sage.eq(ln.lane[i].age), k.w3.eq(cfg.w3)]
+            m.d.sync += [e.key[i].key.eq(k.key), e.key[i].near.eq(k.near),
+                         e.key[i].burst_next.eq(k.burst_next)]
 
         # ---- E2: the decision (P6-P8) ---------------------------------------------------
         req, lane, pm = e.lanes.request, e.lanes.lane, e.pm
@@ -243,22 +259,35 @@ class PredictorCommit(wiring.Component):
         m.d.comb += hp.eq(select(hit_lane, [pm[i].as_value() for i in range(P)]))
         h_age = select(hit_lane, [x.age for x in lane])
         h_old = (hit_lane & e.lanes.beyond_w1).any()
-        m.d.comb += [key.known.eq(known), key.burst.eq(hp.burst), key.sage.eq(h_age),
-                     key.w3.eq(cfg.w3),
-                     level.live.eq(present), level.pred.eq(hp.pred), level.sage.eq(h_age),
+        m.d.comb += [level.live.eq(present), level.pred.eq(hp.pred), level.sage.eq(h_age),
                      level.w3.eq(cfg.w3), level.w1.eq(cfg.w1)]
+        # PT's lookup of the key (P4), made for every lane as if it were the match (a
+        # what-if lookup that assumes that lane's training) from the lane's key registered
+        # in E1b, and picked by the match: the match's priority and OR are then in front of
+        # a choice, not of the age comparisons, the key, the 64:1 read and its step. An
+        # absent line's key is ABSENT_KEY (a constant lookup) and trains nothing.
+        keys = e.key
+        for i in range(P):
+            q = pt.what_if[i]
+            m.d.comb += [q.key.eq(keys[i].key), q.train.eq(is_obs), q.tkey.eq(pm[i].pkey),
+                         q.near.eq(keys[i].near)]
+        key_near = select(hit_lane, [keys[i].near for i in range(P)])
+        key_burst_next = select(hit_lane, [keys[i].burst_next for i in range(P)])
+        key_key = Mux(known, select(hit_lane, [keys[i].key for i in range(P)]), ABSENT_KEY)
+        pt_predict = Mux(known, select(hit_lane, pt.what_if_predict), pt.predict)
+        pt_zero = Mux(known, select(hit_lane, pt.what_if_zero), pt.zero)
         # PT: the previous key trained (a live or ghost match), the new key looked up.
         m.d.comb += [pt.train.valid.eq(is_obs & known), pt.train.payload.key.eq(hp.pkey),
-                     pt.train.payload.near.eq(key.near), pt.lookup.eq(key.key)]
+                     pt.train.payload.near.eq(key_near), pt.lookup.eq(ABSENT_KEY)]
         loop_mode = loop.loop_next
         # The guard (P12) and the bimodal rule (P11).
         m.d.comb += [inc_now.eq((is_obs & revive) | ins_free | ins_ghost), dec_now.eq(take)]
-        occ_after = occupancy_next + inc_now
         vict_pm = Signal(pmeta_layout(), name="vict_pm")
         m.d.comb += vict_pm.eq(select(wins, [pm[i].as_value() for i in range(P)]))
-        candidate = is_obs & revive & ~loop_mode & pt.zero
+        candidate = is_obs & revive & ~loop_mode & pt_zero
         m.d.comb += [
-            guard.insert.valid.eq(inserted), guard.insert.payload.occupancy.eq(occ_after),
+            guard.insert.valid.eq(inserted), guard.insert.payload.occupancy.eq(occupancy_next),
+            guard.insert.payload.grows.eq(inc_now),
             guard.candidate.eq(candidate),
             guard.reused.eq(is_obs & present & hp.probe), guard.stamp.eq(hp.stamp),
             guard.dead.eq((replace & vict_pm.probe) | (take & pm[0].probe)),
@@ -271,8 +300,8 @@ class PredictorCommit(wiring.Component):
                           select(hit_lane, [x.count_inc for x in lane]), 1)
         wr_slot = select(wr_lane, [x.slot for x in lane])
         written = Signal(pmeta_layout(), name="pm_written")
-        m.d.comb += [written.ghost.eq(0), written.burst.eq(key.burst_next),
-                     written.pkey.eq(key.key), written.pred.eq(pt.predict),
+        m.d.comb += [written.ghost.eq(0), written.burst.eq(key_burst_next),
+                     written.pkey.eq(key_key), written.pred.eq(pt_predict),
                      written.probe.eq(guard.probe),
                      written.stamp.eq(Mux(guard.probe, guard.epoch_next, 0))]
         as_ghost = Signal(pmeta_layout(), name="pm_ghost")
@@ -290,17 +319,26 @@ class PredictorCommit(wiring.Component):
         # The request now in E1b meets this write in the lane of its window that holds the
         # slot: the lane as the write leaves it, registered into E2 with the lanes (its
         # comparisons against the written line are E1a's ``*_ahead``).
+        # Which of its lanes holds the slot written: every lane's slot compared with every
+        # lane of E2's window beside the decision, and picked by the written lane.
+        m.submodules.written_key = written_key = ReuseKey(p)
+        m.d.comb += [written_key.known.eq(1), written_key.burst.eq(written.burst),
+                     written_key.sage.eq(ln.age_ahead), written_key.w3.eq(cfg.w3)]
         for i in range(P):
             hit = Signal(name=f"ahead_wrote{i}")
             x, y = ln.lane[i], e.lanes.lane[i]
-            m.d.comb += hit.eq(mine1 & writes & (wr_slot == x.slot))
+            same_slot = Cat(lane[k].slot == x.slot for k in range(P))
+            m.d.comb += hit.eq(mine1 & writes & (wr_lane & same_slot).any())
             m.d.sync += e.ahead_wrote[i].eq(hit)
             with m.If(hit):
                 m.d.sync += [y.valid.eq(1), y.match.eq(ln.same_line_ahead),
                              y.age.eq(ln.age_ahead), y.tag.eq(req.tag),
                              y.count.eq(count_after), y.count_inc.eq(count_after_inc),
                              y.mark.eq(self.wr_mark), e.mark[i].eq(self.wr_mark),
-                             e.lanes.beyond_w1[i].eq(ln.ahead_beyond_w1), e.pm[i].eq(written)]
+                             e.lanes.beyond_w1[i].eq(ln.ahead_beyond_w1), e.pm[i].eq(written),
+                             e.key[i].key.eq(written_key.key),
+                             e.key[i].near.eq(written_key.near),
+                             e.key[i].burst_next.eq(written_key.burst_next)]
         fw = self.forward
         m.d.comb += [
             fw.write.eq(writes), fw.lane.eq(Mux(writes, wr_lane, 0)), fw.slot.eq(wr_slot),
@@ -352,7 +390,7 @@ class PredictorCommit(wiring.Component):
             with m.Else():
                 m.d.comb += count("drops")
             with m.If(writes):
-                m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(Mux(pt.predict, 3, 1)),
+                m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(Mux(pt_predict, 3, 1)),
                              rsp.count.eq(count_after), rsp.slot.eq(wr_slot)]
         with m.If(is_query):
             m.d.comb += [count("queries"), rsp.hit.eq(lv_hit), rsp.tlevel_before.eq(lv_before),

@@ -39,7 +39,9 @@ class BimodalCounter(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         nxt = Signal(BIP_WIDTH)
-        m.d.comb += [nxt.eq(self.counter + 1), self.at_lru_end.eq(nxt != 0)]
+        # (counter + 1) mod 32 != 0 is counter != 31: a 5-input AND, not an increment's carry.
+        m.d.comb += [nxt.eq(self.counter + 1),
+                     self.at_lru_end.eq(self.counter != 2**BIP_WIDTH - 1)]
         with m.If(self.flush):
             m.d.sync += self.counter.eq(0)
         with m.Elif(self.step):

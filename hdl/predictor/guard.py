@@ -14,8 +14,9 @@ __all__ = ["Guard", "insert_layout"]
 
 
 def insert_layout(params):
-    """An insertion: the ``occupancy`` it leaves."""
-    return data.StructLayout({"occupancy": params.SLOT_WIDTH + 1})
+    """An insertion: the ``occupancy`` before it and whether it ``grows`` it by a live line
+    (a revival, P6.3 a or b; not a replacement)."""
+    return data.StructLayout({"occupancy": params.SLOT_WIDTH + 1, "grows": 1})
 
 
 class Guard(wiring.Component):
@@ -29,8 +30,9 @@ class Guard(wiring.Component):
     -----
     insert : In(stream.Signature(insert_layout(params), always_ready=True))
         ``valid``: an insertion this cycle (a ghost revival, P6.2, or P6.3 a, b, c),
-        leaving ``payload.occupancy`` live lines: ``einserts + 1``, and if that reaches
-        ``max(1, occupancy >> 2)``, ``einserts = 0`` and ``epoch + 1`` (mod 8).
+        leaving ``occupancy`` live lines (``payload.occupancy``, plus 1 if
+        ``payload.grows``): ``einserts + 1``, and if that reaches ``max(1, occupancy >> 2)``
+        of the occupancy it leaves, ``einserts = 0`` and ``epoch + 1`` (mod 8).
     epoch_next : Out(3)
         The epoch after this cycle's insertion (combinational): the stamp of a probe made
         by it.
@@ -90,14 +92,19 @@ class Guard(wiring.Component):
         gsel, epoch = self.gsel, self.epoch
         top = (1 << GSEL_WIDTH) - 1
 
-        # The insertion clock.
+        # The insertion clock. The comparison is made for both occupancies the insertion may
+        # leave and picked by ``grows``, which a caller knows late (its decision).
         count = Signal(sw + 1)
-        quarter = Signal(sw + 1)
         advance = Signal()
+        occupancy = self.insert.payload.occupancy
+
+        def reached(occupancy_after):
+            quarter = occupancy_after >> EPOCH_SHIFT
+            return (count >= quarter) | (quarter == 0)
         m.d.comb += [
             count.eq(self.einserts + 1),
-            quarter.eq(self.insert.payload.occupancy >> EPOCH_SHIFT),
-            advance.eq(self.insert.valid & ((count >= quarter) | (quarter == 0))),
+            advance.eq(self.insert.valid & Mux(self.insert.payload.grows,
+                                               reached(occupancy + 1), reached(occupancy))),
             self.epoch_next.eq(Mux(advance, epoch + 1, epoch)),
         ]
 

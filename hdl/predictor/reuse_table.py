@@ -9,6 +9,11 @@ OBSERVE per cycle needs no forwarding between requests (docs/rtl-predictor.md). 
 counter's trained value is computed beside its register, so the lookup's forward is a
 choice among trained values and not a step behind the 64:1 read: 22 gate levels instead of
 27, for about 2 000 more simple gates (``python -m hdl.predictor.resources``).
+
+A caller that does not know its training key early (the core's E2, where the key comes
+from the lane the match picks) can also ask *what-if* lookups: each names a key and the
+training it assumes, and reads the counter as that training would leave it. The core makes
+one per lane, in parallel with the match, and picks one by the match (docs/rtl-predictor.md).
 """
 
 from amaranth import *
@@ -17,9 +22,14 @@ from amaranth.lib.wiring import In, Out
 
 from .constants import KEY_WIDTH, PT_ENTRIES, PT_INIT, PT_WIDTH
 
-__all__ = ["ReuseTable", "train_layout"]
+__all__ = ["ReuseTable", "train_layout", "what_if_layout"]
 
 train_layout = data.StructLayout({"key": KEY_WIDTH, "near": 1})
+
+#: A what-if lookup: ``key``, looked up as if ``PT[tkey]`` were trained with ``near`` this
+#: cycle (when ``train``) and not by ``ReuseTable.train``.
+what_if_layout = data.StructLayout({"key": KEY_WIDTH, "train": 1, "tkey": KEY_WIDTH,
+                                    "near": 1})
 
 
 class ReuseTable(wiring.Component):
@@ -42,6 +52,13 @@ class ReuseTable(wiring.Component):
         Every counter to 8 at the end of the cycle (the training of the cycle is lost).
     counters : Out(ArrayLayout(PT_WIDTH, 64))
         The counters (registers, reset 8), for the tests and the formal views.
+    what_if : In(ArrayLayout(what_if_layout, what_ifs))
+        Only with ``what_ifs``: the what-if lookups of this cycle (see the module).
+    what_if_value : Out(ArrayLayout(PT_WIDTH, what_ifs))
+        ``PT[key]`` after the training each assumes (combinational; ``train`` and this
+        cycle's flush play no part).
+    what_if_predict, what_if_zero : Out(what_ifs)
+        ``value >= 8`` and ``value == 0`` of each.
 
     Parameters
     ----------
@@ -49,16 +66,23 @@ class ReuseTable(wiring.Component):
         The number of counters (default 64, the spec's; a power of two at most
         ``2 ** KEY_WIDTH``, smaller only for formal runs: the key's high bits are then
         ignored).
+    what_ifs : int
+        The number of what-if lookups (default 0: no such ports).
     """
 
-    def __init__(self, entries=PT_ENTRIES):
+    def __init__(self, entries=PT_ENTRIES, *, what_ifs=0):
         if not isinstance(entries, int) or isinstance(entries, bool):
             raise TypeError(f"entries must be an integer, not {entries!r}")
         if entries < 2 or entries & (entries - 1) or entries > 1 << KEY_WIDTH:
             raise ValueError(f"entries must be a power of two in 2..{1 << KEY_WIDTH}, "
                              f"not {entries}")
+        if not isinstance(what_ifs, int) or isinstance(what_ifs, bool):
+            raise TypeError(f"what_ifs must be an integer, not {what_ifs!r}")
+        if what_ifs < 0:
+            raise ValueError(f"what_ifs must be at least 0, not {what_ifs}")
         self._entries = entries
-        super().__init__({
+        self._what_ifs = what_ifs
+        ports = {
             "train": In(stream.Signature(train_layout, always_ready=True)),
             "lookup": In(KEY_WIDTH),
             "value": Out(PT_WIDTH),
@@ -66,7 +90,15 @@ class ReuseTable(wiring.Component):
             "zero": Out(1),
             "flush": In(1),
             "counters": Out(data.ArrayLayout(PT_WIDTH, entries)),
-        })
+        }
+        if what_ifs:
+            ports.update({
+                "what_if": In(data.ArrayLayout(what_if_layout, what_ifs)),
+                "what_if_value": Out(data.ArrayLayout(PT_WIDTH, what_ifs)),
+                "what_if_predict": Out(what_ifs),
+                "what_if_zero": Out(what_ifs),
+            })
+        super().__init__(ports)
 
     def elaborate(self, platform):
         m = Module()
@@ -98,6 +130,20 @@ class ReuseTable(wiring.Component):
             self.predict.eq(self.value >= PT_INIT),
             self.zero.eq(self.value == 0),
         ]
+        # A what-if lookup: the 64:1 read of its key (early: the key is), then the step its
+        # assumed training makes if it trains that entry.
+        for i in range(self._what_ifs):
+            q = self.what_if[i]
+            read = Signal(PT_WIDTH, name=f"what_if{i}_read")
+            m.d.comb += read.eq(table[q.key[:bits]])
+            step = Mux(q.near, Mux(read == top, top, read + 1), Mux(read == 0, 0, read - 1))
+            value = self.what_if_value[i]
+            m.d.comb += [
+                value.eq(Mux(q.train & (q.tkey[:bits] == q.key[:bits]), step, read)),
+                self.what_if_predict[i].eq(value >= PT_INIT),
+                self.what_if_zero[i].eq(value == 0),
+            ]
+
         with m.If(self.flush):
             m.d.sync += [c.eq(PT_INIT) for c in pt]
         with m.Elif(self.train.valid):

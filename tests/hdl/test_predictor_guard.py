@@ -45,12 +45,14 @@ def test_guard_matches_model(entries, dead_bias):
                 event = "evict_probe" if rng.random() < bias else "reused"
             flush = rng.random() < 0.002
             insert = event in ("replace_probe", "insert", "revival", "candidate")
-            occ_after = min(occupancy + (event != "replace_probe"), entries) if insert else occupancy
+            grows = insert and event != "replace_probe" and occupancy < entries
+            occ_after = occupancy + grows
             r = rng.random()
             stamp = (epoch if r < 0.5 else rng.choice(stamps[-6:]) if stamps and r < 0.9
                      else rng.randrange(8))
             ctx.set(dut.insert.valid, insert)
-            ctx.set(dut.insert.payload.occupancy, occ_after)
+            ctx.set(dut.insert.payload.occupancy, occupancy)
+            ctx.set(dut.insert.payload.grows, grows)
             ctx.set(dut.candidate, event == "candidate")
             ctx.set(dut.reused, event == "reused")
             ctx.set(dut.stamp, stamp)

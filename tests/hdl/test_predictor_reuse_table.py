@@ -70,6 +70,47 @@ def test_reuse_table_matches_model(bias):
     assert saturated[0] > 20          # and training at 0 or 15
 
 
+def test_reuse_table_what_if_lookups_match_model():
+    """Each what-if lookup reads its key as its own assumed training would leave the table
+    (the model's ``pt_train`` applied to that entry only), whatever the real training."""
+    seed = f"{SEED}-pt-what-if"
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    dut = ReuseTable(what_ifs=3)
+    own_forwards = [0]
+
+    async def bench(ctx):
+        pt = [gm.PT_INIT] * gm.PT_ENTRIES
+        for cycle in range(1200):
+            train, tkey, near = rng.random() < 0.8, rng.randrange(8), rng.random() < 0.5
+            ctx.set(dut.train.valid, train)
+            ctx.set(dut.train.payload.key, tkey)
+            ctx.set(dut.train.payload.near, near)
+            asked = []
+            for i in range(3):
+                q = (rng.random() < 0.7, rng.randrange(8), rng.randrange(8),
+                     rng.random() < 0.5)
+                for name, v in zip(("train", "tkey", "key", "near"), q):
+                    ctx.set(getattr(dut.what_if[i], name), v)
+                asked.append(q)
+            for i, (qtrain, qtkey, qkey, qnear) in enumerate(asked):
+                hit = qtrain and qtkey == qkey
+                own_forwards[0] += hit
+                value = gm.pt_train(pt[qkey], qnear) if hit else pt[qkey]
+                assert ctx.get(dut.what_if_value[i]) == value, (cycle, i)
+                assert ctx.get(dut.what_if_predict[i]) == int(value >= gm.PT_INIT)
+                assert ctx.get(dut.what_if_zero[i]) == int(value == 0)
+            await ctx.tick()
+            if train:
+                pt[tkey] = gm.pt_train(pt[tkey], near)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert own_forwards[0] > 200
+
+
 def test_reuse_table_reset_is_eight():
     dut = ReuseTable()
 
@@ -89,3 +130,9 @@ def test_reuse_table_reset_is_eight():
 def test_reuse_table_entries_validated(bad, exc):
     with pytest.raises(exc, match="entries"):
         ReuseTable(bad)
+
+
+@pytest.mark.parametrize("bad,exc", [(-1, ValueError), ("2", TypeError), (True, TypeError)])
+def test_reuse_table_what_ifs_validated(bad, exc):
+    with pytest.raises(exc, match="what_ifs"):
+        ReuseTable(what_ifs=bad)
