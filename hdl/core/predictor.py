@@ -192,13 +192,19 @@ class PredictorCommit(wiring.Component):
         # Every lane's key (P4) as if it were the match, from its burst and age, registered
         # into E2 (the lane the request ahead writes takes the key of what it writes,
         # below): E2's lookups then start from registers, not from the age comparisons.
-        for i in range(P):
+        def lane_key(name, burst, sage):
+            """A ``ReuseKey`` of a line known to be there, and its outputs as a
+            ``lane_key_layout`` value."""
             k = ReuseKey(p)
-            m.submodules[f"lane_key{i}"] = k
-            m.d.comb += [k.known.eq(1), k.burst.eq(self.pmeta[i].burst),
-                         k.sage.eq(ln.lane[i].age), k.w3.eq(cfg.w3)]
-            m.d.sync += [e.key[i].key.eq(k.key), e.key[i].near.eq(k.near),
-                         e.key[i].burst_next.eq(k.burst_next)]
+            m.submodules[name] = k
+            value = Signal(lane_key_layout, name=f"{name}_value")
+            m.d.comb += [k.known.eq(1), k.burst.eq(burst), k.sage.eq(sage), k.w3.eq(cfg.w3),
+                         value.key.eq(k.key), value.near.eq(k.near),
+                         value.burst_next.eq(k.burst_next)]
+            return value
+        for i in range(P):
+            m.d.sync += e.key[i].eq(lane_key(f"lane_key{i}", self.pmeta[i].burst,
+                                             ln.lane[i].age))
 
         # ---- E2: the decision (P6-P8) ---------------------------------------------------
         req, lane, pm = e.lanes.request, e.lanes.lane, e.pm
@@ -319,14 +325,12 @@ class PredictorCommit(wiring.Component):
         # The request now in E1b meets this write in the lane of its window that holds the
         # slot: the lane as the write leaves it, registered into E2 with the lanes (its
         # comparisons against the written line are E1a's ``*_ahead``).
-        # Which of its lanes holds the slot written: every lane's slot compared with every
-        # lane of E2's window beside the decision, and picked by the written lane.
-        m.submodules.written_key = written_key = ReuseKey(p)
-        m.d.comb += [written_key.known.eq(1), written_key.burst.eq(written.burst),
-                     written_key.sage.eq(ln.age_ahead), written_key.w3.eq(cfg.w3)]
+        written_key = lane_key("written_key", written.burst, ln.age_ahead)
         for i in range(P):
             hit = Signal(name=f"ahead_wrote{i}")
             x, y = ln.lane[i], e.lanes.lane[i]
+            # Which lane holds the slot written: its slot compared with every lane of E2's
+            # window beside the decision, and picked by the written lane.
             same_slot = Cat(lane[k].slot == x.slot for k in range(P))
             m.d.comb += hit.eq(mine1 & writes & (wr_lane & same_slot).any())
             m.d.sync += e.ahead_wrote[i].eq(hit)
@@ -336,9 +340,7 @@ class PredictorCommit(wiring.Component):
                              y.count.eq(count_after), y.count_inc.eq(count_after_inc),
                              y.mark.eq(self.wr_mark), e.mark[i].eq(self.wr_mark),
                              e.lanes.beyond_w1[i].eq(ln.ahead_beyond_w1), e.pm[i].eq(written),
-                             e.key[i].key.eq(written_key.key),
-                             e.key[i].near.eq(written_key.near),
-                             e.key[i].burst_next.eq(written_key.burst_next)]
+                             e.key[i].eq(written_key)]
         fw = self.forward
         m.d.comb += [
             fw.write.eq(writes), fw.lane.eq(Mux(writes, wr_lane, 0)), fw.slot.eq(wr_slot),

@@ -115,11 +115,15 @@ class ReuseTable(wiring.Component):
         # Every counter's trained value is made beside it (a 4-bit saturating step from the
         # register), so a lookup of the entry being trained is one 64:1 choice of trained
         # values, not a 64:1 read followed by the step.
+        def trained_value(value, near):
+            """The training's saturating step: +1 up to 15 if ``near``, else -1 down to 0."""
+            return Mux(near, Mux(value == top, top, value + 1), Mux(value == 0, 0, value - 1))
+
         near = self.train.payload.near
         stepped = []
         for i, c in enumerate(pt):
             t = Signal(PT_WIDTH, name=f"pt{i}_trained")
-            m.d.comb += t.eq(Mux(near, Mux(c == top, top, c + 1), Mux(c == 0, 0, c - 1)))
+            m.d.comb += t.eq(trained_value(c, near))
             stepped.append(t)
         trained = Array(stepped)
 
@@ -136,10 +140,10 @@ class ReuseTable(wiring.Component):
             q = self.what_if[i]
             read = Signal(PT_WIDTH, name=f"what_if{i}_read")
             m.d.comb += read.eq(table[q.key[:bits]])
-            step = Mux(q.near, Mux(read == top, top, read + 1), Mux(read == 0, 0, read - 1))
             value = self.what_if_value[i]
             m.d.comb += [
-                value.eq(Mux(q.train & (q.tkey[:bits] == q.key[:bits]), step, read)),
+                value.eq(Mux(q.train & (q.tkey[:bits] == q.key[:bits]),
+                             trained_value(read, q.near), read)),
                 self.what_if_predict[i].eq(value >= PT_INIT),
                 self.what_if_zero[i].eq(value == 0),
             ]
