@@ -106,7 +106,8 @@ async def predictor_registers(tb: KvAsuTB):
     await tb.write_ctrl(CLEAR_ERROR | ENABLE)
 
     # MODE.NONBLOCKING with POLICY.MODE = 1 (spec-predictor.md P2): refused in either
-    # order, nothing changes (the one-at-a-time form's admission is not D13's rule).
+    # order, nothing changes (the mode's admission has no drop rule: an EVICT's FREEs
+    # cannot be dropped).
     resp = await _commit_resp(tb, POLICY=POLICY_MODE, MODE=NONBLOCKING, **cfg)
     assert resp == AxiResp.SLVERR, f"NONBLOCKING with POLICY.MODE = 1 answered {resp!r}"
     assert await tb.read_reg("STATUS") & ST_ERROR

@@ -41,8 +41,8 @@ OPTIONS = CoreOptions(predictor=True, protection="none", hash_mul_stages=1)
 
 CONFIGS = {
     # Windows collide, the ghost list fills, both frees of an EVICT occur; ticks of 16
-    # cycles keep W3 and W1 a few requests long (an EVICT takes 18-25 cycles, an OBSERVE
-    # one, docs/rtl-predictor.md).
+    # cycles keep W3 and W1 a few requests long (an EVICT takes 3 cycles after 7 free of
+    # list moves, an OBSERVE one, docs/rtl-predictor.md).
     "small": Params(ENTRIES=32, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
                     TS_WIDTH=8, TICK_SHIFT=4),
     # Loop-detector shadows of 16 entries and four sampled windows in 64.

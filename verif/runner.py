@@ -41,8 +41,8 @@ CONFIGS: dict[str, dict[str, int]] = {
                  COUNT_WIDTH=2, TS_WIDTH=4, TICK_SHIFT=0),
     # the predictor build's (verif/cocotb_predictor.py; verif.predictor_soak's "small"):
     # windows collide, the ghost list fills, both ghost frees of an EVICT occur; ticks of
-    # 16 cycles keep W3 and W1 a few requests long (the mode takes an EVICT in 18-25
-    # cycles, an OBSERVE one, docs/rtl-predictor.md)
+    # 16 cycles keep W3 and W1 a few requests long (the mode takes an EVICT in 3 cycles
+    # after 7 free of list moves, an OBSERVE in one, docs/rtl-predictor.md)
     "predictor": dict(ENTRIES=32, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
                       TS_WIDTH=8, TICK_SHIFT=4),
 }

@@ -55,6 +55,12 @@ class Admission(wiring.Component):
         the ``evict_evict_gap`` previous cycles (``None``: ``evict_gap``): behind EVICTs
         only, the LRU list's chain gives the tail their POPs leave, once each of them has
         decided whether it pops (E2, a register, by the later EVICT's R).
+    predictor_gap : int or None
+        Only with ``options.predictor``: while ``policy`` is 1, an EVICT / EVICT_ANY is
+        refused while a request that gives a list move (an OBSERVE, an EVICT, a FREE) was
+        accepted in one of the ``predictor_gap`` previous cycles (``None``:
+        ``evict_gap``), so that the lists' ends and the ``gtail2`` prefetch are settled
+        at its R and at its FREEs' (docs/rtl-predictor.md, "EVICT in this mode").
 
     Ports
     -----
@@ -72,13 +78,18 @@ class Admission(wiring.Component):
         A response leaves the response FIFO this cycle (a credit returns).
     busy : In(1)
         A request is in a stage after s0 (the hash's delay line up to L).
-    evict_alone : In(1)
-        Only with ``options.predictor``: while high (``POLICY.MODE = 1``) the mode's
-        admission rule: an EVICT / EVICT_ANY is accepted only when no request is in flight
-        (``busy`` low and s0 empty), and nothing is accepted behind it until then (its list
-        move, the ghost frees after it); OBSERVE and QUERY take no other rule.
+    policy : In(1)
+        Only with ``options.predictor``: the committed ``POLICY.MODE``. While 1, an
+        accepted EVICT / EVICT_ANY is followed by two FREEs, the ghost frees of P8, put
+        into s0 in the next two cycles (``req.ready`` low in them), and an EVICT waits for
+        ``predictor_gap`` cycles free of OBSERVE, EVICT and FREE acceptances; OBSERVE and
+        QUERY take no other rule.
     s0 : Out(stage_layout(params))
-        The request accepted in the previous cycle (a register; ``valid`` low if none).
+        The request accepted in the previous cycle (a register; ``valid`` low if none), or
+        a FREE (an ``EVICT_ANY`` to the stages; ``s0_free`` says which).
+    s0_free : Out(2)
+        Only with ``options.predictor``: s0 holds the first (bit 0) or the second (bit 1)
+        FREE after an EVICT. A FREE is no request: it uses no credit and has no response.
     flushing : Out(1)
         The clear sweep runs: from the cycle after a ``flush`` (or a reset) that finds
         every generation used, one table row per cycle for ``ENTRIES / PROBE`` cycles; no
@@ -101,13 +112,17 @@ class Admission(wiring.Component):
     """
 
     def __init__(self, params, options, *, fifo_depth, evict_gap, evict_evict_gap=None,
-                 gen_width=GEN_WIDTH):
+                 predictor_gap=None, gen_width=GEN_WIDTH):
         self._params, self._options = params, options
         self.fifo_depth, self.evict_gap = fifo_depth, evict_gap
         self.evict_evict_gap = evict_gap if evict_evict_gap is None else evict_evict_gap
         if not 1 <= self.evict_evict_gap <= evict_gap:
             raise ValueError(f"evict_evict_gap must be 1 .. evict_gap ({evict_gap}), not "
                              f"{self.evict_evict_gap!r}")
+        self.predictor_gap = evict_gap if predictor_gap is None else predictor_gap
+        if not isinstance(self.predictor_gap, int) or self.predictor_gap < evict_gap:
+            raise ValueError(f"predictor_gap must be an int of at least evict_gap "
+                             f"({evict_gap}), not {predictor_gap!r}")
         self.gen_width = gen_width
         self.rows = params.ENTRIES // params.PROBE
         super().__init__({
@@ -117,8 +132,9 @@ class Admission(wiring.Component):
             "cycle": In(64),
             "pop": In(1),
             "busy": In(1),
-            **({"evict_alone": In(1)} if options.predictor else {}),
+            **({"policy": In(1)} if options.predictor else {}),
             "s0": Out(stage_layout(params)),
+            **({"s0_free": Out(2)} if options.predictor else {}),
             "flushing": Out(1),
             "sweep_row": Out(range(self.rows)),
             "generation": Out(gen_width),
@@ -179,39 +195,47 @@ class Admission(wiring.Component):
 
         ready = (self.enable & ~self.hold & ~self.flush & ~self.flushing
                  & (self.inflight < self.fifo_depth))
+        is_evict = op[1]
         if self._options.serial:
             ready = ready & ~busy
         else:
-            is_evict = self.req.payload.op[1]
             ready = ready & ~(is_evict & (recent_observe.any() | recent_evict.any()))
-            if self._options.predictor:
-                ready = ready & ~(self.evict_alone & self._predictor_wait(m, accept, busy))
+        s0_valid, s0_op = accept, op
+        if self._options.predictor:
+            free_due, wait = self._predictor_frees(m, accept)
+            ready = ready & ~wait
+            s0_valid = accept | free_due.any()
+            s0_op = Mux(free_due.any(), regmap.OPS["EVICT_ANY"], op)
         m.d.comb += [
             can_take.eq(ready),
             self.req.ready.eq(ready | self.nonblocking),
             self.dropped.eq(self.req.valid & ~ready & self.nonblocking),
         ]
 
-        # s0: register the request.
+        # s0: register the request (or a FREE: an EVICT_ANY that reads the window at the
+        # ghost it frees, docs/rtl-predictor.md).
         addr = self.req.payload.addr
         m.d.sync += [
-            self.s0.valid.eq(accept),
-            self.s0.op.eq(self.req.payload.op),
+            self.s0.valid.eq(s0_valid),
+            self.s0.op.eq(s0_op),
             self.s0.min_tlevel.eq(self.req.payload.min_tlevel),
             self.s0.tag.eq(addr[p.LINE_SHIFT:][:p.TAG_WIDTH]),
             self.s0.t.eq(self.cycle[p.TICK_SHIFT:][:p.TS_WIDTH]),
         ]
         return m
 
-    def _predictor_wait(self, m, accept, busy):
-        """The mode's admission rule (``evict_alone``): high while the request presented
-        must wait. An EVICT reads the list's tail in R and frees ghosts after its L, and
-        nothing of that is forwarded: it waits for an empty pipeline, and what comes behind
-        it waits until the pipeline is empty again."""
-        is_evict = self.req.payload.op[1]
-        behind_evict = Signal()     # an EVICT accepted since the pipeline was last empty
-        with m.If(accept & is_evict):
-            m.d.sync += behind_evict.eq(1)
-        with m.Elif(~busy):
-            m.d.sync += behind_evict.eq(0)
-        return busy & (behind_evict | is_evict)
+    def _predictor_frees(self, m, accept):
+        """The mode's rule (``policy`` 1): the two FREEs due in this cycle (bit k: FREE k +
+        1 enters s0 at the end of it, ``s0_free``), and whether the request presented must
+        wait. Nothing is accepted while a FREE is due; an EVICT waits until the
+        ``predictor_gap`` previous cycles took no OBSERVE, EVICT or FREE."""
+        op = self.req.payload.op
+        is_evict = op[1]
+        free_due = Signal(2)
+        m.d.sync += [free_due.eq(Cat(accept & is_evict & self.policy, free_due[0])),
+                     self.s0_free.eq(free_due)]
+        recent_move = Signal(self.predictor_gap)     # bit k: k + 1 cycles ago
+        gives_move = (accept & ((op == OBSERVE) | is_evict)) | free_due.any()
+        m.d.sync += recent_move.eq(Cat(gives_move, recent_move[:-1]))
+        wait = self.policy & (free_due.any() | (is_evict & recent_move.any()))
+        return free_due, wait

@@ -133,9 +133,9 @@ class KvAsuCore(wiring.Component):
         has time ``c >> TICK_SHIFT``.
     policy : In(1)
         Only with ``options.predictor``: the committed ``POLICY.MODE``
-        (docs/spec-predictor.md P2): 1 answers by the predictor mode, one request at a
-        time (``req.ready`` low while a request is in flight or an EVICT's ghost frees
-        are pending). Changes only with a flush, while no request is in flight.
+        (docs/spec-predictor.md P2): 1 answers by the predictor mode (OBSERVE and QUERY
+        one per cycle; an EVICT with its two FREEs behind it, ``predictor_gap``).
+        Changes only with a flush, while no request is in flight.
     observe : Out(ObservationSignature(...))
         Only with ``observe=True``: the state of every stage in flight, for the formal
         harness (see ``ObservationSignature``).
@@ -165,6 +165,11 @@ class KvAsuCore(wiring.Component):
     evict_evict_gap : int
         ... and no EVICT / EVICT_ANY in the ``evict_evict_gap`` cycles before it (3 by
         default: back-to-back EVICTs at one per 4 cycles; 2 in the compact pipeline).
+    predictor_gap : int or None
+        With ``CoreOptions.predictor``, while ``policy`` is 1: an EVICT / EVICT_ANY is
+        accepted only when no OBSERVE, EVICT or FREE was accepted in the
+        ``predictor_gap`` cycles before it (7 by default; two FREEs follow every EVICT:
+        back-to-back EVICTs at one per 10 cycles, the request after an EVICT waits 2).
     decision_lag : int
         ``D`` of D11: cycles from a request's acceptance to the cycle after its decision
         is made (E2; ``eval_lag + 2``): a recovery that starts in cycle ``d`` poisons the
@@ -208,6 +213,13 @@ class KvAsuCore(wiring.Component):
         # pipeline's list has no chain.)
         self.evict_evict_gap = (options.m_stage + eval_stages - 1 if options.lru_registered
                                 else self.evict_gap)
+        # The predictor mode's EVICT is followed by two FREEs (docs/rtl-predictor.md,
+        # "EVICT in this mode"); the second reads in R, two cycles after the EVICT's R, the
+        # ghost list's gtail2 prefetch, valid 2 * tail_lag cycles after the last list move
+        # (given in E2): the cycles before an EVICT's acceptance free of moves.
+        self.predictor_gap = (max(self.evict_gap, options.m_stage + eval_stages
+                                  + 2 * tail_lag(options.lru_registered) - 3)
+                              if options.predictor else None)
         # (the fast pipeline's M is the table's registered read)
         self.table = BucketTable(params, memory=memory, gen_width=gen_width,
                                  output_register=options.m_stage, ram=options.block_ram,
@@ -222,6 +234,7 @@ class KvAsuCore(wiring.Component):
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
                                    evict_gap=self.evict_gap,
                                    evict_evict_gap=self.evict_evict_gap,
+                                   predictor_gap=self.predictor_gap,
                                    gen_width=gen_width)
         self.window = WindowRead(params, options)
         self.lanes = LaneCompare(params, options)
@@ -318,12 +331,12 @@ class KvAsuCore(wiring.Component):
                                           lanes.busy, commit.busy,
                                           *([pred.busy] if pred is not None else [])).any())
         if pred is not None:
-            m.d.comb += admission.evict_alone.eq(policy)
+            m.d.comb += admission.policy.eq(policy)
 
         # ---- R and M: the window read (at the LRU tail for an EVICT) --------------------
         m.d.comb += [window.request.eq(s[lh]), window.hash.eq(hsh.hash[:p.SLOT_WIDTH]),
                      window.tail.eq(lru.evict_slot if pred is None else
-                                    Mux(policy, pred.tail, lru.evict_slot)),
+                                    Mux(policy, pred.evict_start, lru.evict_slot)),
                      window.cfg.eq(cfg),
                      window.ahead.eq(lanes.lanes.request),
                      window.ahead_start.eq(lanes.lanes.start),
@@ -424,6 +437,14 @@ class KvAsuCore(wiring.Component):
         # request through M and E1a to E1b.
         sig_m, sig_e1a, sig = (Signal(16, name=f"pred_sig_{x}") for x in ("m", "e1a", "e1b"))
         m.d.sync += [sig_m.eq(self.hash.hash[16:32]), sig_e1a.eq(sig_m), sig.eq(sig_e1a)]
+        # A FREE's flags (Admission.s0_free) go with it from s0 to R (its window start)
+        # and on through M and E1a to E1b.
+        free = [self.admission.s0_free]
+        names = [f"s{k}" for k in range(1, lh + 1)] + ["m", "e1a", "e1b"]
+        for name in names:
+            stage = Signal(2, name=f"pred_free_{name}")
+            m.d.sync += stage.eq(free[-1])
+            free.append(stage)
         # The lanes' pmeta words, in E1a's cycle (the table's registered read, as E1a's
         # other words, with the mode's pmeta write of that cycle, E2's of the request two
         # ahead, forwarded as E1a forwards the table write), rotated into probe order and
@@ -438,6 +459,7 @@ class KvAsuCore(wiring.Component):
         m.d.comb += [
             pred.active.eq(policy), pred.lanes.eq(lanes.lanes), pred.pmeta.eq(pm),
             pred.sig.eq(sig), pred.cfg.eq(self.cfg), pred.flush.eq(flush),
+            pred.free_r.eq(free[lh]), pred.free.eq(free[-1].any()),
             pred.sc_mark_intent.eq(table.sc_mark_intent),
             pred.sc_mark_value.eq(table.sc_mark_value),
             table.pm_en.eq(pred.pm_en), table.pm_slot.eq(pred.pm_slot),

@@ -4,14 +4,14 @@ for a core built with ``CoreOptions.predictor``: the second policy beside the ar
 ``Versions`` / ``Commit``, on the same lanes, in the same E1b / E2 / L cycles, with the
 mode's state (``hdl/predictor/``) and its two lists.
 
-OBSERVEs and QUERYs of the mode come one per cycle; an EVICT only when nothing is in
-flight and this stage is idle (no ghost frees pending), and nothing behind it until then
-(``Admission.evict_alone``). An OBSERVE's write reaches the request right behind it at
-this stage's E2 register (``ahead_wrote``: the written lane as the write leaves it), the
-request two behind in E1a (``forward``, into ``LaneCompare``'s lanes and the ``pmeta``
-words) and the ones after through the table's bypass; ``PT``, the guard, the bimodal
-counter, the loop detector and the lists are read and written in E2, one request per
-cycle (docs/rtl-predictor.md, "The core with the mode").
+OBSERVEs and QUERYs of the mode come one per cycle; an EVICT after a gap free of list
+moves, and two FREEs right behind it, the ghost frees of P8 (``Admission.policy``). A
+write reaches the request right behind it at this stage's E2 register (``ahead_wrote``: the
+written lane as the write leaves it; a FREE's invalidate, the lane emptied), the request
+two behind in E1a (``forward``, into ``LaneCompare``'s lanes and the ``pmeta`` words) and
+the ones after through the table's bypass; ``PT``, the guard, the bimodal counter, the
+loop detector and the lists are read and written in E2, one request per cycle
+(docs/rtl-predictor.md, "The core with the mode").
 """
 
 from amaranth import *
@@ -48,7 +48,7 @@ def predictor_e2_layout(p):
     """What E2 holds of the request from E1b: its lanes (``lanes_layout``), every lane's
     ``pmeta`` word (probe order), its key as if it were the match (``lane_key_layout``) and
     its mark at the end of E1b's cycle, with the write of the request then in E2 put into
-    the lane it wrote (``ahead_wrote``, one-hot)."""
+    the lane it wrote (``ahead_wrote``, one-hot), and whether it is a FREE."""
     P = p.PROBE
     return data.StructLayout({
         "lanes": lanes_layout(p),
@@ -56,13 +56,14 @@ def predictor_e2_layout(p):
         "key": data.ArrayLayout(lane_key_layout, P),
         "mark": P,
         "ahead_wrote": P,
+        "free": 1,
     })
 
 
 class PredictorCommit(wiring.Component):
     """E1b (the loop detector's first stage, the lanes and their keys registered), E2 (the
     decision of P6-P8 and its writes) and L (response, statistics, occupancy) of the
-    predictor mode, and the ghost frees of P8 after an EVICT.
+    predictor mode, with the ghost frees of P8 after an EVICT as FREEs in the pipeline.
 
     Parameters
     ----------
@@ -83,6 +84,10 @@ class PredictorCommit(wiring.Component):
         The ``pmeta`` words of the E1b request's lanes, probe order.
     sig : In(16)
         The E1b request's signature: bits 31..16 of its hash (P11).
+    free : In(1)
+        The E1b request is a FREE (``Admission.s0_free``), not an EVICT_ANY.
+    free_r : In(2)
+        The request in R is the first (bit 0) or the second (bit 1) FREE after an EVICT.
     sc_mark_intent, sc_mark_value : In(PROBE)
         The scrubber's mark write of this cycle, by bank (as ``Versions`` takes them).
     cfg : In(config_layout(params))
@@ -93,14 +98,19 @@ class PredictorCommit(wiring.Component):
         E2's table write (an OBSERVE that tracks its line), as ``BucketTable``'s ports.
     forward : Out(ForwardSignature(params))
         The same write for ``LaneCompare`` (the request then in E1a; ``lane`` one-hot in
-        this request's window, ``count_inc`` its count one more). ``invalidate`` is 0: an
-        EVICT of the mode invalidates nothing, and nothing is in flight behind it.
+        this request's window, ``count_inc`` its count one more), or a FREE's invalidate
+        (lane 0 of its window). An EVICT of the mode invalidates nothing: it writes its
+        line's ``pmeta`` word (``ghost``), which reaches the requests behind through the
+        table's bypass (two FREEs are between it and the first of them).
     pm_en, pm_slot, pm_data : Out
         E2's ``pmeta`` write: with the table write, or alone (an EVICT's ghost).
     inv_en, inv_slot : Out
-        A ghost free (P8): untrack the ghost tail (no request is in flight then).
-    tail, empty : Out
-        The LRU list's tail and emptiness (``LiveGhostLists``): an EVICT's window start.
+        A FREE that is needed (P8): untrack the ghost it reads.
+    evict_start : Out(SLOT_WIDTH)
+        The window start of the EVICT or FREE in R: the LRU list's tail for an EVICT, the
+        ghost tail (FREE 1) or the ghost before it (FREE 2, the ``gtail2`` prefetch), or
+        the EVICT's own line where the ghost list ends with it. The lists are settled then
+        (``Admission.predictor_gap``: the EVICT's own move comes after its FREEs' R).
     response : Out(stream.Signature(response_layout(params), always_ready=True))
         L: the response of the request that was in E2.
     stat_inc : Out(len(STAT_NAMES))
@@ -108,8 +118,7 @@ class PredictorCommit(wiring.Component):
     occupancy : Out(SLOT_WIDTH + 1)
         Live lines, counted in L.
     busy : Out(1)
-        A request of the mode is in E2 or L, a list move is in flight, or an EVICT's ghost
-        frees are pending: an EVICT, and what follows one, waits (``Admission``).
+        A request of the mode is in E2 or L, or a list move is in flight.
 
     Attributes
     ----------
@@ -130,6 +139,7 @@ class PredictorCommit(wiring.Component):
             "lanes": In(lanes_layout(p)),
             "pmeta": In(data.ArrayLayout(pmeta_layout(), P)),
             "sig": In(SIG_WIDTH),
+            "free": In(1), "free_r": In(2),
             "sc_mark_intent": In(P), "sc_mark_value": In(P),
             "cfg": In(config_layout(p)),
             "flush": In(1),
@@ -138,7 +148,7 @@ class PredictorCommit(wiring.Component):
             "forward": Out(ForwardSignature(p)),
             "pm_en": Out(1), "pm_slot": Out(sw), "pm_data": Out(width),
             "inv_en": Out(1), "inv_slot": Out(sw),
-            "tail": Out(sw), "empty": Out(1),
+            "evict_start": Out(sw),
             "response": Out(stream.Signature(response_layout(p), always_ready=True)),
             "stat_inc": Out(len(STAT_NAMES)),
             "occupancy": Out(sw + 1),
@@ -159,8 +169,16 @@ class PredictorCommit(wiring.Component):
         m.submodules.level = level = ReuseLevel(p)
         flush = self.flush
         m.d.comb += [lists.flush.eq(flush), pt.flush.eq(flush), guard.flush.eq(flush),
-                     bip.flush.eq(flush), loop.flush.eq(flush),
-                     self.tail.eq(lists.tail), self.empty.eq(lists.empty)]
+                     bip.flush.eq(flush), loop.flush.eq(flush)]
+
+        # ---- R: an EVICT's window at the LRU tail, a FREE's at the ghost it frees (P8) ----
+        # FREE 1 frees the ghost tail, FREE 2 the ghost before it; the EVICT ahead puts its
+        # line (the LRU tail, unchanged until its move) at the ghost head, so where the
+        # ghost list is empty (FREE 1) or holds one ghost (FREE 2) that line is the one.
+        one_ghost = lists.gcount == 1
+        m.d.comb += self.evict_start.eq(
+            Mux(self.free_r[0], Mux(lists.gempty, lists.tail, lists.gtail),
+                Mux(self.free_r[1], Mux(one_ghost, lists.tail, lists.gtail2), lists.tail)))
 
         # ---- E1b: the loop detector's compare (S1), the lanes and marks registered ----
         ln = self.lanes
@@ -188,7 +206,7 @@ class PredictorCommit(wiring.Component):
             m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, ln.lane[i].mark))
         e = Signal(predictor_e2_layout(p), name="pe2")
         m.d.sync += [e.lanes.eq(ln), e.pm.eq(self.pmeta), e.mark.eq(mark_b),
-                     e.lanes.request.valid.eq(mine1)]
+                     e.lanes.request.valid.eq(mine1), e.free.eq(self.free)]
         # Every lane's key (P4) as if it were the match, from its burst and age, registered
         # into E2 (the lane the request ahead writes takes the key of what it writes,
         # below): E2's lookups then start from registers, not from the age comparisons.
@@ -249,7 +267,8 @@ class PredictorCommit(wiring.Component):
 
         is_obs = req.valid & (req.op == OBSERVE)
         is_query = req.valid & (req.op == QUERY)
-        is_evict = req.valid & ((req.op == EVICT) | (req.op == EVICT_ANY))
+        is_evict = req.valid & ~e.free & ((req.op == EVICT) | (req.op == EVICT_ANY))
+        is_free = req.valid & e.free
         ins_free = is_obs & ~known & any_free                       # P6.3a
         ins_ghost = is_obs & ~known & ~any_free & any_ghost          # P6.3b
         replace = is_obs & ~known & ~any_free & ~any_ghost & vict_t0  # P6.3c
@@ -301,6 +320,22 @@ class PredictorCommit(wiring.Component):
         ]
         to_tail = Mux(loop_mode, bip.at_lru_end, candidate & guard.demote)
 
+        # P8: the EVICT's two FREEs (right behind it) free the ghost tail while the ghosts
+        # outnumber the live lines, decided here in the EVICT's E2 from the counts it
+        # leaves (the lists are settled: Admission.predictor_gap) and used in theirs.
+        free_plan = Signal(2)       # bit 0: the next FREE frees; bit 1: the one after
+        freeing = Signal()
+        ghosts_after = lists.gcount + take
+        live_after = occupancy_next - take
+        m.d.comb += freeing.eq(is_free & free_plan[0])
+        with m.If(flush):
+            m.d.sync += free_plan.eq(0)
+        with m.Elif(is_evict):
+            m.d.sync += free_plan.eq(Cat(take & (ghosts_after > live_after),
+                                         take & (ghosts_after > live_after + 1)))
+        with m.Elif(is_free):
+            m.d.sync += free_plan.eq(free_plan[1:])
+
         # The table write, the pmeta write and the list move.
         count_after = Mux(is_obs & present & ~h_old,
                           select(hit_lane, [x.count_inc for x in lane]), 1)
@@ -334,6 +369,9 @@ class PredictorCommit(wiring.Component):
             same_slot = Cat(lane[k].slot == x.slot for k in range(P))
             m.d.comb += hit.eq(mine1 & writes & (wr_lane & same_slot).any())
             m.d.sync += e.ahead_wrote[i].eq(hit)
+            # A FREE's invalidate (lane 0 of its window) empties the lane that holds it.
+            with m.If(mine1 & freeing & (x.slot == e.lanes.start)):
+                m.d.sync += [y.valid.eq(0), y.match.eq(0)]
             with m.If(hit):
                 m.d.sync += [y.valid.eq(1), y.match.eq(ln.same_line_ahead),
                              y.age.eq(ln.age_ahead), y.tag.eq(req.tag),
@@ -346,7 +384,7 @@ class PredictorCommit(wiring.Component):
             fw.write.eq(writes), fw.lane.eq(Mux(writes, wr_lane, 0)), fw.slot.eq(wr_slot),
             fw.tag.eq(req.tag), fw.last.eq(req.t), fw.count.eq(count_after),
             fw.count_inc.eq(count_after_inc), fw.mark.eq(self.wr_mark),
-            fw.invalidate.eq(0), fw.window.eq(e.lanes.start),
+            fw.invalidate.eq(freeing), fw.window.eq(e.lanes.start),
         ]
         move = lists.cmd
         with m.If(writes):
@@ -363,6 +401,10 @@ class PredictorCommit(wiring.Component):
             m.d.comb += [move.valid.eq(1), move.payload.slot.eq(e.lanes.start),
                          move.payload.frm.eq(ListFrom.LIVE),
                          move.payload.to.eq(ListTo.GHOST_HEAD)]
+        with m.Elif(freeing):
+            m.d.comb += [move.valid.eq(1), move.payload.slot.eq(e.lanes.start),
+                         move.payload.frm.eq(ListFrom.GHOST), move.payload.to.eq(ListTo.NONE),
+                         self.inv_en.eq(1), self.inv_slot.eq(e.lanes.start)]
 
         # ---- the response and the statistics (L) ----------------------------------------
         rsp = Signal(response_layout(p))
@@ -412,40 +454,16 @@ class PredictorCommit(wiring.Component):
 
         inc, dec = Signal(), Signal()
         m.d.sync += [
-            self.response.valid.eq(req.valid), self.response.payload.eq(rsp),
+            self.response.valid.eq(req.valid & ~is_free), self.response.payload.eq(rsp),
             self.stat_inc.eq(Cat(stat[counted.index(name)] if name in counted else C(0, 1)
                                  for name in STAT_NAMES)),
             inc.eq(inc_now), dec.eq(dec_now),
         ]
 
-        # ---- P8: the ghost frees after an EVICT -----------------------------------------
-        # Once the EVICT's move has reached the ends and its L the occupancy, free the
-        # ghost tail while gcount > occupancy, at most twice, each after the move before
-        # it has reached the ends (no request is in flight: the core takes none meanwhile).
-        frees_left = Signal(range(3))
-        wait = Signal(range(lists.tail_lag + 2))
-        freeing = Signal()
-        m.d.comb += freeing.eq((frees_left != 0) & (wait == 0) & (lists.gcount > self.occupancy))
-        with m.If(flush):
-            m.d.sync += [frees_left.eq(0), wait.eq(0), inc.eq(0), dec.eq(0)]
-        with m.Elif(take):
-            m.d.sync += [frees_left.eq(2), wait.eq(lists.tail_lag + 1)]
-        with m.Elif(wait != 0):
-            m.d.sync += wait.eq(wait - 1)
-        with m.Elif(freeing):
-            m.d.sync += [frees_left.eq(frees_left - 1), wait.eq(lists.tail_lag)]
-        with m.Elif(frees_left != 0):
-            m.d.sync += frees_left.eq(0)            # not needed: done
-        with m.If(freeing & ~flush):
-            m.d.comb += [move.valid.eq(1), move.payload.slot.eq(lists.gtail),
-                         move.payload.frm.eq(ListFrom.GHOST), move.payload.to.eq(ListTo.NONE),
-                         self.inv_en.eq(1), self.inv_slot.eq(lists.gtail)]
-
         m.d.comb += occupancy_next.eq(self.occupancy + inc - dec)
         with m.If(flush):
-            m.d.sync += self.occupancy.eq(0)
+            m.d.sync += [self.occupancy.eq(0), inc.eq(0), dec.eq(0)]
         with m.Else():
             m.d.sync += self.occupancy.eq(occupancy_next)
-        m.d.comb += self.busy.eq(req.valid | self.response.valid | lists.busy |
-                                 (frees_left != 0))
+        m.d.comb += self.busy.eq(req.valid | self.response.valid | lists.busy)
         return m

@@ -107,12 +107,13 @@ def test_predictor_build_matches_the_model(kind):
     seed = f"{SEED}-predictor-core-{kind}"
     print(f"seed {seed}")
     rng = random.Random(seed)
-    # OBSERVEs and QUERYs of the mode come one per cycle, EVICTs about 20 cycles apart
-    # (Admission's rule for the mode): ticks of 2 or 4 cycles keep W3 and W1 a few requests
-    # long, so that every class of P4 and level of P5 occurs.
+    # OBSERVEs and QUERYs of the mode come one per cycle, an EVICT with two FREEs behind it
+    # and 7 cycles free of list moves before it (Admission's rule for the mode): ticks of
+    # 1 or 2 cycles keep W3 and W1 a few requests long, so that every class of P4 and
+    # level of P5 occurs (and lines grow old enough to be replaced).
     cfg = dict(c3=3, c2=2, w3=6, w2=12, w1=30)
     if kind == "small":
-        p = small_params(TS_WIDTH=8, TICK_SHIFT=2)
+        p = small_params(TS_WIDTH=8, TICK_SHIFT=1)
     elif kind == "probe2":
         p = small_params(PROBE=2, ENTRIES=8, TS_WIDTH=6, TICK_SHIFT=1, COUNT_WIDTH=2)
         cfg = dict(c3=3, c2=2, w3=3, w2=8, w1=20)
@@ -120,7 +121,7 @@ def test_predictor_build_matches_the_model(kind):
         p = small_params(TS_WIDTH=3, TICK_SHIFT=0)
         cfg = dict(c3=3, c2=2, w3=1, w2=2, w1=3)
     else:
-        p = small_params(ENTRIES=64, TS_WIDTH=8, TICK_SHIFT=2)
+        p = small_params(ENTRIES=64, TS_WIDTH=8, TICK_SHIFT=1)
     tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
     script = script_of(p, rng, 100, tags, flushes=1) + loop_script(p, rng, 180, tags)
     bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1)
@@ -132,20 +133,28 @@ def test_predictor_build_matches_the_model(kind):
     assert seen["revivals"] > 2 and seen["double_frees"] > 0, seen
     if kind != "tight_ts":
         assert s.obs_t3 and s.obs_t1, s
-    check_admission(res["accepted"], bench.core.latency)
+    check_admission(res["accepted"], bench.core.predictor_gap)
 
 
-def check_admission(accepted, latency):
-    """Admission's rule for the mode (evict_alone): a request right behind an OBSERVE
-    and one right behind a QUERY at least once (the forwarding is exercised); nothing
-    behind an EVICT until it has left."""
+def check_admission(accepted, gap):
+    """Admission's rule for the mode: a request right behind an OBSERVE and one right
+    behind a QUERY at least once (the forwarding is exercised); the request after an EVICT
+    3 cycles behind it at the closest (its two FREEs between), and that exercised; an
+    EVICT never within ``gap`` cycles of an OBSERVE or of an EVICT's last FREE."""
     behind = {OBSERVE: [], QUERY: [], EVICT: []}
     for (a, at), (b, bt) in zip(accepted, accepted[1:]):
         behind[EVICT if a[1] == EVICT_ANY else a[1]].append(bt - at)
     assert min(behind[OBSERVE]) == 1, behind[OBSERVE]
     assert min(behind[QUERY]) == 1, behind[QUERY]
     print("closest behind", {op: min(gaps) for op, gaps in behind.items()})
-    assert min(behind[EVICT]) >= latency - 1, behind[EVICT]
+    assert min(behind[EVICT]) == 3, behind[EVICT]
+    moves = []          # the acceptance cycles of list moves: OBSERVEs, EVICTs, FREEs
+    for (a, at) in accepted:
+        if a[1] in (EVICT, EVICT_ANY):
+            assert not moves or at - moves[-1] > gap, (at, moves[-3:])
+            moves += [at, at + 1, at + 2]
+        elif a[1] == OBSERVE:
+            moves.append(at)
 
 
 def test_predictor_build_in_article_policy_matches_the_article_model():
