@@ -4,10 +4,11 @@
 :class:`KvAsuModel` answers the requests it is given; it has no notion of a cycle in which
 the block cannot take one. In ``MODE.NONBLOCKING`` that matters: such a request is dropped
 (no response, one more ``req_dropped``), so the model needs the rule that says which. This
-module is that rule, written from D13 alone: the five reasons for which the blocking block's
-``req.ready`` is low at an edge (``CTRL.ENABLE`` 0, the EVICT gap, the credits, a CTRL
-action write's window, a clear sweep), computed from what a testbench sees on the block's
-ports and the build's constants, never from the RTL's own decision.
+module is that rule, written from D13 alone: the reasons for which the blocking block's
+``req.ready`` is low at an edge (``CTRL.ENABLE`` 0, the EVICT gap, with ``POLICY.MODE =
+1`` also an EVICT's two FREE edges, the credits, a CTRL action write's window, a clear
+sweep), computed from what a testbench sees on the block's ports and the build's
+constants, never from the RTL's own decision.
 
 Use: one :class:`Admission` per simulated block, told of every edge in order with
 :meth:`Admission.step` (the request presented, if any, and ``rsp.ready``) and of the bus
@@ -38,7 +39,8 @@ class BuildTiming:
     taken; ``evict_gap``, ``evict_evict_gap``: D13 rule 2 (the edges an EVICT waits after
     an OBSERVE, after an EVICT / EVICT_ANY; the second ``evict_gap`` unless given, at most
     ``evict_gap``); ``rows``: ``ENTRIES / PROBE``, the clear sweep's length; ``credits``:
-    rule 3, ``latency + 2`` unless given.
+    rule 3, ``latency + 2`` unless given; ``predictor_gap``: rule 2 with ``POLICY.MODE =
+    1`` (a build with the predictor mode; ``None`` without it), at least ``evict_gap``.
     """
 
     latency: int
@@ -46,6 +48,7 @@ class BuildTiming:
     rows: int
     credits: int | None = None
     evict_evict_gap: int | None = None
+    predictor_gap: int | None = None
 
     def __post_init__(self):
         for name in ("latency", "evict_gap", "rows"):
@@ -58,6 +61,10 @@ class BuildTiming:
               or not 1 <= self.evict_evict_gap <= self.evict_gap):
             raise ValueError(f"evict_evict_gap must be an integer 1 .. evict_gap, not "
                              f"{self.evict_evict_gap!r}")
+        if self.predictor_gap is not None and (not isinstance(self.predictor_gap, int)
+                                               or self.predictor_gap < self.evict_gap):
+            raise ValueError(f"predictor_gap must be an integer of at least evict_gap, not "
+                             f"{self.predictor_gap!r}")
         if self.credits is None:
             object.__setattr__(self, "credits", self.latency + 2)
         elif not isinstance(self.credits, int) or self.credits < 1:
@@ -106,6 +113,7 @@ class Admission:
         self._last_handshake = None               # edge of the last response handshake
         self._last_observe = None                 # last taken OBSERVE
         self._last_evict = None                   # last taken EVICT / EVICT_ANY
+        self._last_evict_frees = False            # ... taken with POLICY.MODE = 1
         self._writes: list[_ActionWrite] = []
         self._sweeps: list[int] = []              # edges f of the flushes that sweep
         self._last_edge = None
@@ -132,18 +140,32 @@ class Admission:
 
     # ---- the rule ----------------------------------------------------------------------------
 
-    def blocked(self, edge: int, op: int | None, *, enable: bool = True) -> list[str]:
+    def blocked(self, edge: int, op: int | None, *, enable: bool = True,
+                predictor: bool = False) -> list[str]:
         """The reasons (D13 rules 1..5) for which the blocking block's ``req.ready`` is low
         at ``edge`` for a request ``op`` (``None``: for any request but an EVICT); empty when
-        it would take it."""
+        it would take it. ``predictor``: ``POLICY.MODE`` is 1 (rule 2's second form)."""
         t = self.timing
+        if predictor and t.predictor_gap is None:
+            raise ValueError("POLICY.MODE = 1 needs a build with the predictor mode "
+                             "(BuildTiming.predictor_gap)")
+        since_observe = None if self._last_observe is None else edge - self._last_observe
+        since_evict = None if self._last_evict is None else edge - self._last_evict
         why = []
         if not enable:
             why.append("disabled")
-        if op in _EVICT_OPS and (
-                (self._last_observe is not None and edge - self._last_observe <= t.evict_gap)
-                or (self._last_evict is not None
-                    and edge - self._last_evict <= t.evict_evict_gap)):
+        if predictor:
+            # an EVICT's FREEs take the two edges after it; an EVICT waits until neither
+            # an OBSERVE nor an EVICT's FREE was in the predictor_gap edges before it
+            if since_evict is not None and self._last_evict_frees and since_evict <= 2:
+                why.append("evict frees")
+            if op in _EVICT_OPS and (
+                    (since_observe is not None and since_observe <= t.predictor_gap)
+                    or (since_evict is not None and since_evict <= t.predictor_gap + 2)):
+                why.append("evict gap")
+        elif op in _EVICT_OPS and (
+                (since_observe is not None and since_observe <= t.evict_gap)
+                or (since_evict is not None and since_evict <= t.evict_evict_gap)):
             why.append("evict gap")
         if len(self._outstanding) >= t.credits:
             why.append("credits")
@@ -163,18 +185,18 @@ class Admission:
         return edge >= first
 
     def step(self, edge: int, op: int | None, rsp_ready: bool, *, nonblocking: bool,
-             enable: bool = True) -> bool | None:
+             enable: bool = True, predictor: bool = False) -> bool | None:
         """Edge ``edge``: a request ``op`` is presented (``None``: none) and ``rsp.ready``
-        is ``rsp_ready``. Returns ``True`` if the request is taken, ``False`` if it is not
-        (dropped when ``nonblocking``, else it waits and is presented again), ``None``
-        without a request. Edges must increase; edges not stepped had no request and no
-        response outstanding."""
+        is ``rsp_ready``; ``predictor``: ``POLICY.MODE`` is 1. Returns ``True`` if the
+        request is taken, ``False`` if it is not (dropped when ``nonblocking``, else it
+        waits and is presented again), ``None`` without a request. Edges must increase;
+        edges not stepped had no request and no response outstanding."""
         if self._last_edge is not None and edge <= self._last_edge:
             raise ValueError(f"edge {edge} after edge {self._last_edge}: edges must increase")
         self._last_edge = edge
         taken = None
         if op is not None:
-            taken = not self.blocked(edge, op, enable=enable)
+            taken = not self.blocked(edge, op, enable=enable, predictor=predictor)
             if taken:
                 self.taken += 1
             elif nonblocking:
@@ -186,6 +208,7 @@ class Admission:
             self._outstanding.append(edge)
             if op in _EVICT_OPS:
                 self._last_evict = edge
+                self._last_evict_frees = predictor
             elif op != _QUERY:
                 self._last_observe = edge
         self._forget(edge)

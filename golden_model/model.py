@@ -285,11 +285,6 @@ class KvAsuModel:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         mode_reset = _check_int("mode_reset", mode_reset, 0)
         broken = regmap.mode_violations({"MODE": mode_reset})
-        if not broken:
-            # the starting policy with the reset mode (regmap.MODE_EXCLUSIONS)
-            broken = regmap.mode_violations(
-                {"MODE": mode_reset, "POLICY": POLICIES.index(policy) << _POLICY_MODE_BIT},
-                predictor=True)
         if broken:
             raise ValueError(f"illegal mode_reset: {'; '.join(broken)}")
         self.mode_reset: int = mode_reset
@@ -453,9 +448,7 @@ class KvAsuModel:
         ``policy`` is the ``POLICY`` register (docs/spec-predictor.md P2; ``None``:
         unchanged): bit 0 ``MODE`` (0 the article's behaviour, 1 the predictor mode),
         every other bit reserved (``ValueError``, nothing changes). A commit that changes
-        ``MODE`` also flushes (before the new policy applies; the statistics stay). ``MODE
-        = 1`` and ``mode``'s ``NONBLOCKING`` exclude each other, whichever is committed
-        first (``regmap.MODE_EXCLUSIONS``: ``ValueError``, nothing changes). The
+        ``MODE`` also flushes (before the new policy applies; the statistics stay). The
         model implements both policies: that a build without the predictor refuses
         ``MODE = 1`` is the register block's rule (``regmap.mode_violations``).
 
@@ -472,13 +465,6 @@ class KvAsuModel:
             broken = regmap.mode_violations({"POLICY": policy}, predictor=True)
             if broken:
                 raise ValueError(f"illegal policy: {'; '.join(broken)}")
-        # the two mode registers together (regmap.MODE_EXCLUSIONS: POLICY.MODE = 1 excludes
-        # MODE.NONBLOCKING, spec-predictor.md P2), as they would be after this commit
-        broken = regmap.mode_violations(
-            {"MODE": self._mode if mode is None else mode,
-             "POLICY": self._policy if policy is None else policy}, predictor=True)
-        if broken:
-            raise ValueError(f"illegal modes: {'; '.join(broken)}")
         changes: dict[str, int] = {}
         for key, value in config.items():
             name = key.lower()

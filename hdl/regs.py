@@ -359,12 +359,6 @@ class KvAsuRegisters(wiring.Component):
         for name in MODE_NAMES:
             defined = regmap.mode_defined(name, predictor=self.predictor)
             mode_ok &= (shadow[name] & ~C(defined, 32)) == 0
-        # Mode fields that exclude each other (regmap.MODE_EXCLUSIONS: POLICY.MODE with
-        # MODE.NONBLOCKING, spec-predictor.md P2), where this build has both.
-        for pair in regmap.MODE_EXCLUSIONS:
-            fields = [(reg, regmap.REG[reg].field(field)) for reg, field in pair]
-            if all(regmap.field_built(f, predictor=self.predictor) for _, f in fields):
-                mode_ok &= ~Cat(shadow[reg][f.bit] for reg, f in fields).all()
         m.d.sync += [
             state.legal.eq(chain(["C2", "C3"], p.COUNT_MAX, minimum=1) &
                            chain(["W3", "W2", "W1"], p.WMAX) & mode_ok),

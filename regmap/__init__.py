@@ -25,8 +25,7 @@ Main entry points:
 ``MODE_NAMES`` / ``MODE_DEFAULTS`` / ``mode_violations(shadow, predictor=...)``
     The behaviour-mode shadows (``POLICY``, docs/spec-predictor.md P2; ``MODE``,
     docs/spec-decisions.md D13), committed with the configuration, and the rule that
-    refuses a commit of a reserved bit (a field a build lacks counts as reserved) or of
-    two fields of ``MODE_EXCLUSIONS`` together.
+    refuses a commit of a reserved bit (a field a build lacks counts as reserved).
 ``BUILD_OPTIONS`` / ``build_word(name, predictor=...)``
     The build options the map depends on (``predictor``) and the value of a register
     that is a constant of them (``P_POLICIES``).
@@ -50,7 +49,6 @@ __all__ = [
     "Params", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
     "request_fields", "response_fields", "CONFIG_CHAINS", "config_violations",
     "config_legal", "MODE_NAMES", "MODE_DEFAULTS", "SHADOW_NAMES", "mode_violations",
-    "MODE_EXCLUSIONS",
     "check_mode_reset", "BUILD_OPTIONS", "build_word", "field_built",
     "mode_defined",
     "CTRL_ACTIONS", "CtrlWriteEffect", "ctrl_write_effect",
@@ -269,15 +267,6 @@ MODE_NAMES: tuple[str, ...] = tuple(r.name for r in REGISTERS if r.mode)
 #: Their reset values, from their fields.
 MODE_DEFAULTS: dict[str, int] = {
     name: sum(f.reset << f.bit for f in REG[name].fields) for name in MODE_NAMES}
-#: Mode fields that exclude each other: pairs ``((register, field), (register, field))``
-#: that one committed shadow set must not both set (a commit with both is refused like a
-#: reserved bit, ``mode_violations``). ``POLICY.MODE`` with ``MODE.NONBLOCKING``
-#: (docs/spec-predictor.md P2): the predictor mode has an admission rule of its own
-#: (docs/rtl-predictor.md), and D13's, which decides what NONBLOCKING drops, is the
-#: article pipeline's.
-MODE_EXCLUSIONS: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = (
-    (("POLICY", "MODE"), ("MODE", "NONBLOCKING")),
-)
 #: Every shadow register a commit applies: the configuration, then the modes.
 SHADOW_NAMES: tuple[str, ...] = CONFIG_NAMES + MODE_NAMES
 STAT_REGISTERS: tuple[Register, ...] = tuple(r for r in REGISTERS if r.stat)
@@ -372,8 +361,7 @@ def mode_defined(name: str, *, predictor: bool = False) -> int:
 def mode_violations(shadow, *, predictor: bool = False) -> list[str]:
     """The mode registers of ``shadow`` (a mapping by register name; a mode register it
     lacks counts as its reset value) whose value sets a bit outside their fields, one
-    sentence each, and every pair of ``MODE_EXCLUSIONS`` fields it sets together; empty
-    when a commit of them is legal (D13, spec-predictor.md P2).
+    sentence each; empty when a commit of them is legal (D13, spec-predictor.md P2).
 
     ``predictor``: the build has the predictor mode (``CoreOptions.predictor``); without
     it ``POLICY.MODE`` is a reserved bit."""
@@ -390,15 +378,6 @@ def mode_violations(shadow, *, predictor: bool = False) -> list[str]:
             why = f"; {', '.join(missing)} needs a build with the predictor" if missing else ""
             broken.append(f"{name}={value:#x} sets reserved bits {value & ~defined:#x} "
                           f"(defined: {defined:#x}{why})")
-    if broken:
-        return broken
-    for pair in MODE_EXCLUSIONS:
-        fields = [REG[reg].field(field) for reg, field in pair]
-        if all(field_built(f, predictor=predictor) and
-               shadow.get(reg, MODE_DEFAULTS[reg]) >> f.bit & 1
-               for (reg, _), f in zip(pair, fields)):
-            a, b = (f"{reg}.{field}" for reg, field in pair)
-            broken.append(f"{a} and {b} exclude each other (spec-predictor.md P2)")
     return broken
 
 

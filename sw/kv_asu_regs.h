@@ -64,7 +64,7 @@
 #define KVASU_REG_W1                             0x070u
 /* HASH_SEED (rw): Shadow HASH_SEED: MurmurHash3 seed. A commit that changes it also flushes. */
 #define KVASU_REG_HASH_SEED                      0x074u
-/* POLICY (rw): Shadow policy, applied by CTRL.COMMIT; a commit that changes POLICY.MODE also flushes. Reserved bits (and MODE on a build without the predictor, P_POLICIES bit 1 clear) must be 0 or the commit is refused; so is a commit of MODE = 1 with MODE.NONBLOCKING. */
+/* POLICY (rw): Shadow policy, applied by CTRL.COMMIT; a commit that changes POLICY.MODE also flushes. Reserved bits (and MODE on a build without the predictor, P_POLICIES bit 1 clear) must be 0 or the commit is refused. */
 #define KVASU_REG_POLICY                         0x078u
 /* MODE (rw): Shadow behaviour mode, applied by CTRL.COMMIT; reserved bits must be 0 or the commit is refused. */
 #define KVASU_REG_MODE                           0x07Cu

@@ -7,8 +7,8 @@
 ``ACT_POLICY`` nor the configuration it was committed with, and no flush: the lines
 observed before are still present). On the predictor build: ``P_POLICIES`` reads 3, a
 commit of ``POLICY.MODE = 1`` flushes and switches the block, a reserved bit of ``POLICY``
-is refused, and ``MODE.NONBLOCKING`` together with ``POLICY.MODE = 1`` is refused in
-either order (spec-predictor.md P2, ``regmap.mode_violations``).
+is refused, and ``MODE.NONBLOCKING`` commits beside ``POLICY.MODE = 1`` (spec-predictor.md
+P2, D13).
 
 ``predictor_random`` runs on the predictor build only: ``POLICY.MODE = 1`` committed over
 AXI4-Lite, seeded random OBSERVE / QUERY / EVICT / EVICT_ANY traffic (colliding windows, a
@@ -21,6 +21,11 @@ every statistic, ``OCCUPANCY`` and ``ACT_POLICY`` is compared at quiescent point
 model's own P3 invariants are checked there too. The test asserts that ghost revivals,
 replacements, EVICTs that leave ghosts, ``tlevel`` 3 answers and back-pressure stalls all
 occurred.
+
+``predictor_nonblocking`` runs on the predictor build only: ``POLICY.MODE = 1`` with
+``MODE.NONBLOCKING``, runtime-like loops with EVICTs back to back, every request taken or
+dropped as D13's rule (its second form, the EVICT's FREE edges and the longer gap) says
+(``verif.tb.front``), the drops of both kinds asserted; then the same traffic blocking.
 """
 
 from __future__ import annotations
@@ -59,7 +64,7 @@ async def _all_present(tb: KvAsuTB, lines) -> bool:
 
 @tb_test()
 async def predictor_registers(tb: KvAsuTB):
-    """P_POLICIES, POLICY's commit (applied or refused) and the NONBLOCKING exclusion."""
+    """P_POLICIES, POLICY's commit (applied or refused), and NONBLOCKING beside it."""
     predictor = tb.predictor_build
     policies = await tb.read_reg("P_POLICIES")
     assert policies == (P_ARTICLE | P_PREDICTOR if predictor else P_ARTICLE), \
@@ -105,38 +110,21 @@ async def predictor_registers(tb: KvAsuTB):
     assert await tb.read_reg("ACT_W1") == w1
     await tb.write_ctrl(CLEAR_ERROR | ENABLE)
 
-    # MODE.NONBLOCKING with POLICY.MODE = 1 (spec-predictor.md P2): refused in either
-    # order, nothing changes (the mode's admission has no drop rule: an EVICT's FREEs
-    # cannot be dropped).
-    resp = await _commit_resp(tb, POLICY=POLICY_MODE, MODE=NONBLOCKING, **cfg)
-    assert resp == AxiResp.SLVERR, f"NONBLOCKING with POLICY.MODE = 1 answered {resp!r}"
-    assert await tb.read_reg("STATUS") & ST_ERROR
-    assert await tb.read_reg("ACT_MODE") == 0
+    # MODE.NONBLOCKING with POLICY.MODE = 1 (spec-predictor.md P2, D13): one commit sets
+    # both, without a flush (the policy stays); the next clears NONBLOCKING alone.
+    assert await _commit_resp(tb, POLICY=POLICY_MODE, MODE=NONBLOCKING, **cfg) == AxiResp.OKAY
+    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
     assert await tb.read_reg("ACT_POLICY") == POLICY_MODE
-    assert await tb.read_reg("ACT_W1") == w1
-    assert await tb.read_reg("OCCUPANCY") == occupancy, "the refused commit flushed"
+    assert await tb.read_reg("ACT_W1") == new_w1
+    assert await tb.read_reg("OCCUPANCY") == occupancy, "a commit of MODE alone flushed"
     assert await _all_present(tb, lines)
-    await tb.write_ctrl(CLEAR_ERROR | ENABLE)
-    # the other order: NONBLOCKING active, then POLICY.MODE = 1
-    assert await _commit_resp(tb, POLICY=0, MODE=0) == AxiResp.OKAY
-    assert await _commit_resp(tb, MODE=NONBLOCKING) == AxiResp.OKAY
-    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
-    await _observe_lines(tb, lines)
-    occupancy = await tb.read_reg("OCCUPANCY")
-    resp = await _commit_resp(tb, POLICY=POLICY_MODE)
-    assert resp == AxiResp.SLVERR, f"POLICY.MODE = 1 under NONBLOCKING answered {resp!r}"
-    assert await tb.read_reg("ACT_POLICY") == 0
-    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
-    assert await tb.read_reg("OCCUPANCY") == occupancy
-    await tb.write_ctrl(CLEAR_ERROR | ENABLE)
-    # both cleared in one commit: legal (MODE 0 with POLICY 1)
-    assert await _commit_resp(tb, POLICY=POLICY_MODE, MODE=0) == AxiResp.OKAY
-    assert await tb.read_reg("ACT_POLICY") == POLICY_MODE
+    assert await _commit_resp(tb, MODE=0) == AxiResp.OKAY
     assert await tb.read_reg("ACT_MODE") == 0
+    assert await tb.read_reg("ACT_POLICY") == POLICY_MODE
     await _observe_lines(tb, lines)
-    await tb.check_quiescent("predictor build, after the refusals")
+    await tb.check_quiescent("predictor build, after NONBLOCKING")
     await tb.check_all_registers()
-    tb.cov.hit("predictor.nonblocking_refused")
+    tb.cov.hit("predictor.nonblocking_committed")
 
 
 class PredictorStimulus(Stimulus):
@@ -282,3 +270,46 @@ async def predictor_random(tb: KvAsuTB):
     assert not missing, f"not exercised: {missing} (seed {tb.seed})"
     for k, v in seen.items():
         tb.cov.hit(f"predictor.{k.replace(' ', '_')}", v)
+
+
+@tb_test(timeout_ms=2000)
+async def predictor_nonblocking(tb: KvAsuTB):
+    """MODE.NONBLOCKING with POLICY.MODE = 1 (D13 rule 2 in its second form): loops with
+    EVICTs back to back and right behind OBSERVEs, every request decided by the front
+    door (``verif.tb.front``) and every drop predicted; then the same traffic blocking, in
+    which the RTL's ``ready`` must be the rule's. Predictor build only."""
+    if not tb.predictor_build:
+        tb.log.warning("predictor_nonblocking: only on a build with CoreOptions.predictor")
+        return
+    tb.log.info("predictor_nonblocking: seed %d", tb.seed)
+    front = tb.use_front_door()
+    assert await tb.commit(POLICY=POLICY_MODE, MODE=NONBLOCKING) == AxiResp.OKAY
+    assert tb.model.policy == "predictor" and tb.model.nonblocking
+    stim = PredictorStimulus(tb)
+    rng = tb.rng
+
+    def evicts_taken_and_dropped(n):
+        """The loop, with an EVICT now and then after enough idle cycles to be taken and
+        requests right behind it (dropped in its FREE edges)."""
+        out = []
+        for item in stim.loop(n):
+            out.append(item)
+            if item.op == OBSERVE and rng.random() < 0.2:
+                out.append(ReqItem(rng.choice((EVICT, EVICT_ANY)), gap=rng.randint(6, 9)))
+                out += rng.sample(stim.loop(4), rng.randint(1, 3))
+        return out
+
+    for _ in range(3):
+        tb.send_items(evicts_taken_and_dropped(300))
+        await tb.drain()
+        await tb.check_quiescent("predictor, non-blocking")
+    for reason in ("evict frees", "evict gap"):
+        assert front.drop_reasons[reason] > 0, (reason, dict(front.drop_reasons))
+    assert await tb.read_reg("STAT_REQ_DROPPED") == front.drops > 0
+    assert await tb.commit(MODE=0) == AxiResp.OKAY
+    tb.send_items(evicts_taken_and_dropped(300))
+    await tb.drain()
+    await tb.check_quiescent("predictor, blocking, ready by the rule")
+    tb.log.info("predictor_nonblocking: %d drops %s", front.drops, dict(front.drop_reasons))
+    for reason, count in front.drop_reasons.items():
+        tb.cov.hit(f"predictor.nonblocking.drop.{reason.replace(' ', '_')}", count)

@@ -143,11 +143,8 @@ class RegisterMirror:
         if effect.refused:
             self.error = 1
             return Resp.SLVERR
-        flushes = effect.flush
+        flushes = self.flushes(effect)
         if effect.commit:
-            flushes |= self.shadow["HASH_SEED"] != self.active()["HASH_SEED"]
-            flushes |= (self.shadow.get("POLICY", MODE_DEFAULTS["POLICY"]) !=
-                        self.active()["POLICY"])
             # model.commit flushes by itself when the seed or POLICY.MODE changes (spec
             # section 7, spec-predictor.md P2). A build without the predictor never gets
             # here with POLICY.MODE = 1 (refused above), so its model is never told.
@@ -168,6 +165,17 @@ class RegisterMirror:
         if effect.enable is not None:
             self.enable = effect.enable
         return Resp.OKAY
+
+    def flushes(self, effect) -> bool:
+        """Whether a CTRL write of ``effect`` (``ctrl_effect``, not refused), applied now,
+        flushes the table: ``FLUSH``, or a commit that changes ``HASH_SEED`` or
+        ``POLICY`` (D12, spec-predictor.md P2)."""
+        if effect.flush:
+            return True
+        active = self.active()
+        return bool(effect.commit) and (
+            self.shadow["HASH_SEED"] != active["HASH_SEED"]
+            or self.shadow.get("POLICY", MODE_DEFAULTS["POLICY"]) != active["POLICY"])
 
     def read(self, addr: int, flushing: bool = False):
         """Expected ``(resp, data)`` of a read; ``data`` is ``LIVE`` where unpredictable.

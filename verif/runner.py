@@ -268,7 +268,7 @@ def build_timing(params: Params, options=None) -> dict:
         warnings.simplefilter("ignore", UnusedElaboratable)
         core = KvAsuCore(params, _options(options))
     return {"latency": core.latency, "evict_gap": core.evict_gap,
-            "evict_evict_gap": core.evict_evict_gap,
+            "evict_evict_gap": core.evict_evict_gap, "predictor_gap": core.predictor_gap,
             "rows": params.ENTRIES // params.PROBE, "credits": core.fifo_depth}
 
 

@@ -58,6 +58,37 @@ def test_evict_gap_behind_evicts_only():
             BuildTiming(latency=19, evict_gap=6, evict_evict_gap=bad, rows=4)
 
 
+
+def test_predictor_mode_evict_frees_and_gap():
+    """D13 rule 2 in its second form (POLICY.MODE = 1, PREDICTOR_GAP 7): the two edges after
+    a taken EVICT take nothing (its FREEs); an EVICT waits 7 edges after an OBSERVE and 9
+    after an EVICT (7 after its second FREE); a QUERY opens no gap; the first form is kept
+    while POLICY.MODE = 0."""
+    timing = BuildTiming(latency=19, evict_gap=6, evict_evict_gap=3, rows=512,
+                         predictor_gap=7)
+
+    def run_predictor(rule, requests):
+        return [e for e in range(max(requests) + 1)
+                if rule.step(e, requests.get(e), True, nonblocking=True, predictor=True)]
+
+    rule = Admission(timing)
+    assert run_predictor(rule, {e: EVICT_ANY for e in range(31)}) == [0, 10, 20, 30]
+    rule = Admission(timing)
+    assert rule.blocked(0, EVICT, predictor=True) == []
+    assert run_predictor(rule, {0: EVICT, 1: OBSERVE, 2: QUERY, 3: QUERY, 4: OBSERVE,
+                                5: EVICT, 11: EVICT, 12: EVICT, 13: QUERY, 15: QUERY}) == \
+        [0, 3, 4, 12, 15]
+    assert rule.blocked(13, QUERY, predictor=True) == ["evict frees"]
+    assert rule.blocked(14, EVICT, predictor=True) == ["evict frees", "evict gap"]
+    # the same stream in the article mode: the first form
+    rule = Admission(timing)
+    assert run(rule, {e: EVICT_ANY for e in range(9)}) == [0, 4, 8]
+    with pytest.raises(ValueError, match="predictor"):
+        Admission(TIMING).blocked(0, EVICT, predictor=True)
+    for bad in (5, "7"):
+        with pytest.raises(ValueError, match="predictor_gap"):
+            BuildTiming(latency=19, evict_gap=6, rows=4, predictor_gap=bad)
+
 def test_credits_run_out_when_rsp_ready_is_low_and_come_back_in_order():
     rule = Admission(TIMING)
     never = run(rule, {edge: QUERY for edge in range(40)}, rsp_ready=lambda e: False)

@@ -606,26 +606,17 @@ def test_policy_register_switches_the_mode_and_flushes(seed):
     assert (p.policy, p.policy_register) == ("predictor", 1)
 
 
-def test_policy_mode_excludes_nonblocking():
-    """P2: POLICY.MODE = 1 and MODE.NONBLOCKING exclude each other, whichever is committed
-    first: the commit is a ValueError and changes nothing (policy, mode, configuration,
-    table); a commit that sets one and clears the other is legal. A model built with
-    mode_reset NONBLOCKING cannot start in the predictor policy."""
+def test_policy_mode_and_nonblocking_commit_together():
+    """P2 / D13: POLICY.MODE = 1 and MODE.NONBLOCKING commit together or one after the
+    other (the mode's admission rule is D13's rule 2 in its second form); a model can
+    start in the predictor policy with mode_reset NONBLOCKING."""
     m = KvAsuModel(entries=16, probe=2)
     m.request(0, Op.OBSERVE, 0x100)
-    with pytest.raises(ValueError, match="exclude each other"):
-        m.commit(1, policy=1, mode=1, c3=6)
-    assert (m.policy, m.mode, m.config.c3, m.occupancy) == ("article", 0, m.config.c3, 1)
-    assert m.config.c3 != 6
-    m.commit(1, mode=1)
-    with pytest.raises(ValueError, match="exclude each other"):
-        m.commit(2, policy=1)
-    assert (m.policy, m.mode, m.occupancy) == ("article", 1, 1)
-    m.commit(2, policy=1, mode=0)
-    assert (m.policy, m.mode, m.occupancy) == ("predictor", 0, 0)
-    with pytest.raises(ValueError, match="exclude each other"):
-        m.commit(3, mode=1)
+    m.commit(1, policy=1, mode=1, c3=6)
+    assert (m.policy, m.mode, m.config.c3, m.occupancy) == ("predictor", 1, 6, 0)
+    m.commit(2, mode=0)
     assert (m.policy, m.mode) == ("predictor", 0)
-    with pytest.raises(ValueError, match="exclude each other"):
-        KvAsuModel(entries=16, probe=2, policy="predictor", mode_reset=1)
-    assert KvAsuModel(entries=16, probe=2, mode_reset=1).mode == 1
+    m.commit(3, policy=0, mode=1)
+    assert (m.policy, m.mode) == ("article", 1)
+    m = KvAsuModel(entries=16, probe=2, policy="predictor", mode_reset=1)
+    assert (m.policy, m.mode) == ("predictor", 1)

@@ -171,21 +171,16 @@ def test_policy_register_mode_needs_the_predictor_build():
         regmap.mode_violations(on, predictor=1)
 
 
-def test_policy_mode_excludes_nonblocking():
-    """spec-predictor.md P2: on a predictor build a commit of POLICY.MODE = 1 together with
-    MODE.NONBLOCKING is refused (regmap.MODE_EXCLUSIONS); each alone commits; on the article
-    build POLICY.MODE = 1 is refused as a reserved bit (one sentence, not two)."""
+def test_policy_mode_commits_with_nonblocking():
+    """spec-predictor.md P2 / D13: on a predictor build POLICY.MODE = 1 commits together
+    with MODE.NONBLOCKING; on the article build POLICY.MODE = 1 is refused as a reserved
+    bit (one sentence)."""
     p, commit = Params(), REG["CTRL"].mask("COMMIT")
     on, nb = REG["POLICY"].mask("MODE"), REG["MODE"].mask("NONBLOCKING")
-    assert (("POLICY", "MODE"), ("MODE", "NONBLOCKING")) in regmap.MODE_EXCLUSIONS
     both = dict(p.defaults, POLICY=on, MODE=nb)
-    broken = regmap.mode_violations(both, predictor=True)
-    assert len(broken) == 1 and "exclude each other" in broken[0], broken
+    assert regmap.mode_violations(both, predictor=True) == []
     effect = regmap.ctrl_write_effect(p, both, commit, predictor=True)
-    assert effect.refused and not effect.commit
-    for alone in (dict(p.defaults, POLICY=on), dict(p.defaults, MODE=nb)):
-        assert regmap.mode_violations(alone, predictor=True) == []
-        assert not regmap.ctrl_write_effect(p, alone, commit, predictor=True).refused
+    assert effect.commit and not effect.refused
     article = regmap.mode_violations(both)
     assert len(article) == 1 and "needs a build with the predictor" in article[0], article
     assert regmap.mode_violations({"MODE": nb}) == []      # a mode alone: the article's

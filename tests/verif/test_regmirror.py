@@ -83,8 +83,7 @@ def test_mirror_and_model_share_the_legality_rule(predictor):
             if (config_legal(p, config) and
                     not mode_violations(shadow, predictor=True)):
                 # refused by the build alone (POLICY.MODE = 1 without the predictor): the
-                # model (both policies) takes it; MODE.NONBLOCKING with POLICY.MODE = 1
-                # (regmap.MODE_EXCLUSIONS) is refused by the model as well
+                # model (both policies) takes it
                 assert not predictor
                 m.error = 0
                 continue
@@ -115,21 +114,24 @@ def test_policy_commit_flushes_and_p_policies_reads_the_build():
             assert m.model.occupancy == 1 and m.generations.used == 0
 
 
-def test_policy_with_nonblocking_is_refused_on_the_predictor_build():
-    """P2: the mirror refuses POLICY.MODE = 1 with MODE.NONBLOCKING (SLVERR, STATUS.ERROR,
-    nothing changes, no flush), and commits MODE 0 with POLICY 1 after it."""
+def test_policy_with_nonblocking_commits_on_the_predictor_build():
+    """P2 / D13: the mirror commits POLICY.MODE = 1 with MODE.NONBLOCKING (one flush, one
+    table generation, the model switched and non-blocking); the flush rule it and the
+    front door share (``flushes``) counts the change of POLICY."""
     p = Params(ENTRIES=16)
     m = RegisterMirror(p, KvAsuModel(p), predictor=True)
     commit = CTRL.mask("COMMIT") | CTRL.mask("ENABLE")
     m.model.request(0, 0, 0x100)
     assert m.write(1, REG["POLICY"].offset, 1) == Resp.OKAY
     assert m.write(1, REG["MODE"].offset, 1) == Resp.OKAY
-    assert m.write(2, CTRL.offset, commit) == Resp.SLVERR and m.error == 1
-    assert (m.model.policy, m.model.mode, m.model.occupancy) == ("article", 0, 1)
-    assert m.generations.used == 0
+    assert m.flushes(m.ctrl_effect(commit, 0xF))
+    assert m.write(2, CTRL.offset, commit) == Resp.OKAY and m.error == 0
+    assert (m.model.policy, m.model.mode, m.model.occupancy) == ("predictor", 1, 0)
+    assert m.generations.used == 1
     assert m.write(3, REG["MODE"].offset, 0) == Resp.OKAY
+    assert not m.flushes(m.ctrl_effect(commit, 0xF))        # MODE alone: no flush
     assert m.write(4, CTRL.offset, commit) == Resp.OKAY
-    assert (m.model.policy, m.model.mode, m.model.occupancy) == ("predictor", 0, 0)
+    assert (m.model.policy, m.model.mode, m.generations.used) == ("predictor", 0, 1)
 
 
 def test_table_generations_follow_d12():

@@ -92,10 +92,8 @@ class FrontDoor:
         effect = self.mirror.ctrl_effect(write["data"], write["strb"])
         if effect.refused:
             return False
-        active = self.mirror.active()
-        flushes = effect.flush or (effect.commit and
-                                   self.mirror.shadow["HASH_SEED"] != active["HASH_SEED"])
-        return flushes and self.generations.used == TableGenerations.GENERATIONS - 1
+        return (self.mirror.flushes(effect)
+                and self.generations.used == TableGenerations.GENERATIONS - 1)
 
     def rsp_offered(self, edge) -> bool:
         """The response port's ``valid`` the rule predicts at ``edge``."""
@@ -103,10 +101,11 @@ class FrontDoor:
 
     def step(self, edge, op, rsp_ready) -> bool | None:
         """Edge ``edge``, request ``op`` presented (``None``: none): taken? (D13)."""
-        why = self.rule.blocked(edge, op, enable=bool(self.mirror.enable)) \
-            if op is not None else []
+        predictor = self.model is not None and self.model.policy == "predictor"
+        why = self.rule.blocked(edge, op, enable=bool(self.mirror.enable),
+                                predictor=predictor) if op is not None else []
         taken = self.rule.step(edge, op, rsp_ready, nonblocking=self.nonblocking,
-                               enable=bool(self.mirror.enable))
+                               enable=bool(self.mirror.enable), predictor=predictor)
         if taken is False and self.nonblocking:
             self.drops += 1
             self.drop_reasons.update(why)
