@@ -24,8 +24,8 @@ so every pointer write of the last move has landed), over the table's tracked sl
 Environment: requests, ``rsp.ready``, ``enable``, ``hold`` free every cycle; ``flush``
 only while the core is idle and not sweeping (the register block's guarantee, D8);
 ``policy`` changes only with a flush (as the register block changes it, spec-predictor.md
-P2) and is 1 where the properties are claimed; ``nonblocking`` 0 (P2 refuses it with
-``POLICY.MODE = 1``); a legal configuration that changes only at ``hold`` and ``idle``;
+P2) and is 1 where the properties are claimed; ``nonblocking`` free, changing only while
+the core is idle (a commit's, D13); a legal configuration that changes only at ``hold`` and ``idle``;
 ``rst`` high in the first cycle and free after it (a reset in the middle of a run keeps
 the memories' contents: the ``pmeta`` words of untracked slots are whatever they were).
 A BMC from reset (the properties are claimed only when settled, which is not inductive).
@@ -96,16 +96,17 @@ class PredictorCoreLists(Elaboratable):
         env = free_config(m, core, p)
         hold_idle, first = env.hold_idle, env.first
         cfg_free, cfg_prev = env.cfg_free, env.cfg_prev
-        req_valid, rsp_ready, enable, hold, flush = (Signal(name=n) for n in (
-            "req_valid", "rsp_ready", "enable", "hold", "flush"))
+        req_valid, rsp_ready, enable, hold, flush, nonblocking = (Signal(name=n) for n in (
+            "req_valid", "rsp_ready", "enable", "hold", "flush", "nonblocking"))
         req_payload = Signal.like(core.req.payload)
         policy = Signal(name="policy")
-        for sig in (req_valid, req_payload, rsp_ready, enable, hold, flush, policy):
+        for sig in (req_valid, req_payload, rsp_ready, enable, hold, flush, policy,
+                    nonblocking):
             m.d.comb += sig.eq(AnySeq(len(Value.cast(sig))))
         m.d.comb += [
             core.req.valid.eq(req_valid), core.req.payload.eq(req_payload),
             core.rsp.ready.eq(rsp_ready), core.enable.eq(enable), core.hold.eq(hold),
-            core.flush.eq(flush), core.nonblocking.eq(0), core.policy.eq(policy),
+            core.flush.eq(flush), core.nonblocking.eq(nonblocking), core.policy.eq(policy),
             hold_idle.eq(hold & core.idle),
         ]
         m.d.comb += Assume(~flush | (core.idle & ~core.flushing))
@@ -113,6 +114,10 @@ class PredictorCoreLists(Elaboratable):
         policy_q = Signal()
         m.d.sync += policy_q.eq(policy)
         m.d.comb += Assume(first | flush | (policy == policy_q))
+        # MODE.NONBLOCKING changes only with a commit, while the core is idle.
+        nonblocking_q = Signal()
+        m.d.sync += nonblocking_q.eq(nonblocking)
+        m.d.comb += Assume(first | core.idle | (nonblocking == nonblocking_q))
         if self.steady:
             started = Signal()
             m.d.sync += started.eq(1)

@@ -92,7 +92,10 @@ class KvAsuCore(wiring.Component):
         ``evict_gap`` previous cycles, or an EVICT / EVICT_ANY accepted in one of the
         ``evict_evict_gap`` previous cycles, could still change the LRU tail it reads
         (``ready`` depends on ``req.payload.op``; a QUERY moves no tail, and nothing but an
-        EVICT waits after an EVICT).
+        EVICT waits after an EVICT). With ``policy`` 1 (``options.predictor``) instead: in
+        the two cycles after an EVICT / EVICT_ANY (its FREEs), and for an EVICT /
+        EVICT_ANY while an OBSERVE, EVICT or FREE was accepted in one of the
+        ``predictor_gap`` previous cycles.
         Serial mode: also while any request is in flight. With ``nonblocking`` high,
         ``ready`` is high instead and the request is dropped in those cycles.
     rsp : Out(stream.Signature(response_layout(params)))
