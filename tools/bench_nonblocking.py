@@ -17,6 +17,10 @@ wraps the table generations (D12: its clear sweep) in the build that resets ``MO
 not a register write: the Verilated default build cannot show it); every request is
 decided by the golden model's admission rule and every response checked against the
 model. ``--reset-sweep-only`` runs only that part.
+
+``--predictor`` runs the patterns on the predictor build instead (``CoreOptions(predictor=
+True, protection="none")``), in both policies (``POLICY.MODE`` 0 and 1), without the
+post-reset part (the same in either build).
 """
 
 from __future__ import annotations
@@ -141,16 +145,23 @@ def main(argv=None) -> int:
                     help="requests after the wrapping reset (default ENTRIES / PROBE + 200)")
     ap.add_argument("--reset-sweep-only", action="store_true",
                     help="only the post-reset sweep in amaranth.sim (no Verilator build)")
+    ap.add_argument("--predictor", action="store_true",
+                    help="the predictor build, both policies (no post-reset part)")
     args = ap.parse_args(argv)
+    if args.predictor and args.reset_sweep_only:
+        ap.error("--predictor has no post-reset part")
     R.ensure_path()
     logging.basicConfig(level=logging.WARNING)
     from regmap import Params
     params = Params(**R.CONFIGS[args.config])
     n = args.sweep_requests or params.ENTRIES // params.PROBE + 200
-    print(f"the stream after a wrapping reset ({n} requests, amaranth.sim)", flush=True)
-    sweep = {f"mode_reset={mode}": reset_sweep(params, mode, n, args.seed) for mode in (0, 1)}
-    print(f"{'build':14s} {'presented':>9s} {'taken':>6s} {'dropped':>7s} {'cycles':>7s} "
-          f"{'not ready':>9s} {'taken/cycle':>11s} {'mismatches':>10s}")
+    sweep = {}
+    if not args.predictor:
+        print(f"the stream after a wrapping reset ({n} requests, amaranth.sim)", flush=True)
+        sweep = {f"mode_reset={mode}": reset_sweep(params, mode, n, args.seed)
+                 for mode in (0, 1)}
+        print(f"{'build':14s} {'presented':>9s} {'taken':>6s} {'dropped':>7s} "
+              f"{'cycles':>7s} {'not ready':>9s} {'taken/cycle':>11s} {'mismatches':>10s}")
     for name, f in sweep.items():
         print(f"{name:14s} {f['presented']:9d} {f['taken']:6d} {f['dropped']:7d} "
               f"{f['cycles']:7d} {f['not_ready_cycles']:9d} {f['taken_per_cycle']:11.3f} "
@@ -164,15 +175,20 @@ def main(argv=None) -> int:
                                         "config": args.config}, indent=1) + "\n")
         print(f"wrote {args.out}")
         return 0
-    build = (Path("build") / "verif" / f"verilator-{args.config}").resolve()
+    options = None
+    if args.predictor:
+        from hdl.core import CoreOptions
+        options = CoreOptions(predictor=True, protection="none")
+    build = R.build_dir_for("verilator", args.config, options)
     t0 = time.monotonic()
     print(f"building the {args.config} configuration with Verilator ({build})", flush=True)
-    runner = R.build("verilator", args.config, params, build, log_file=build / "build.log")
+    runner = R.build("verilator", args.config, params, build, log_file=build / "build.log",
+                     options=options)
     figures = build / "bench_nonblocking.json"
     figures.unlink(missing_ok=True)
     print(f"built in {time.monotonic() - t0:.0f} s; running the patterns", flush=True)
     R.run(runner, "verilator", args.config, params, build, ["verif.cocotb_bench_nonblocking"],
-          seed=args.seed, log_file=build / "bench_nonblocking.log",
+          seed=args.seed, log_file=build / "bench_nonblocking.log", options=options,
           extra_env={"KVASU_BENCH_OUT": str(figures),
                      "KVASU_BENCH_REQUESTS": str(args.requests),
                      "PYTHONWARNINGS": "ignore::DeprecationWarning"})
@@ -189,7 +205,7 @@ def main(argv=None) -> int:
                   f"{f['taken_per_cycle']:11.3f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({**data, "reset_sweep": sweep, "seed": args.seed,
-                                    "config": args.config},
+                                    "config": args.config, "predictor": args.predictor},
                                    indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0

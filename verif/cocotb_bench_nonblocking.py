@@ -6,7 +6,8 @@ pattern the request presentations (a request the blocking block does not take is
 again in the next cycle, so it counts once per cycle it waits), the requests taken and
 dropped, the cycles from the first presentation to the last, and the cycles in which a
 presented request met ``req.ready`` low. The figures go to the JSON file named by
-``$KVASU_BENCH_OUT``.
+``$KVASU_BENCH_OUT``. On a build with the predictor mode the patterns run in both policies
+(``POLICY.MODE`` 0 and 1).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from verif.cocotb_nonblocking import video_items
 from verif.kvasu_tb import COMMIT, ENABLE, EVICT_ANY, FLUSH, OBSERVE, KvAsuTB, ReqItem, tb_test
 
 NONBLOCKING = REG["MODE"].mask("NONBLOCKING")
+POLICY_MODE = REG["POLICY"].mask("MODE")
 
 
 async def measure(tb, front, name, items, *, writes=(), every=0):
@@ -59,8 +61,12 @@ async def bench_nonblocking(tb: KvAsuTB):
     n = int(os.environ.get("KVASU_BENCH_REQUESTS", "3000"))
     results = {}
     warm = [ReqItem(OBSERVE, line) for line in tb.spread_lines(min(256, tb.p.ENTRIES // 4))]
-    for mode_name, mode in (("blocking", 0), ("nonblocking", NONBLOCKING)):
-        await tb.commit(MODE=mode)
+    runs = [("blocking", 0, 0), ("nonblocking", NONBLOCKING, 0)]
+    if tb.predictor_build:
+        runs += [("predictor_blocking", 0, POLICY_MODE),
+                 ("predictor_nonblocking", NONBLOCKING, POLICY_MODE)]
+    for mode_name, mode, policy in runs:
+        await tb.commit(MODE=mode, POLICY=policy)
         res = results[mode_name] = {}
         await tb.flush()
         tb.send_items(warm)
@@ -76,7 +82,7 @@ async def bench_nonblocking(tb: KvAsuTB):
         res["video_kv_trace_commit_every_500"] = await measure(
             tb, front, f"{mode_name} video + COMMIT every 500",
             video_items(tb, n, start=2 * n), writes=[COMMIT | ENABLE], every=500)
-    await tb.commit(MODE=0)
+    await tb.commit(MODE=0, POLICY=0)
     out = os.environ.get("KVASU_BENCH_OUT")
     if out:
         Path(out).write_text(json.dumps({"params": tb.p.as_dict(), "timing": tb.cfg["timing"],
