@@ -148,40 +148,45 @@ class ShadowDirectory(wiring.Component):
         x_in = self.access.payload.sig
         raw_match = Signal(d)
         m.d.comb += raw_match.eq(Cat(valid[j] & (sigs[j] == x_in) for j in range(d)))
-        match = Signal(d)
+        # at_or_behind[j]: the hit is at place j or behind it, so places 1 .. j move up
+        at_or_behind = Signal(d)
         cap_in = self.access.payload.cap
         cap_fixed = Mux(cap_in == 0, 1, cap_in)     # 0 counts as 1
         shift = Signal(d)           # S2: place j takes place j - 1's signature
         write = Signal(d)           # S2: place j takes the access's signature
+        written_or_behind = Signal(d)   # S2: the suffix OR of ``write``
         if self.stages == 1:
             x, cap, av = x_in, Signal(range(d + 1)), self.access.valid
-            m.d.comb += [match.eq(raw_match), cap.eq(cap_fixed)]
+            m.d.comb += [at_or_behind.eq(Cat(_at_or_behind(list(raw_match)))),
+                         cap.eq(cap_fixed)]
         else:
             x = Signal(self.sig_width, name="sig_s2")
             cap = Signal(range(d + 1), name="cap_s2")
             av = Signal(name="valid_s2")
-            match_s2 = Signal(d, name="match_s2")
+            behind_s2 = Signal(d, name="behind_s2")     # S1's suffix OR of the match
             same_s2 = Signal(name="same_s2")        # one signature with the access ahead
             shifted = Signal(d, name="shifted")     # the access ahead's shift ...
-            wrote = Signal(d, name="wrote")         # ... and the place it wrote
-            flushed = Signal(name="flushed")
+            wrote_or_behind = Signal(d, name="wrote_or_behind")   # ... and its write's
             held_s2 = Signal(name="held_s2")        # S1's hit after the ahead's update
             m.d.sync += [x.eq(x_in), cap.eq(cap_fixed),
-                         av.eq(self.access.valid), match_s2.eq(raw_match),
+                         av.eq(self.access.valid),
+                         behind_s2.eq(Cat(_at_or_behind(list(raw_match)))),
                          same_s2.eq(av & ~self.flush & (x == x_in)),
-                         shifted.eq(shift), wrote.eq(write),
-                         flushed.eq(self.flush)]
-            moved = Cat(Mux(shifted[j], match_s2[j - 1] if j else 0,
-                            match_s2[j] & ~wrote[j]) for j in range(d))
-            with m.If(flushed):
-                m.d.comb += match.eq(0)
-            with m.Elif(same_s2):
-                m.d.comb += match.eq(wrote)
-            with m.Else():
-                m.d.comb += match.eq(moved & valid)     # a drop left the thermometer
+                         shifted.eq(shift), wrote_or_behind.eq(written_or_behind)]
+            # The suffix OR of the match after the ahead's update, from S1's: the ahead
+            # shifts places 1 .. K by one (a hit at K, or every place for an insertion at
+            # the MRU end), so a match in front of K moves one place back and one behind
+            # it stays: place j in the shifted run takes place j - 1's bit. A match the
+            # ahead's drop takes off has no hit (``held_s2``, below, is 0 then: ``hit``
+            # gates every use); with the ahead's signature the match is the place the
+            # ahead wrote.
+            m.d.comb += at_or_behind.eq(Mux(
+                same_s2, wrote_or_behind,
+                Cat(Mux(shifted[j], behind_s2[j - 1], behind_s2[j]) if j else behind_s2[0]
+                    for j in range(d))))
         hit, miss = Signal(), Signal()
         if self.stages == 1:
-            m.d.comb += hit.eq(av & match.any())
+            m.d.comb += hit.eq(av & raw_match.any())
         else:
             m.d.comb += hit.eq(av & held_s2)
         m.d.comb += [miss.eq(av & ~hit), self.hit.eq(hit)]
@@ -217,14 +222,15 @@ class ShadowDirectory(wiring.Component):
 
         # The places that move: on a hit at place k, places 1 .. k (k at or behind them);
         # on an insertion at the MRU end, every place but 0 (what leaves the thermometer
-        # does not matter).
-        at_or_behind = _at_or_behind([match[j] for j in range(d)])
+        # does not matter). The place written: 0, or the first after the drops (whose
+        # suffix OR is the thermometer after the insertion).
         to_mru = miss & ~to_lru
         m.d.comb += [
             shift.eq(Mux(self.flush, 0,
                          Cat(0, *[(hit & at_or_behind[j]) | to_mru for j in range(1, d)]))),
             write.eq(Mux(self.flush, 0,
                          Mux(hit | to_mru, 1, Mux(miss, after_kept, 0)))),
+            written_or_behind.eq(Mux(hit | to_mru, 1, Cat(1, kept[:-1]))),
         ]
 
         with m.If(self.flush):
