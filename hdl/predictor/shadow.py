@@ -21,13 +21,13 @@ no read through one, which a list of ``prev`` / ``next`` links needs for every w
 A burst of accesses, one per cycle, needs no queue (docs/rtl-predictor.md states the
 choice and its cost). With ``stages=1`` an access is looked up and applied in its cycle.
 With ``stages=2`` (the core's choice) the lookup's compare is made in the access's cycle
-(S1) and registered, and the update is made in the next (S2): the access behind then
-compares against the state before the access ahead's update, and S2 corrects its
-registered match by that update, the only one it missed (the ahead's shift moved a match
-one place towards the LRU end, the place the ahead wrote holds the ahead's signature, a
-drop took the place off the thermometer; if both have one signature, the match is the
-place the ahead wrote). The result is the same sequence of hits and orders, one cycle
-later.
+(S1) and registered as what the update needs (the match's suffix OR, and whether the
+signature is held after the access ahead's update), and the update is made in the next
+(S2): the access behind then compares against the state before the access ahead's update,
+and S2 corrects the registered suffix OR by that update, the only one it missed (the
+ahead's shift moved a match one place towards the LRU end; a match its drop took off has
+no hit; if both have one signature, the match is the place the ahead wrote). The result
+is the same sequence of hits and orders, one cycle later.
 """
 
 from amaranth import *
