@@ -185,7 +185,8 @@ class PredictorCommit(wiring.Component):
         req1 = ln.request
         mine1 = self.active & req1.valid
         # The live lines before the request in E2 (``occupancy`` with the change of the
-        # request in L) and before the one in E1b (with E2's change too: the loop
+        # request in L: a register of its own, so that E2's guard and writes start from
+        # it, not from an adder) and before the one in E1b (with E2's change too: the loop
         # detector's bound).
         inc_now, dec_now = Signal(), Signal()       # E2's change of the occupancy
         occupancy_next = Signal.like(self.occupancy)
@@ -452,18 +453,17 @@ class PredictorCommit(wiring.Component):
             with m.Else():
                 m.d.comb += count("evicts_empty")
 
-        inc, dec = Signal(), Signal()
         m.d.sync += [
             self.response.valid.eq(req.valid & ~is_free), self.response.payload.eq(rsp),
             self.stat_inc.eq(Cat(stat[counted.index(name)] if name in counted else C(0, 1)
                                  for name in STAT_NAMES)),
-            inc.eq(inc_now), dec.eq(dec_now),
         ]
 
-        m.d.comb += occupancy_next.eq(self.occupancy + inc - dec)
+        # L counts E2's change a cycle after ``occupancy_next`` has it.
         with m.If(flush):
-            m.d.sync += [self.occupancy.eq(0), inc.eq(0), dec.eq(0)]
+            m.d.sync += [self.occupancy.eq(0), occupancy_next.eq(0)]
         with m.Else():
-            m.d.sync += self.occupancy.eq(occupancy_next)
+            m.d.sync += [self.occupancy.eq(occupancy_next),
+                         occupancy_next.eq(occupancy_e1b)]
         m.d.comb += self.busy.eq(req.valid | self.response.valid | lists.busy)
         return m
