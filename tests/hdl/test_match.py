@@ -13,7 +13,8 @@ from amaranth.back import verilog
 from amaranth.sim import Simulator
 
 from fpga.flow import _tool
-from hdl.match import ALTERNATIVE_INIT, COMPARE_INIT, Match
+from hdl.match import (ALTERNATIVE_INIT, COMPARE_INIT, FIRST_CHOICE_INIT, PAIR_INIT, START_INIT,
+                       Match, ccu2c_cells)
 
 
 def _yosys():
@@ -59,23 +60,32 @@ endmodule
 
 
 @needs_yosys
-@pytest.mark.parametrize("widths", [(1,), (2,), (3, 1), (56, 5)])
+@pytest.mark.parametrize("widths", [(1,), (2,), (3, 1), (4, 2), (7,), (56, 5)])
 def test_ccu2c_chain_is_the_expression(tmp_path, widths):
-    """Every input, by SAT: the chain's ``match`` is the expression (an odd and an even
-    number of halves: the readout in the last cell's second half or first), and for
-    E1a's own fields (the 56-bit tag; the generation and the valid bit)."""
+    """Every input, by SAT: the chain's ``match`` is the expression (field 0 of an odd and
+    an even width, so with and without a last single bit; an odd and an even number of
+    halves: the readout in the last cell's second half or first), and for E1a's own
+    fields (the 56-bit tag; the generation and the valid bit: 19 cells)."""
     text = verilog.convert(Match(widths, "ccu2c"), name="match")
-    assert text.count("CCU2C") == (sum(widths) + len(widths) + 2) // 2
+    assert text.count("CCU2C") == ccu2c_cells(widths)
+    if widths == (56, 5):
+        assert ccu2c_cells(widths) == 19
     code, log = _prove(tmp_path, widths, text)
     assert code == 0, log
 
 
 @needs_yosys
-@pytest.mark.parametrize("init, wrong", [(COMPARE_INIT, COMPARE_INIT ^ 0b0110),
-                                         (ALTERNATIVE_INIT, ALTERNATIVE_INIT ^ 0x2000)])
+@pytest.mark.parametrize("init, wrong", [
+    (START_INIT, START_INIT ^ 0b1000),                  # the start: A == B == 1 a mismatch
+    (PAIR_INIT, PAIR_INIT ^ (1 << 5)),                  # two bits: passes where A != B
+    (PAIR_INIT, PAIR_INIT ^ (1 << 0)),                  # passes a second pair that differs
+    (FIRST_CHOICE_INIT, FIRST_CHOICE_INIT ^ 0b1000),    # field 0's alternative ignored
+    (COMPARE_INIT, COMPARE_INIT ^ (1 << 5)),            # a later bit: passes where A != B
+    (ALTERNATIVE_INIT, ALTERNATIVE_INIT ^ (1 << 13)),   # passes where sel & ~alt
+])
 def test_wrong_lut_content_fails_the_proof(tmp_path, init, wrong):
-    """The proof can fail: a compared bit that never sets the carry, or an alternative that
-    passes it where ``sel & ~alt``, is caught."""
+    """The proof can fail: each kind of half with one wrong entry of its LUT contents is
+    caught."""
     widths = (4, 2)
     text = verilog.convert(Match(widths, "ccu2c"), name="match")
     old, new = f"16'h{init:04x}", f"16'h{wrong:04x}"
