@@ -132,13 +132,14 @@ class Match(wiring.Component):
         # Halves in chain order, (INIT, A, B, C, D), then cells of two halves.
         one, zero = C(1, 1), C(0, 1)
         fields = list(self._fields())
-        _, a0, b0 = fields[0]
-        halves = [(START_INIT, a0[0], b0[0], one, one)]
-        for i in range(1, len(a0), 2):
-            if i + 1 < len(a0):
-                halves.append((PAIR_INIT, a0[i], b0[i], a0[i + 1], ~b0[i + 1]))
+        _, first_a, first_b = fields[0]
+        halves = [(START_INIT, first_a[0], first_b[0], one, one)]
+        for i in range(1, len(first_a), 2):
+            if i + 1 < len(first_a):
+                halves.append((PAIR_INIT, first_a[i], first_b[i],
+                               first_a[i + 1], ~first_b[i + 1]))
             else:
-                halves.append((PAIR_INIT, a0[i], b0[i], zero, one))
+                halves.append((PAIR_INIT, first_a[i], first_b[i], zero, one))
         halves.append((FIRST_CHOICE_INIT, self.sel[0], self.alt[0], one, one))
         for k, a, b in fields[1:]:
             halves += [(COMPARE_INIT, a[i], b[i], one, self.sel[k]) for i in range(len(a))]
