@@ -22,6 +22,13 @@ Policies (JSON names):
   ``glcache``: `libCacheSim <https://github.com/1a1a11a/libCacheSim>`_ 0.3.5 (objects of
   size 1, one request per access, the access index as the clock). ``lcs_lru`` and
   ``lcs_belady`` are libCacheSim's own LRU and Belady, to check the project's against.
+  Each runs in a child process of its own, so that a policy the library stops with an
+  abort is reported (``hit_rate`` ``null`` and an ``error``), not fatal. Three have a queue
+  that is a share of the cache, and the library's share is empty in a small bank (no hit
+  ever, or an abort): S3-FIFO's small FIFO (10 %) is given at least 2 lines and W-TinyLFU's
+  window (1 %) at least 1 (``params`` in the JSON says when: banks under 20 and under 100
+  lines; larger banks run with the library's defaults), and below the smallest bank each
+  can run at, LIRS 2 lines, S3-FIFO 3, W-TinyLFU 6, the policy is reported as not run.
 - ``kv_asu_article``, ``kv_asu_article_gate``: :func:`evaluation.runtime.run_runtime` with
   the KV-ASU in the spec's mode, gate off (residency decides, watermark GC with EVICT) and
   gate on (a resident line hits only at T-level >= 2).
@@ -63,8 +70,9 @@ from .baselines import simulate_belady, simulate_fifo, simulate_lru
 from .metrics import classify, next_use_index, reuse_within
 from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 
-__all__ = ["LIBCACHESIM_POLICIES", "access_stream", "compare", "default_entries",
-           "libcachesim_hits", "run_predictor_bank", "summarise", "main"]
+__all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "compare",
+           "default_entries", "isolated_libcachesim_hits", "libcachesim_hits",
+           "libcachesim_params", "run_predictor_bank", "summarise", "main"]
 
 #: JSON name -> libCacheSim class name.
 LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
@@ -108,12 +116,37 @@ def _check_stream(lines: np.ndarray, cycles: np.ndarray, bank_lines: int) -> Non
 
 # ---- libCacheSim ------------------------------------------------------------------------------
 
+#: The smallest bank (lines) each libCacheSim policy runs at: below it a queue the policy
+#: needs has no line (LIRS: its resident HIR part; S3-FIFO: the main FIFO beside a small
+#: FIFO of 2; W-TinyLFU: the main SLRU beside a window of 1). The library then never hits
+#: or aborts the process.
+LIBCACHESIM_MIN_LINES = {"lirs": 2, "s3fifo": 3, "wtinylfu": 6}
+
+
+def libcachesim_params(name: str, bank_lines: int) -> dict:
+    """The constructor arguments of libCacheSim's policy ``name`` for a bank of
+    ``bank_lines`` beside the size: none but where the library's share would leave a queue
+    empty (module docstring). The library takes ``int(share * bank_lines)`` lines, so the
+    share given is half a line above the wanted count."""
+    if name == "s3fifo" and int(0.1 * bank_lines) < 2:
+        return {"small_size_ratio": 2.5 / bank_lines}
+    if name == "wtinylfu" and int(0.01 * bank_lines) < 1:
+        return {"window_size": 1.5 / bank_lines}
+    return {}
+
+
 def libcachesim_hits(name: str, lines: np.ndarray, bank_lines: int) -> np.ndarray:
     """Per access: True if libCacheSim's policy ``name`` (a key of
-    :data:`LIBCACHESIM_POLICIES`) hits, with a cache of ``bank_lines`` objects of size 1."""
+    :data:`LIBCACHESIM_POLICIES`) hits, with a cache of ``bank_lines`` objects of size 1
+    (and :func:`libcachesim_params`). Raises ``ValueError`` below the policy's
+    :data:`LIBCACHESIM_MIN_LINES`."""
     import libcachesim
 
-    cache = getattr(libcachesim, LIBCACHESIM_POLICIES[name])(bank_lines)
+    smallest = LIBCACHESIM_MIN_LINES.get(name, 1)
+    if bank_lines < smallest:
+        raise ValueError(f"{name} needs a bank of at least {smallest} lines, not {bank_lines}")
+    cache = getattr(libcachesim, LIBCACHESIM_POLICIES[name])(
+        bank_lines, **libcachesim_params(name, bank_lines))
     req = libcachesim.Request()
     req.obj_size = 1
     n = len(lines)
@@ -130,6 +163,44 @@ def libcachesim_hits(name: str, lines: np.ndarray, bank_lines: int) -> np.ndarra
             req.obj_id, req.clock_time = line, i
             hits[i] = get(req)
     return hits
+
+
+def isolated_libcachesim_hits(name: str, lines: np.ndarray, bank_lines: int) -> np.ndarray:
+    """:func:`libcachesim_hits` in a child process (forked): an exception in the child is
+    raised here as ``RuntimeError`` with its text, and a child the library stops (an abort
+    in its C code) as ``RuntimeError`` naming the signal."""
+    import multiprocessing
+    import signal
+
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def child():
+        try:
+            hits = libcachesim_hits(name, lines, bank_lines)
+            send.send(("hits", np.packbits(hits)))
+        except BaseException as error:  # noqa: BLE001 - everything goes back to the parent
+            send.send(("error", f"{type(error).__name__}: {error}"))
+        finally:
+            send.close()
+
+    process = context.Process(target=child, daemon=True)
+    process.start()
+    send.close()
+    try:
+        kind, value = receive.recv()
+    except EOFError:            # the child died before it answered
+        process.join()
+        code = process.exitcode
+        why = (f"signal {-code} ({signal.Signals(-code).name})" if code is not None and code < 0
+               else f"exit status {code}")
+        raise RuntimeError(f"libCacheSim stopped the process running {name}: {why}") from None
+    finally:
+        receive.close()
+    process.join()
+    if kind == "error":
+        raise RuntimeError(value)
+    return np.unpackbits(value, count=len(lines)).astype(bool)
 
 
 # ---- the KV-ASU ---------------------------------------------------------------------------------
@@ -252,10 +323,16 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     if libcachesim:
         for name in LIBCACHESIM_POLICIES:
             started = time.perf_counter()
+            extra = {"source": "libcachesim 0.3.5"}
+            if libcachesim_params(name, bank_lines):
+                extra["params"] = libcachesim_params(name, bank_lines)
             try:
-                record(name, libcachesim_hits(name, lines, bank_lines), started, source="libcachesim 0.3.5")
-            except Exception as error:  # a policy that does not run is reported, not fatal
-                policies[name] = {"hit_rate": None, "error": f"{type(error).__name__}: {error}"}
+                hits = isolated_libcachesim_hits(name, lines, bank_lines)
+            except RuntimeError as error:  # a policy that does not run is reported, not fatal
+                policies[name] = {"hit_rate": None, "error": str(error)}
+                say(f"  {name}: did not run: {error}")
+                continue
+            record(name, hits, started, **extra)
 
     levels = _article_levels(lines, cycles, entries) if article else None
     article_mcc = classify(levels >= ARTICLE_LEVEL, label).mcc if article else None

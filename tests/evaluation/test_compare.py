@@ -208,3 +208,49 @@ def test_compare_without_baselines_runs_only_the_own_policies():
     assert doc["best_libcachesim"] is None
     assert doc["policies"]["belady"]["gap_closed"] == 1.0
     assert doc["policies"]["lru"]["hits"] == int(simulate_lru(lines, 30).sum())
+
+
+@pytest.mark.parametrize("bank", [1, 2, 3, 5, 8, 16])
+def test_a_small_bank_runs_every_policy_or_says_why_not(bank):
+    """Banks below libCacheSim's working sizes: the library would abort (S3-FIFO under 10
+    lines, W-TinyLFU under 6) or never hit (S3-FIFO under 20, W-TinyLFU under 100, LIRS at
+    1); the comparison still finishes, every policy that runs hits where LRU does, and the
+    others say why they did not run."""
+    lines = _random_lines(11, n=1500, distinct=60)
+    doc = cmp.compare(lines, np.arange(len(lines)), bank, article=False)
+    assert doc["policies"]["lru"]["hits"] > 0
+    for name in cmp.LIBCACHESIM_POLICIES:
+        entry = doc["policies"][name]
+        if bank < cmp.LIBCACHESIM_MIN_LINES.get(name, 1):
+            assert entry["hit_rate"] is None and "needs a bank of at least" in entry["error"], name
+        else:
+            assert entry["hits"] > 0, (name, entry)
+    assert doc["best_libcachesim"] is not None
+
+
+def test_small_queue_shares_are_rounded_up_to_a_line():
+    """The library's own arguments wherever they give every queue a line."""
+    assert cmp.libcachesim_params("s3fifo", 200) == {} == cmp.libcachesim_params("wtinylfu", 100)
+    assert int(cmp.libcachesim_params("s3fifo", 10)["small_size_ratio"] * 10) == 2
+    assert int(cmp.libcachesim_params("wtinylfu", 50)["window_size"] * 50) == 1
+    assert cmp.libcachesim_params("arc", 3) == {}
+
+
+def test_a_policy_that_aborts_is_reported_not_fatal(monkeypatch):
+    """A child process that the library stops with an abort becomes an error entry."""
+    import os
+
+    def aborting(name, lines, bank_lines):
+        if name == "sieve":
+            os.abort()
+        if name == "arc":
+            raise MemoryError("no memory")
+        return np.zeros(len(lines), bool)
+
+    monkeypatch.setattr(cmp, "libcachesim_hits", aborting)
+    lines = _random_lines(3, n=400, distinct=50)
+    doc = cmp.compare(lines, np.arange(len(lines)), 10, article=False)
+    assert doc["policies"]["sieve"]["hit_rate"] is None
+    assert "SIGABRT" in doc["policies"]["sieve"]["error"]
+    assert doc["policies"]["arc"]["error"] == "MemoryError: no memory"
+    assert doc["policies"]["lirs"]["hit_rate"] == 0.0
