@@ -68,9 +68,16 @@ def simulate_belady(lines, capacity: int, is_write=None) -> np.ndarray:
     ls, ws = _check(arr, is_write, capacity)
     resident: dict = {}  # line -> its next use
     heap: list = []  # (-next_use, line), lazily invalidated
+    # The heap gains an entry per access; rebuilt from ``resident`` when it holds this many,
+    # it stays in proportion to the bank, not to the trace (the victim, the first valid
+    # entry in (-next_use, line) order, does not depend on the stale entries).
+    compact_at = 4 * max(capacity, 1024)
     hits = np.zeros(len(ls), dtype=bool)
     for i, (x, w) in enumerate(zip(ls, ws)):
         nu = nxt[i]
+        if len(heap) >= compact_at:
+            heap = [(-u, y) for y, u in resident.items()]
+            heapq.heapify(heap)
         if x in resident:
             if not w:
                 hits[i] = True

@@ -82,6 +82,7 @@ REUSE_WINDOW = 100
 PREDICTOR_LEVEL = 3     #: the predictor mode's "reuse predicted" level (spec-predictor.md P5)
 ARTICLE_LEVEL = 2       #: the article's gate threshold
 _INT64_MAX = 2**63 - 1
+_CHUNK = 1 << 18          # requests per call of the golden model where it answers each
 
 
 def default_entries(bank_lines: int) -> int:
@@ -287,9 +288,15 @@ def _article_levels(lines: np.ndarray, cycles: np.ndarray, entries: int) -> np.n
     """T-level after each OBSERVE of an article-mode KV-ASU that only watches the stream."""
     model = _model(entries, "article")
     n = len(lines)
-    rs = model.run(cycles.astype(np.uint64), np.zeros(n, np.uint8),
-                   lines.astype(np.uint64) << np.uint64(LINE_SHIFT), responses=True)
-    return np.fromiter((r.tlevel for r in rs), dtype=np.uint8, count=n)
+    levels = np.empty(n, np.uint8)
+    # In chunks: the model keeps its state between calls, and a chunk's responses (Python
+    # objects, about 200 bytes each) are dropped before the next one is made.
+    for start in range(0, n, _CHUNK):
+        part = slice(start, min(n, start + _CHUNK))
+        rs = model.run(cycles[part].astype(np.uint64), np.zeros(part.stop - start, np.uint8),
+                       lines[part].astype(np.uint64) << np.uint64(LINE_SHIFT), responses=True)
+        levels[part] = np.fromiter((r.tlevel for r in rs), dtype=np.uint8, count=len(rs))
+    return levels
 
 
 # ---- the comparison -------------------------------------------------------------------------

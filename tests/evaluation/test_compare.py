@@ -254,3 +254,13 @@ def test_a_policy_that_aborts_is_reported_not_fatal(monkeypatch):
     assert "SIGABRT" in doc["policies"]["sieve"]["error"]
     assert doc["policies"]["arc"]["error"] == "MemoryError: no memory"
     assert doc["policies"]["lirs"]["hit_rate"] == 0.0
+
+
+def test_article_levels_do_not_depend_on_the_chunk(monkeypatch):
+    """The article mode's levels, made a chunk at a time, equal those of one call."""
+    lines = _random_lines(13, n=2500, distinct=400)
+    cycles = np.arange(len(lines), dtype=np.int64)
+    whole = cmp._article_levels(lines, cycles, 256)
+    monkeypatch.setattr(cmp, "_CHUNK", 333)
+    assert np.array_equal(cmp._article_levels(lines, cycles, 256), whole)
+    assert whole.max() > 0
