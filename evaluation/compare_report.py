@@ -84,8 +84,9 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
-def plots(C: dict, outdir, plt) -> list[str]:
-    """One figure per workload: hit rate per policy at each bank size."""
+def plots(C: dict, outdir, plt, prefix: str = "policy_") -> list[str]:
+    """One figure per workload, ``outdir/<prefix><workload>.png``: hit rate per policy at each
+    bank size."""
     made = []
     for name, entry in C.items():
         fig, ax = plt.subplots(figsize=(10, 3.8))
@@ -106,7 +107,7 @@ def plots(C: dict, outdir, plt) -> list[str]:
         ax.legend(fontsize=8, loc="upper left", ncol=3)
         ax.grid(axis="y", alpha=0.3)
         fig.tight_layout()
-        file = f"policy_{slug(name)}.png"
+        file = f"{prefix}{slug(name)}.png"
         fig.savefig(outdir / file, dpi=110)
         plt.close(fig)
         made.append(file)
@@ -140,6 +141,20 @@ def targets(C: dict) -> list[dict]:
                 "ghost_rule_share": mine.get("ghost_rule_share"),
             })
     return rows
+
+
+def targets_table(rows: list[dict], table) -> str:
+    """The markdown table of :func:`targets`' rows (``table(rows, header)`` is the report's
+    markdown table helper)."""
+    return table([[r["workload"], r["split"], f"{r['bank']} ({r['bank_lines']})", _pct(r["lru"]), _pct(r["belady"]),
+                   f"{r['best_libcachesim']} {_pct(r['best_rate'])}", f"**{_pct(r['predictor'])}**",
+                   _pct(r["gap_closed"]), _pct(r["loop_mode_share"]), _pct(r["ghost_rule_share"]),
+                   f"{r['mcc']:.2f} (article {r['article_mcc']:.2f})",
+                   " ".join(k for k, ok in (("half-gap", r["half_gap"]), (">=best", r["beats_best"]),
+                                             (">=LRU", r["not_below_lru"]), ("MCC", r["mcc_ok"])) if ok) or "none"]
+                  for r in rows],
+                 ["workload", "split", "bank", "LRU", "Belady", "best libCacheSim", "predictor", "gap closed",
+                  "loop mode", "ghost rule on", "MCC", "targets met"])
 
 
 def markdown(C: dict, table) -> str:
@@ -179,15 +194,7 @@ def markdown(C: dict, table) -> str:
     A("'loop mode': the share of OBSERVEs answered in the loop mode of spec-predictor.md P11; 'ghost rule on': the "
       "share after which the guard of P12 had the ghost rule of P6.2 on (off: predicted-cold ghosts go to the head, "
       "as LRU inserts them).\n")
-    A(table([[r["workload"], r["split"], f"{r['bank']} ({r['bank_lines']})", _pct(r["lru"]), _pct(r["belady"]),
-              f"{r['best_libcachesim']} {_pct(r['best_rate'])}", f"**{_pct(r['predictor'])}**",
-              _pct(r["gap_closed"]), _pct(r["loop_mode_share"]), _pct(r["ghost_rule_share"]),
-              f"{r['mcc']:.2f} (article {r['article_mcc']:.2f})",
-              " ".join(k for k, ok in (("half-gap", r["half_gap"]), (">=best", r["beats_best"]),
-                                        (">=LRU", r["not_below_lru"]), ("MCC", r["mcc_ok"])) if ok) or "none"]
-             for r in rows],
-            ["workload", "split", "bank", "LRU", "Belady", "best libCacheSim", "predictor", "gap closed",
-             "loop mode", "ghost rule on", "MCC", "targets met"]))
+    A(targets_table(rows, table))
     A("")
     held = [r for r in rows if r["split"] == "held-out"]
     if held:

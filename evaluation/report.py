@@ -547,6 +547,9 @@ def markdown(R: dict, V: list[dict], figs: list[str], seconds: float) -> str:
       "LLM on an Orin: the article's absolute numbers cannot be reproduced here, only whether its mechanisms do what "
       "it says on plausible traces.")
     A("- Sizes are modest (a few frames, 2 layers x 2 KV heads for video) so that the whole report runs in minutes.")
+    A("- Traces that no tuning and no earlier report had seen (new video seeds and knobs, the decoder on another "
+      "text and at another page budget) and a Zipf stream that is not KV traffic are in "
+      "[evaluation-fresh.md](evaluation-fresh.md) (`make eval-fresh`).")
     A("")
     A("## Using the code\n")
     A("- `evaluation.workload`: `VideoKVParams` (every knob documented), `PRESETS` / `preset(name, **overrides)` "

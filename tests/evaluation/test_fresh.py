@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: Apache-2.0
+"""evaluation.fresh: its traces are none of the tuned or reported ones, the Zipf stream is
+what it says, and the CLI writes its report, figures and JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from evaluation import decoder, fresh
+from evaluation.predictor_prototype import TRAINING_NAMES
+from evaluation.workload import preset
+
+
+def test_zipf_stream_is_seeded_and_skewed():
+    a = fresh.zipf_stream(20_000, 500, 0.9, seed=3)
+    b = fresh.zipf_stream(20_000, 500, 0.9, seed=3)
+    c = fresh.zipf_stream(20_000, 500, 0.9, seed=4)
+    assert np.array_equal(a.line, b.line) and not np.array_equal(a.line, c.line)
+    assert len(a) == 20_000 and a.line.min() >= 0 and a.line.max() < 500
+    assert np.array_equal(a.cycle, np.arange(20_000))
+    counts = np.sort(np.bincount(a.line, minlength=500))[::-1]
+    # Zipf(0.9) over 500 ranks: rank 1 draws 1 / sum(r ** -0.9) = 10.9 % of the accesses,
+    # rank 100 0.17 %
+    assert 0.095 < counts[0] / len(a) < 0.125
+    assert counts[0] > 30 * counts[99]
+    uniform = fresh.zipf_stream(20_000, 500, 0.0, seed=3)
+    assert np.bincount(uniform.line, minlength=500).max() < 80
+
+
+@pytest.mark.parametrize("kw", [{"accesses": 0}, {"lines": 0}, {"alpha": -0.5}])
+def test_zipf_stream_rejects_bad_arguments(kw):
+    args = {"accesses": 10, "lines": 10, "alpha": 0.9, "seed": 0} | kw
+    with pytest.raises(ValueError, match="must be"):
+        fresh.zipf_stream(**args)
+
+
+def test_fresh_traces_are_none_of_the_tuned_or_reported_ones():
+    """Seeds 0 (the report) and 1-3 (the training split) are never used; the decoder text
+    is neither of the two shipped texts."""
+    for name, base, overrides in fresh.VIDEO:
+        assert name not in TRAINING_NAMES
+        assert preset(base, **overrides).seed not in (0, 1, 2, 3), name
+    text = hashlib.sha256(fresh.DECODER_TEXT.read_bytes()).digest()
+    for used in (decoder.TRAIN_TEXT, decoder.HELDOUT_TEXT):
+        assert hashlib.sha256(used.read_bytes()).digest() != text
+
+
+def test_the_cli_writes_its_report(tmp_path, monkeypatch):
+    """main() on a small stream (the real workloads take minutes): the targets table, a
+    figure per workload, and the JSON with every bank, marked as the fresh split."""
+    name = "IID Zipf(0.9) small"
+    monkeypatch.setattr(fresh, "fresh_workloads",
+                        lambda progress, with_decoder=True: {name: fresh.zipf_stream(2000, 240, 0.9, 5)})
+    assert fresh.main(["--docs", str(tmp_path), "--no-decoder"]) == 0
+    doc = json.loads((tmp_path / "eval" / "fresh.json").read_text())
+    assert doc[name]["split"] == "fresh" and list(doc[name]["banks"]) == ["1/8", "1/4", "1/2"]
+    text = (tmp_path / "evaluation-fresh.md").read_text()
+    rate = doc[name]["banks"]["1/8"]["policies"]["kv_asu_predictor"]["hit_rate"]
+    bank = doc[name]["banks"]["1/8"]["bank_lines"]
+    assert bank == doc[name]["distinct_lines"] // 8
+    assert f"| {name} | fresh | 1/8 ({bank}) |" in text and f"**{100 * rate:.1f} %**" in text
+    assert (tmp_path / "eval" / "fresh_iid_zipf_0_9_small.png").stat().st_size > 0
