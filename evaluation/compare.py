@@ -52,7 +52,9 @@ its OBSERVE response's ``tlevel >= 3``; the article's is the T-level after the O
 
 The KV-ASU's table has ``--entries`` slots (default: the smallest power of two that is at
 least 2048 and at least twice the bank, so the tracker can hold every resident line and as
-many evicted ones; a tracker smaller than the bank cannot choose among lines it dropped).
+many evicted ones; a tracker smaller than the bank cannot choose among lines it dropped). A
+bank larger than the trace's distinct lines never evicts, so the table is then sized by the
+distinct lines instead (the bank alone could ask for more memory than the machine has).
 """
 
 from __future__ import annotations
@@ -85,10 +87,12 @@ _INT64_MAX = 2**63 - 1
 _CHUNK = 1 << 18          # requests per call of the golden model where it answers each
 
 
-def default_entries(bank_lines: int) -> int:
-    """The table size the comparison gives the KV-ASU for a bank of ``bank_lines``."""
+def default_entries(bank_lines: int, distinct_lines: int | None = None) -> int:
+    """The table size the comparison gives the KV-ASU for a bank of ``bank_lines`` on a
+    stream of ``distinct_lines`` distinct lines (module docstring)."""
+    held = bank_lines if distinct_lines is None else min(bank_lines, distinct_lines)
     entries = 2048
-    while entries < 2 * bank_lines:
+    while entries < 2 * held:
         entries *= 2
     return entries
 
@@ -228,7 +232,7 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     _check_stream(lines, cycles, bank_lines)
     from golden_model import Op
 
-    model = _model(entries or default_entries(bank_lines), "predictor")
+    model = _model(entries or default_entries(bank_lines, int(len(np.unique(lines)))), "predictor")
     request = model.request
     observe, evict_any = int(Op.OBSERVE), int(Op.EVICT_ANY)
     bank: OrderedDict = OrderedDict()        # least recently used first: the fallback order
@@ -312,8 +316,9 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     lines = np.asarray(lines, dtype=np.int64)
     cycles = np.asarray(cycles, dtype=np.int64)
     _check_stream(lines, cycles, bank_lines)
+    distinct = int(len(np.unique(lines)))
     if entries is None:
-        entries = default_entries(bank_lines)
+        entries = default_entries(bank_lines, distinct)
     say = progress or (lambda message: None)
     n = len(lines)
     label = reuse_within(lines, cycles, window)
@@ -363,7 +368,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
            ghost_rule_share=bank["ghost_rule_share"], untracked_evictions=bank["untracked_evictions"],
            kvasu_stats=bank["kvasu_stats"])
 
-    doc = {"accesses": n, "distinct_lines": int(len(np.unique(lines))), "bank_lines": int(bank_lines),
+    doc = {"accesses": n, "distinct_lines": distinct, "bank_lines": int(bank_lines),
            "entries": int(entries), "reuse_window_cycles": window, "base_rate": float(label.mean()),
            "policies": policies}
     summarise(doc)

@@ -264,3 +264,18 @@ def test_article_levels_do_not_depend_on_the_chunk(monkeypatch):
     monkeypatch.setattr(cmp, "_CHUNK", 333)
     assert np.array_equal(cmp._article_levels(lines, cycles, 256), whole)
     assert whole.max() > 0
+
+
+def test_a_bank_larger_than_the_trace_sizes_the_table_by_its_lines():
+    """A bank of a billion lines on a 300-line trace: the KV-ASU's table is sized by the
+    lines (it was sized by the bank: 2**31 entries, more memory than the machine has), and
+    every policy misses only on first accesses."""
+    assert cmp.default_entries(5000) == 16384 and cmp.default_entries(5000, 300) == 2048
+    assert cmp.default_entries(5000, 3000) == 8192 and cmp.default_entries(5000, 10**6) == 16384
+    lines = _random_lines(13, n=1500, distinct=300)
+    doc = cmp.compare(lines, np.arange(len(lines)), 10**9)
+    assert doc["entries"] == 2048
+    first_accesses = doc["distinct_lines"]
+    for name, entry in doc["policies"].items():
+        if name != "kv_asu_article_gate":
+            assert entry["hits"] == len(lines) - first_accesses, name
