@@ -3,6 +3,10 @@
 the KV-ASU in both of its modes.
 
     python -m evaluation.compare TRACE.npz --bank-lines N [--json F] [--entries E]
+    python -m evaluation.compare TRACE.npz --bank-lines 1/K ...
+
+``--bank-lines 1/K`` is a bank of a K-th of the trace's distinct lines (rounded down, at
+least one line), as the evaluation report sizes its banks (1/8, 1/4, 1/2).
 
 ``TRACE.npz`` is any golden-model trace (:mod:`golden_model.trace`, as
 ``evaluation.workload.write_trace`` and the real-decoder CLI write them). Its OBSERVEs, in
@@ -403,11 +407,27 @@ def _format(doc: dict) -> list[str]:
     return rows
 
 
+def parse_bank(text: str) -> tuple[int | None, int | None]:
+    """``--bank-lines``: ``(None, N)`` for ``"N"``, ``(K, None)`` for ``"1/K"``;
+    ``ValueError`` for anything else or a size under 1."""
+    text = text.strip()
+    share = text[2:] if text.startswith("1/") else None
+    try:
+        value = int(text if share is None else share)
+    except ValueError:
+        raise ValueError(f"give a number of lines or 1/K, not {text!r}") from None
+    if value < 1:
+        raise ValueError(f"must be at least 1, not {text}" if share is None
+                         else f"K of 1/K must be at least 1, not {share}")
+    return (None, value) if share is None else (value, None)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation.compare", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("trace", type=Path, help="a golden-model trace (.npz)")
-    ap.add_argument("--bank-lines", type=int, required=True, metavar="N", help="fast-bank size in lines")
+    ap.add_argument("--bank-lines", required=True, metavar="N",
+                    help="fast-bank size in lines, or 1/K: a K-th of the trace's distinct lines")
     ap.add_argument("--json", type=Path, metavar="F", help="also write the results as JSON to F")
     ap.add_argument("--entries", type=int, metavar="E",
                     help="KV-ASU table entries (a power of two; default: see above)")
@@ -416,8 +436,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from golden_model.trace import load_trace
 
-    if args.bank_lines < 1:
-        ap.error(f"--bank-lines must be at least 1, not {args.bank_lines}")
+    try:
+        bank_share, bank_lines = parse_bank(args.bank_lines)
+    except ValueError as error:
+        ap.error(f"--bank-lines: {error}")
     if args.entries is not None and (args.entries < 2 or args.entries & (args.entries - 1)):
         ap.error(f"--entries must be a power of two, at least 2, not {args.entries}")
     if args.window < 0:
@@ -430,8 +452,10 @@ def main(argv=None) -> int:
         if len(lines) == 0:
             ap.error(f"{args.trace}: the trace has no OBSERVE, so no access stream")
         say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
-        say(f"{args.trace}: {len(lines)} accesses; running every policy")
-        doc = compare(lines, cycles, args.bank_lines, entries=args.entries, window=args.window,
+        if bank_share is not None:
+            bank_lines = max(1, int(len(np.unique(lines))) // bank_share)
+        say(f"{args.trace}: {len(lines)} accesses, bank {bank_lines} lines; running every policy")
+        doc = compare(lines, cycles, bank_lines, entries=args.entries, window=args.window,
                       progress=say)
     except (ValueError, TypeError, OSError) as error:
         ap.error(f"{args.trace}: {error}")

@@ -132,6 +132,9 @@ def test_only_observes_are_accesses(tmp_path):
 @pytest.mark.parametrize("argv,message", [
     (["missing.npz", "--bank-lines", "4"], "no such file"),
     (["{t}", "--bank-lines", "0"], "at least 1"),
+    (["{t}", "--bank-lines", "1/0"], "at least 1"),
+    (["{t}", "--bank-lines", "2/8"], "a number of lines or 1/K"),
+    (["{t}", "--bank-lines", "lots"], "a number of lines or 1/K"),
     (["{t}", "--bank-lines", "4", "--entries", "100"], "power of two"),
     (["{empty}", "--bank-lines", "4"], "no OBSERVE"),
     (["{bad}", "--bank-lines", "4"], "not a KV-ASU trace"),
@@ -279,3 +282,18 @@ def test_a_bank_larger_than_the_trace_sizes_the_table_by_its_lines():
     for name, entry in doc["policies"].items():
         if name != "kv_asu_article_gate":
             assert entry["hits"] == len(lines) - first_accesses, name
+
+
+def test_a_bank_given_as_a_share_of_the_distinct_lines(tmp_path, capsys):
+    """--bank-lines 1/K: a K-th of the trace's distinct lines, as the report sizes its banks;
+    the same figures as that many lines given outright."""
+    lines = _random_lines(17, n=1200, distinct=200)
+    path = _write(tmp_path / "s.npz", lines)
+    distinct = len(np.unique(lines))
+    for arg, bank in (("1/8", distinct // 8), ("1/1", distinct), (f"1/{10 * distinct}", 1)):
+        out = tmp_path / f"{bank}.json"
+        assert cmp.main([str(path), "--bank-lines", arg, "--json", str(out)]) == 0
+        doc = json.loads(out.read_text())
+        assert doc["bank_lines"] == bank
+        assert doc["policies"]["lru"]["hits"] == int(simulate_lru(lines, bank).sum())
+    assert f"bank {distinct // 8} lines" in capsys.readouterr().err
