@@ -13,6 +13,7 @@ import pytest
 from evaluation import decoder, fresh
 from evaluation.predictor_prototype import TRAINING_NAMES
 from evaluation.workload import preset
+from golden_model.trace import save_trace
 
 
 def test_zipf_stream_is_seeded_and_skewed():
@@ -64,3 +65,35 @@ def test_the_cli_writes_its_report(tmp_path, monkeypatch):
     assert bank == doc[name]["distinct_lines"] // 8
     assert f"| {name} | fresh | 1/8 ({bank}) |" in text and f"**{100 * rate:.1f} %**" in text
     assert (tmp_path / "eval" / "fresh_iid_zipf_0_9_small.png").stat().st_size > 0
+
+
+def _trace(path, lines, op=0):
+    n = len(lines)
+    save_trace(path, np.arange(n), np.full(n, op, np.uint8), np.asarray(lines, np.uint64) << np.uint64(8),
+               np.zeros(n, np.uint8))
+    return path
+
+
+def test_the_cli_runs_on_given_traces(tmp_path):
+    """--trace: the same table and figures on the traces given, named by file, split 'given'."""
+    a = _trace(tmp_path / "a.npz", fresh.zipf_stream(1500, 200, 0.9, 8).line)
+    b = _trace(tmp_path / "b.npz", np.tile(np.arange(90), 12))          # a loop of 90 lines
+    out = tmp_path / "out"
+    assert fresh.main(["--trace", str(a), "--trace", str(b), "--docs", str(out)]) == 0
+    doc = json.loads((out / "eval" / "fresh.json").read_text())
+    assert list(doc) == ["a.npz", "b.npz"] and {e["split"] for e in doc.values()} == {"given"}
+    assert doc["b.npz"]["distinct_lines"] == 90 and doc["b.npz"]["banks"]["1/2"]["bank_lines"] == 45
+    # a loop of 90 through a bank of 45: LRU never hits, Belady keeps 44 of each pass
+    pol = doc["b.npz"]["banks"]["1/2"]["policies"]
+    assert pol["lru"]["hits"] == 0 and pol["belady"]["hits"] > 0
+    text = (out / "evaluation-fresh.md").read_text()
+    assert "| b.npz | given | 1/2 (45) |" in text and "All traces:" in text
+    assert (out / "eval" / "fresh_b_npz.png").stat().st_size > 0
+
+
+def test_the_cli_refuses_a_trace_it_cannot_use(tmp_path, capsys):
+    empty = _trace(tmp_path / "e.npz", np.arange(4), op=1)              # QUERYs only
+    for argv, message in (([str(tmp_path / "missing.npz")], "no such file"), ([str(empty)], "no OBSERVE")):
+        with pytest.raises(SystemExit) as exit_info:
+            fresh.main(["--trace", argv[0], "--docs", str(tmp_path / "o")])
+        assert exit_info.value.code == 2 and message in capsys.readouterr().err
