@@ -4,10 +4,10 @@
     python -m evaluation.fresh [--docs DIR] [--no-decoder]
     python -m evaluation.fresh --trace A.npz [--trace B.npz ...] [--docs DIR]
 
-The report's section 8 judges the predictor mode on held-out traces, but those traces have
-been looked at by every session since. This command builds traces nobody has looked at
-before it runs them, from seeds and a text that no other part of the evaluation uses, and
-puts them through :func:`evaluation.compare_report.run` (every policy of
+The report's section 8 judges the predictor mode on held-out traces, but those are the
+traces the project reports on and reads whenever the design changes. This command builds
+traces from seeds and a text that no other part of the evaluation uses (no tuning, no
+test, no report), and puts them through :func:`evaluation.compare_report.run` (every policy of
 ``python -m evaluation.compare``, banks of 1/8, 1/4 and 1/2 of the distinct lines):
 
 - three video workloads with new seeds and knobs the tuning never saw together
@@ -21,6 +21,8 @@ puts them through :func:`evaluation.compare_report.run` (every policy of
 
 It writes ``DIR/evaluation-fresh.md``, ``DIR/eval/fresh.json`` and one figure per workload
 (``DIR/eval/fresh_<workload>.png``). ``make eval-fresh`` runs it (about 6 minutes here).
+The traces stay fresh only while nothing is tuned on them: a mechanism or constant chosen
+by looking at this report needs new seeds and a new text here.
 
 With ``--trace`` it runs the same comparison, the same table and figures, on the given
 golden-model traces instead (their OBSERVEs, as ``python -m evaluation.compare`` reads
