@@ -54,6 +54,11 @@ its OBSERVE response's ``tlevel >= 3``; the article's is the T-level after the O
 
 ``gap_closed``: ``(hit_rate - lru) / (belady - lru)``, ``None`` when Belady does not beat LRU.
 
+The KV-ASU takes a line as the address ``line << 8``. A trace whose line numbers do not fit
+that in 64 bits (short lines high in the address space) is renumbered 0, 1, ... in the
+order of its line numbers for every policy (``lines_renumbered`` in the JSON); only the
+KV-ASU's figures depend on the numbering.
+
 The KV-ASU's table has ``--entries`` slots (default: the smallest power of two that is at
 least 2048 and at least twice the bank, so the tracker can hold every resident line and as
 many evicted ones; a tracker smaller than the bank cannot choose among lines it dropped). A
@@ -77,7 +82,7 @@ from .metrics import classify, next_use_index, reuse_within
 from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 
 __all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "compare",
-           "default_entries", "isolated_libcachesim_hits", "libcachesim_hits",
+           "default_entries", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_hits",
            "libcachesim_params", "run_predictor_bank", "summarise", "main"]
 
 #: JSON name -> libCacheSim class name.
@@ -110,6 +115,18 @@ def access_stream(trace) -> tuple[np.ndarray, np.ndarray]:
     observe = trace.op == 0
     lines = (trace.addr[observe] >> np.uint64(shift)).astype(np.int64)
     return lines, trace.cycle[observe].astype(np.int64)
+
+
+def kvasu_lines(lines: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(lines, renumbered)``: ``lines`` as the KV-ASU can take them. Unchanged when every
+    line's address (``line << LINE_SHIFT``) fits in 64 bits, else renumbered 0, 1, ... in the
+    order of the line numbers (a trace with short lines high in the address space). Every
+    policy but the KV-ASU's is the same under any renumbering; the KV-ASU hashes the
+    address, so its figures on such a trace are those of the renumbered stream."""
+    lines = np.asarray(lines, dtype=np.int64)
+    if len(lines) and (lines.min() < 0 or lines.max() >= 1 << (64 - LINE_SHIFT)):
+        return np.unique(lines, return_inverse=True)[1].astype(np.int64).reshape(lines.shape), True
+    return lines, False
 
 
 def _check_stream(lines: np.ndarray, cycles: np.ndarray, bank_lines: int) -> None:
@@ -233,6 +250,7 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     mode of spec-predictor.md P11, "ghost_rule_share": share of OBSERVEs after which P12's
     guard has the ghost rule on, "untracked_evictions": int, "kvasu_stats": dict}``.
     """
+    lines = kvasu_lines(lines)[0]
     _check_stream(lines, cycles, bank_lines)
     from golden_model import Op
 
@@ -317,7 +335,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     ``article=False`` leave out libCacheSim's policies / the article-mode KV-ASU."""
     from .runtime import KvAsuConfig, RuntimeConfig, run_runtime
 
-    lines = np.asarray(lines, dtype=np.int64)
+    lines, renumbered = kvasu_lines(lines)
     cycles = np.asarray(cycles, dtype=np.int64)
     _check_stream(lines, cycles, bank_lines)
     distinct = int(len(np.unique(lines)))
@@ -374,7 +392,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
 
     doc = {"accesses": n, "distinct_lines": distinct, "bank_lines": int(bank_lines),
            "entries": int(entries), "reuse_window_cycles": window, "base_rate": float(label.mean()),
-           "policies": policies}
+           "lines_renumbered": renumbered, "policies": policies}
     summarise(doc)
     return doc
 

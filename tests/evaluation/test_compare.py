@@ -297,3 +297,21 @@ def test_a_bank_given_as_a_share_of_the_distinct_lines(tmp_path, capsys):
         assert doc["bank_lines"] == bank
         assert doc["policies"]["lru"]["hits"] == int(simulate_lru(lines, bank).sum())
     assert f"bank {distinct // 8} lines" in capsys.readouterr().err
+
+
+def test_lines_high_in_the_address_space_are_renumbered_for_the_kv_asu():
+    """Line numbers whose address (line << 8) does not fit in 64 bits (64-byte lines near the
+    top of the address space): every KV-ASU EVICT_ANY returned a wrapped tag the bank did not
+    hold, so the predictor fell back to LRU on every eviction. Renumbered, the stream gives
+    exactly the figures of the same stream at lines 0..N-1."""
+    loop = np.tile(np.arange(60, dtype=np.int64), 40)      # as in the loop test above
+    cycles = np.arange(len(loop)) * 2
+    low = cmp.compare(loop, cycles, 40, libcachesim=False)
+    high = cmp.compare(loop + (1 << 60), cycles, 40, libcachesim=False)
+    assert high["lines_renumbered"] and not low["lines_renumbered"]
+    for name, entry in low["policies"].items():
+        assert high["policies"][name]["hits"] == entry["hits"], name
+    assert high["policies"]["kv_asu_predictor"]["fallback_evictions"] == 0
+    assert high["policies"]["kv_asu_predictor"]["hits"] > high["policies"]["lru"]["hits"]
+    lines, renumbered = cmp.kvasu_lines(np.array([5, -1, 1 << 58, 5]))
+    assert renumbered and lines.tolist() == [1, 0, 2, 1]
