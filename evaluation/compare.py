@@ -202,6 +202,9 @@ def isolated_libcachesim_hits(name: str, lines: np.ndarray, bank_lines: int) -> 
     receive, send = context.Pipe(duplex=False)
 
     def child():
+        import faulthandler
+
+        faulthandler.disable()   # an abort is reported by the parent, without a stack dump here
         try:
             hits = libcachesim_hits(name, lines, bank_lines)
             send.send(("hits", np.packbits(hits)))
