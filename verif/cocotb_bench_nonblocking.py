@@ -60,7 +60,7 @@ async def bench_nonblocking(tb: KvAsuTB):
     front = tb.use_front_door()
     n = int(os.environ.get("KVASU_BENCH_REQUESTS", "3000"))
     results = {}
-    warm = [ReqItem(OBSERVE, line) for line in tb.spread_lines(min(256, tb.p.ENTRIES // 4))]
+    warm = [ReqItem(OBSERVE, addr) for addr in tb.spread_addrs(min(256, tb.p.ENTRIES // 4))]
     runs = [("blocking", 0, 0), ("nonblocking", NONBLOCKING, 0)]
     if tb.predictor_build:
         runs += [("predictor_blocking", 0, POLICY_MODE),

@@ -96,8 +96,8 @@ async def flip_corrected(tb: KvAsuTB):
     if not _protected(tb):
         tb.log.warning("flip_corrected: only on a protected build")
         return
-    lines = tb.spread_lines(min(6, tb.p.ENTRIES // 2))
-    await tb.batch([(OBSERVE, line) for line in lines])
+    addrs = tb.spread_addrs(min(6, tb.p.ENTRIES // 2))
+    await tb.batch([(OBSERVE, addr) for addr in addrs])
     await tb.idle(4 * len(STAT_NAMES))      # every counter visited and written back
     index = STAT_NAMES.index("observes")
     stats = memory_handle(tb, "stats", None)
@@ -127,7 +127,7 @@ async def flip_corrected(tb: KvAsuTB):
     assert errors["ERR_FIRST_ADDR"] == index and errors["ERR_CORRECTED"] == 1, errors
     assert errors["ERR_UNCORRECTED"] == 0 and errors["ERR_LAST_RECOVERY"] == 0, errors
     await tb.check_quiescent("after a corrected statistics word")   # STAT_OBSERVES as before
-    await tb.batch([(QUERY if i % 2 else OBSERVE, line) for i, line in enumerate(lines)])
+    await tb.batch([(QUERY if i % 2 else OBSERVE, addr) for i, addr in enumerate(addrs)])
     await tb.check_quiescent("after traffic")
     await _clear_and_check(tb)
     tb.cov.hit("flip.corrected")
@@ -141,11 +141,12 @@ async def flip_recovered(tb: KvAsuTB):
         tb.log.warning("flip_recovered: only on a protected build")
         return
     p = tb.p
-    lines = tb.spread_lines(min(6, p.ENTRIES // 2))
-    await tb.batch([(OBSERVE, line) for line in lines])
-    victim = lines[tb.rng.randrange(len(lines))]
+    addrs = tb.spread_addrs(min(6, p.ENTRIES // 2))
+    await tb.batch([(OBSERVE, addr) for addr in addrs])
+    # Homes PROBE apart: every one is tracked, whatever the seed.
+    assert all(tb.model.find(addr) is not None for addr in addrs), (addrs, tb.seed)
+    victim = addrs[tb.rng.randrange(len(addrs))]
     slot = tb.model.find(victim)
-    assert slot is not None
     ent = memory_handle(tb, "ent", slot % p.PROBE)
     bit = tb.rng.randrange(ent[1].width)     # a data or a check bit of the code word
     await _flip(tb, ent, slot // p.PROBE, bit)
@@ -167,9 +168,9 @@ async def flip_recovered(tb: KvAsuTB):
     await tb.check_quiescent("after the recovery")         # OCCUPANCY 0, statistics
     assert await tb.read_reg("OCCUPANCY") == 0
     # The traffic after it: every line is new again (inserted, not hit).
-    results = await tb.batch([(OBSERVE, line) for line in lines] +
-                             [(QUERY, line) for line in lines])
-    assert all(r["present"] == 0 for _, r in results[:len(lines)]), results
+    results = await tb.batch([(OBSERVE, addr) for addr in addrs] +
+                             [(QUERY, addr) for addr in addrs])
+    assert all(r["present"] == 0 for _, r in results[:len(addrs)]), results
     await tb.check_quiescent("after traffic")
     await _clear_and_check(tb)
     tb.log.info("ent slot %d bit %d: detected at cycle %d, recovery %d cycles (bound %d)",

@@ -28,9 +28,9 @@ def _mode_reset(tb: KvAsuTB) -> int:
     return int((tb.cfg.get("options") or {}).get("mode_reset", 0))
 
 
-def _stream(tb: KvAsuTB, n: int, lines) -> list[ReqItem]:
-    """``n`` OBSERVE / QUERY requests over ``lines``, back to back."""
-    return [ReqItem(QUERY if i % 3 == 2 else OBSERVE, lines[i % len(lines)])
+def _stream(tb: KvAsuTB, n: int, addrs) -> list[ReqItem]:
+    """``n`` OBSERVE / QUERY requests over ``addrs``, back to back."""
+    return [ReqItem(QUERY if i % 3 == 2 else OBSERVE, addrs[i % len(addrs)])
             for i in range(n)]
 
 
@@ -46,13 +46,13 @@ async def mode_reset_nonblocking(tb: KvAsuTB):
     assert tb.model.nonblocking and tb.model.mode == NONBLOCKING
     assert await tb.read_reg("MODE") == NONBLOCKING
     assert await tb.read_reg("ACT_MODE") == NONBLOCKING
-    lines = tb.spread_lines(min(12, tb.p.ENTRIES // 2))
+    addrs = tb.spread_addrs(min(12, tb.p.ENTRIES // 2))
 
     # Resets that step the table generation (no sweep), each followed by a stream.
     while front.generations.used != front.generations.GENERATIONS - 1:
         await tb.reset()
         assert await tb.read_reg("ACT_MODE") == NONBLOCKING
-        tb.send_items(_stream(tb, 20, lines))
+        tb.send_items(_stream(tb, 20, addrs))
         await tb.drain()
     await tb.check_quiescent("after the generation steps")
     assert front.not_ready == 0, f"{front.not_ready} not-ready cycles (seed {tb.seed})"
@@ -64,7 +64,7 @@ async def mode_reset_nonblocking(tb: KvAsuTB):
     assert tb.driver.reset_sweeps, "the reset did not wrap the generations"
     front.first_presented = None
     n = rows + 24
-    tb.send_items(_stream(tb, n, lines))
+    tb.send_items(_stream(tb, n, addrs))
     await tb.drain()
     swept = front.drop_reasons["clear sweep"] - drops0
     first = front.first_presented
@@ -79,12 +79,12 @@ async def mode_reset_nonblocking(tb: KvAsuTB):
     # A commit of MODE = 0: the blocking block, until the next reset.
     await tb.commit(MODE=0)
     assert await tb.read_reg("ACT_MODE") == 0
-    tb.send_items(_stream(tb, 30, lines))
+    tb.send_items(_stream(tb, 30, addrs))
     await tb.drain()
     await tb.reset()
     assert await tb.read_reg("MODE") == NONBLOCKING
     assert await tb.read_reg("ACT_MODE") == NONBLOCKING
-    tb.send_items(_stream(tb, 30, lines))
+    tb.send_items(_stream(tb, 30, addrs))
     await cocotb.triggers.ClockCycles(tb.dut.clk, 5)
     await tb.write_ctrl(COMMIT | ENABLE)          # commits the shadow MODE, 1: unchanged
     await tb.drain()

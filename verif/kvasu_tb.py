@@ -257,6 +257,10 @@ class KvAsuTB:
                                            self.active["HASH_SEED"], exclude=out)
         return out
 
+    def spread_addrs(self, n):
+        """A byte address in each of :meth:`spread_lines` ``(n)`` (what a request carries)."""
+        return [self.space.addr(line) for line in self.spread_lines(n)]
+
     # ---------------- registers (tb.registers, checked against tb.mirror)
     async def rd(self, addr):
         return await self.registers.rd(addr)

@@ -9,7 +9,7 @@ same matrix and helpers, in a module of its own for the second pytest-xdist work
 One build per (simulator, configuration) and one simulator process running all cocotb
 modules, to pay start-up costs once. Environment knobs (see docs/running.md):
 
-``KVASU_SEED`` / ``SEED``   seed of every random choice (default: cocotb's, printed)
+``KVASU_SEED`` / ``SEED``   seed of every random choice and of Verilator's random initial values (default: a fresh one, printed)
 ``KVASU_SIMS``              comma list of simulators (default ``verilator,icarus``)
 ``KVASU_CONFIGS``           comma list of configurations (default: all of verif/runner.py's)
 ``KVASU_TESTS``             comma list of cocotb test names to run (default: all)
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import time
 from pathlib import Path
@@ -95,10 +96,12 @@ RUNS = [(s, c) for s, c in MATRIX if s in SIMS and c in CONFIGS] or \
 
 
 def _seed():
+    """The run's seed: from the environment, else a fresh one. It seeds both the testbench
+    and Verilator's random initial values, so ``KVASU_SEED=N`` reproduces a run exactly."""
     for var in ("KVASU_SEED", "RANDOM_SEED", "SEED"):
         if os.environ.get(var):
             return int(os.environ[var], 0)
-    return None
+    return random.SystemRandom().getrandbits(31) or 1
 
 
 def merged_coverage(cov_dir: Path) -> dict:
@@ -172,14 +175,17 @@ def _regression(sim, config, options, modules, capsys):
         with capsys.disabled():
             print(f"\n[{name}] {len(tests)} of the cocotb tests (the others: Verilator here, "
                   f"every one in KVASU_MATRIX=full): {', '.join(tests)}")
+    seed = _seed()
+    with capsys.disabled():
+        print(f"\n[{name}] KVASU_SEED={seed}")
     try:
-        R.run(runner, sim, config, params, build_dir, modules, scale=scale, seed=_seed(),
+        R.run(runner, sim, config, params, build_dir, modules, scale=scale, seed=seed,
               testcase=tests, waves=waves, log_file=build_dir / "sim.log",
               extra_env={"PYTHONWARNINGS": "ignore::DeprecationWarning"}, options=options)
-    except BaseException:
-        with capsys.disabled():
-            print(failure_report(build_dir / "sim.log"))
-        raise
+    except (Exception, SystemExit) as error:
+        # In the message, not only printed: under pytest-xdist a worker's printout is lost.
+        raise AssertionError(f"[{name}] cocotb tests failed; KVASU_SEED={seed} reproduces this run\n"
+                             f"{failure_report(build_dir / 'sim.log')}") from error
     finally:
         t2 = time.monotonic()
         cov = merged_coverage(build_dir / "coverage")
