@@ -81,7 +81,7 @@ from .baselines import simulate_belady, simulate_fifo, simulate_lru
 from .metrics import classify, next_use_index, reuse_within
 from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 
-__all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "compare",
+__all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "bank_of_share", "compare",
            "default_entries", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_hits",
            "libcachesim_params", "run_predictor_bank", "summarise", "main"]
 
@@ -115,6 +115,12 @@ def access_stream(trace) -> tuple[np.ndarray, np.ndarray]:
     observe = trace.op == 0
     lines = (trace.addr[observe] >> np.uint64(shift)).astype(np.int64)
     return lines, trace.cycle[observe].astype(np.int64)
+
+
+def bank_of_share(distinct_lines: int, k: int) -> int:
+    """The bank of a ``k``-th of ``distinct_lines`` lines (rounded down, at least one line),
+    as ``--bank-lines 1/K`` and the evaluation report size their banks."""
+    return max(1, distinct_lines // k)
 
 
 def kvasu_lines(lines: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -361,8 +367,8 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
         for name in LIBCACHESIM_POLICIES:
             started = time.perf_counter()
             extra = {"source": "libcachesim 0.3.5"}
-            if libcachesim_params(name, bank_lines):
-                extra["params"] = libcachesim_params(name, bank_lines)
+            if params := libcachesim_params(name, bank_lines):
+                extra["params"] = params
             try:
                 hits = isolated_libcachesim_hits(name, lines, bank_lines)
             except RuntimeError as error:  # a policy that does not run is reported, not fatal
@@ -474,7 +480,7 @@ def main(argv=None) -> int:
             ap.error(f"{args.trace}: the trace has no OBSERVE, so no access stream")
         say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
         if bank_share is not None:
-            bank_lines = max(1, int(len(np.unique(lines))) // bank_share)
+            bank_lines = bank_of_share(int(len(np.unique(lines))), bank_share)
         say(f"{args.trace}: {len(lines)} accesses, bank {bank_lines} lines; running every policy")
         doc = compare(lines, cycles, bank_lines, entries=args.entries, window=args.window,
                       progress=say)

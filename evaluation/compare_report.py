@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .compare import compare, summarise
+from .compare import bank_of_share, compare, summarise
 from .predictor_prototype import FRACTIONS, TRAINING_NAMES
 
 #: Policies drawn and tabled, in order (the JSON holds every policy).
@@ -57,7 +57,7 @@ def run(workloads: dict, progress, previous: dict | None = None) -> dict:
         distinct = int(len(np.unique(lines)))
         entry = {"split": split_of(name), "distinct_lines": distinct, "banks": {}}
         for fraction in FRACTIONS:
-            bank = max(1, distinct // fraction)
+            bank = bank_of_share(distinct, fraction)
             progress(f"policy comparison: {name}, bank 1/{fraction} ({bank} lines)")
             old = ((previous or {}).get(name, {}).get("banks", {}).get(f"1/{fraction}"))
             reuse = old is not None and old["bank_lines"] == bank and old["accesses"] == len(lines)
@@ -157,6 +157,15 @@ def targets_table(rows: list[dict], table) -> str:
                   "loop mode", "ghost rule on", "MCC", "targets met"])
 
 
+def targets_summary(what: str, rows: list[dict]) -> str:
+    """One sentence: how many of :func:`targets`' ``rows`` meet each target."""
+    return (f"{what}: the half-gap target is met in {sum(r['half_gap'] for r in rows)} of {len(rows)} cases, "
+            f"'at least the best libCacheSim policy' in {sum(r['beats_best'] for r in rows)}, 'never below LRU' "
+            f"in {sum(r['not_below_lru'] for r in rows)} (worst: "
+            f"{min(100 * (r['predictor'] - r['lru']) for r in rows):+.3f} points), MCC >= 0.5 in "
+            f"{sum(r['mcc_ok'] for r in rows)}.\n")
+
+
 def markdown(C: dict, table) -> str:
     """The report section (``table(rows, header)`` is the report's markdown table helper)."""
     L = []
@@ -198,11 +207,7 @@ def markdown(C: dict, table) -> str:
     A("")
     held = [r for r in rows if r["split"] == "held-out"]
     if held:
-        A(f"Held-out: the half-gap target is met in {sum(r['half_gap'] for r in held)} of {len(held)} cases, "
-          f"'at least the best libCacheSim policy' in {sum(r['beats_best'] for r in held)}, 'never below LRU' in "
-          f"{sum(r['not_below_lru'] for r in held)} (worst: "
-          f"{min(100 * (r['predictor'] - r['lru']) for r in held):+.3f} points), MCC >= 0.5 in "
-          f"{sum(r['mcc_ok'] for r in held)}.\n")
+        A(targets_summary("Held-out", held))
     for name, entry in C.items():
         A(f"### {name} ({entry['split']})\n")
         banks = list(entry["banks"])
