@@ -2,8 +2,6 @@
 """E1a: the window's banks compared and rotated into lanes, E2's write forwarded into
 them, and the victim choice's age comparisons made, all registered for E1b."""
 
-from typing import NamedTuple
-
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
@@ -11,28 +9,12 @@ from amaranth.lib.wiring import In, Out
 from ..layouts import config_layout
 from ..table import probe_order
 from ..tlevel import saturated_age, saturated_diff
+from .age_order import Sides, age_stamp, chosen, register_age_order
 from .decision import sat_inc
 from .interfaces import ForwardSignature, lanes_layout, window_layout
 from .options import CoreOptions
 
 __all__ = ["LaneCompare"]
-
-
-class _Sides(NamedTuple):
-    """A value on both sides of a choice: ``byp`` if ``sel`` else ``raw``."""
-    sel: object
-    byp: object
-    raw: object
-
-
-def _chosen(f, *operands):
-    """``f(*operands)``, where an operand may be ``_Sides``: ``f`` made on each of its
-    sides and the result chosen after it (for every such operand in turn)."""
-    for k, x in enumerate(operands):
-        if isinstance(x, _Sides):
-            head, tail = operands[:k], operands[k + 1:]
-            return Mux(x.sel, _chosen(f, *head, x.byp, *tail), _chosen(f, *head, x.raw, *tail))
-    return f(*operands)
 
 
 class LaneCompare(wiring.Component):
@@ -127,29 +109,25 @@ class LaneCompare(wiring.Component):
 
         def mark_of(b):
             sd = mb[b].sides
-            return _Sides(sd.mark, sd.mark_byp, sd.mark_raw)
+            return Sides(sd.mark, sd.mark_byp, sd.mark_raw)
 
         def last_of(b):
             """(last-access stamp, fresh bit) on both sides of the ``meta`` choice."""
             sd = mb[b].sides
-            return _Sides(sd.meta, (sd.last_byp, sd.fresh_byp), (sd.last_raw, sd.fresh_raw))
+            return Sides(sd.meta, (sd.last_byp, sd.fresh_byp), (sd.last_raw, sd.fresh_raw))
 
         def count_of(b):
             sd = mb[b].sides
-            return _Sides(sd.ent, sd.count_byp, sd.count_raw)
-
-        def sign(x, y):
-            """The top bit of ``x - y`` (TS_WIDTH bits)."""
-            return (x - y)[:ts][ts - 1]
+            return Sides(sd.ent, sd.count_byp, sd.count_raw)
 
         def age_side(b):
             """The saturated age on each side of the ``meta`` choice, from that side's stamp
             and stale bit (``fresh != mark``, the mark on each side of its own choice)."""
-            return lambda lf: _chosen(lambda mk: saturated_diff(p, (e.t - lf[0])[:ts],
+            return lambda lf: chosen(lambda mk: saturated_diff(p, (e.t - lf[0])[:ts],
                                                                 lf[1] ^ mk), mark_of(b))
 
         age_b = [Signal(ts, name=f"age_bank{b}") for b in range(P)]
-        m.d.comb += [age_b[b].eq(_chosen(age_side(b), last_of(b))) for b in range(P)]
+        m.d.comb += [age_b[b].eq(chosen(age_side(b), last_of(b))) for b in range(P)]
 
         # Per lane: as read, or (split) E2's forwarded write / invalidate.
         lane = [dict(valid=Signal(name=f"valid{i}"), match=Signal(name=f"match{i}"),
@@ -206,66 +184,16 @@ class LaneCompare(wiring.Component):
         m.d.sync += [eb.eq(e), out.start.eq(win.start),
                      out.same_line_ahead.eq(e.tag == eb.tag), out.age_ahead.eq(age_ahead_now)]
 
-        # The victim choice's age comparisons, registered so that E1b is logic on
-        # flip-flops only, made from the stamps beside the ages rather than after them: a
-        # saturated age (WMAX + 1) equals any other saturated one and exceeds any other,
-        # and two unsaturated ages (below 2**(TS_WIDTH - 1)) compare as their stamps do:
-        # last_x - last_y is age_y - age_x modulo 2**TS_WIDTH and lies in [-WMAX, WMAX],
-        # so age_x > age_y exactly when it is negative (its top bit, the carry chain's
-        # last sum: no zero test); age_x > W1 exactly when (t - W1 - 1) - last_x is not
-        # negative. One subtraction of registered stamps each, and one LUT.
-        def stamp(age, last):
-            return age[ts - 1], last        # (saturated, last-access stamp)
-
-        def gt(x, y):
-            """age(x) > age(y) for (saturated, stamp) pairs, either of them ``_Sides``."""
-            def gt_pair(x, y):
-                (sx, lx), (sy, ly) = x, y
-                return (sx & ~sy) | (~sx & ~sy & sign(lx, ly))
-            return _chosen(gt_pair, x, y)
-
-        def old(x):
-            def old_pair(x):
-                sx, lx = x
-                return sx | ~sign(win.t_w1, lx)
-            return _chosen(old_pair, x)
-
-        # A bank's (saturated, stamp) on both sides of the ``meta`` choice: the comparisons
-        # are made on each side and chosen after them (the saturation, behind the stale
-        # bit, is not in front of them).
+        # The victim choice's age comparisons (``age_order``), registered so that E1b is
+        # logic on flip-flops only: a bank's (saturated, stamp) on both sides of the
+        # ``meta`` choice (the saturation, behind the stale bit, is not in front of them).
         def bank_stamp(b):
             sel, byp, raw = last_of(b)
-            return _Sides(sel, *[stamp(age_side(b)(lf), lf[0]) for lf in (byp, raw)])
-        bank_st = [bank_stamp(b) for b in range(P)]
-        lane_fw = stamp(win.forward_age, fwd.last)
-        ahead = stamp(age_ahead_now, eb.t)
-        fw_gt = per_bank(lambda b: gt(lane_fw, bank_st[b]), "fw_gt_bank")
-        gt_fw = per_bank(lambda b: gt(bank_st[b], lane_fw), "gt_fw_bank")
-        # gt_d[k][a]: bank a's age exceeds bank (a + k) mod P's
-        gt_d = [None] + [per_bank(lambda a, k=k: gt(bank_st[a], bank_st[(a + k) % P]),
-                                  f"gt_bank_d{k}") for k in range(1, P)]
-        gtp_b = per_bank(lambda b: gt(bank_st[b], ahead), "gtp_bank")
-        pgt_b = per_bank(lambda b: gt(ahead, bank_st[b]), "pgt_bank")
-        old_b = per_bank(lambda b: old(bank_st[b]), "old_bank")
-
-        def final(i, f, bank_values):
-            """``f`` of lane i's final (saturated, stamp): the forward, or the read."""
-            return Mux(fw_wr[i], f(lane_fw), rotated(bank_values, i))
-
-        # The pairwise comparisons are registered as read and against the forwarded lane,
-        # separately (E1b picks between them by `forwarded`: that keeps E2's forward out
-        # of E1a's longest paths); the single-lane ones are picked here, where their paths
-        # are shorter.
-        for i in range(P):
-            m.d.sync += [out.forwarded[i].eq(fw_wr[i]),
-                         out.forward_older[i].eq(rotated(fw_gt, i)),
-                         out.older_forward[i].eq(rotated(gt_fw, i)),
-                         out.older_ahead[i].eq(final(i, lambda x: gt(x, ahead), gtp_b)),
-                         out.ahead_older[i].eq(final(i, lambda x: gt(ahead, x), pgt_b)),
-                         out.beyond_w1[i].eq(final(i, old, old_b))]
-            m.d.sync += [out.older[i][j].eq(rotated(gt_d[(j - i) % P], i))
-                         for j in range(P) if j != i]
-        m.d.sync += out.ahead_beyond_w1.eq(old(ahead))
+            return Sides(sel, *[age_stamp(age_side(b)(lf), lf[0], ts) for lf in (byp, raw)])
+        register_age_order(m, ts=ts, out=out, banks=[bank_stamp(b) for b in range(P)],
+                           forwarded=age_stamp(win.forward_age, fwd.last, ts),
+                           ahead=age_stamp(age_ahead_now, eb.t, ts), t_w1=win.t_w1,
+                           fw_wr=fw_wr, rotated=rotated, per_bank=per_bank)
         # Which lane of this window each lane j of the window ahead is: whether it is in it
         # at all, and, one-hot by lane, the overlaps themselves (E1b's pick: an AND-OR).
         ov = win.overlap_next
@@ -276,8 +204,8 @@ class LaneCompare(wiring.Component):
         inc_b = [Signal(p.COUNT_WIDTH, name=f"count_inc_bank{b}") for b in range(P)]
         inc2_b = [Signal(p.COUNT_WIDTH, name=f"count_inc2_bank{b}") for b in range(P)]
         for b in range(P):
-            m.d.comb += [inc_b[b].eq(_chosen(lambda c: sat_inc(p, c), count_of(b))),
-                         inc2_b[b].eq(_chosen(lambda c: sat_inc(p, c, 2), count_of(b)))]
+            m.d.comb += [inc_b[b].eq(chosen(lambda c: sat_inc(p, c), count_of(b))),
+                         inc2_b[b].eq(chosen(lambda c: sat_inc(p, c, 2), count_of(b)))]
         for i in range(P):
             m.d.sync += [out.lane[i][k].eq(v) for k, v in lane[i].items()]
             m.d.sync += [

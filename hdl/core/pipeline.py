@@ -432,7 +432,7 @@ class KvAsuCore(wiring.Component):
         request to E1b, and the mode's E2 write goes into E1a's ``pmeta`` words here and
         into its lanes where ``elaborate`` wires the forward (chosen by ``policy``)."""
         p, pred, table, lru = self._params, self.predictor, self.table, self.lru
-        commit, window, lanes, fwd = self.commit, self.window, self.lanes, self.commit.forward
+        commit, window, lanes = self.commit, self.window, self.lanes
         P = p.PROBE
         pb = P.bit_length() - 1
         lh = self.hash_latency
@@ -499,7 +499,7 @@ class KvAsuCore(wiring.Component):
         check is registered before it is used: the recovery starts from the registered
         checks (``err_uncorrectable``, the detection cycle ``d``), and the report collected from
         them (which memory, which slot) is registered once more for the register block."""
-        table, lru, p = self.table, self.lru, self._params
+        table, lru = self.table, self.lru
         rows = table.rows
         table_first = table.err_uncorrectable | (table.err_corrected & ~lru.err_uncorrectable)
         # The report of the detection cycle, registered for the register block.

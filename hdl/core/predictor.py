@@ -4,14 +4,13 @@ for a core built with ``CoreOptions.predictor``: the second policy beside the ar
 ``Versions`` / ``Commit``, on the same lanes, in the same E1b / E2 / L cycles, with the
 mode's state (``hdl/predictor/``) and its two lists.
 
-OBSERVEs and QUERYs of the mode come one per cycle; an EVICT after a gap free of list
-moves, and two FREEs right behind it, the ghost frees of P8 (``Admission.policy``). A
-write reaches the request right behind it at this stage's E2 register (``ahead_wrote``: the
-written lane as the write leaves it; a FREE's invalidate, the lane emptied), the request
-two behind in E1a (``forward``, into ``LaneCompare``'s lanes and the ``pmeta`` words) and
-the ones after through the table's bypass; ``PT``, the guard, the bimodal counter, the
-loop detector and the lists are read and written in E2, one request per cycle
-(docs/rtl-predictor.md, "The core with the mode").
+``PredictorCommit`` wires the mode's stages in the order a request meets them:
+``GhostFrees`` (R: where an EVICT or FREE reads) -> ``PredictorLanes`` (E1b: the lanes,
+``pmeta`` words, marks and keys registered) -> ``PredictorDecision`` (E2: what the request
+does) -> the mode's state trained and the table, ``pmeta`` and list writes made (E2, here)
+-> ``PredictorResponse`` (L). E2's write goes back in two places, both wired here: into the
+request right behind at ``PredictorLanes``'s register (``ahead``) and into E1a
+(``forward``); the requests after meet it through the table's bypass.
 """
 
 from amaranth import *
@@ -22,48 +21,26 @@ import regmap
 
 from ..layouts import STAT_NAMES, config_layout, response_layout
 from ..predictor.bimodal import BimodalCounter
-from ..predictor.constants import ABSENT_KEY, BURST_WIDTH, KEY_WIDTH, SIG_WIDTH
+from ..predictor.constants import ABSENT_KEY, SIG_WIDTH
 from ..predictor.guard import Guard
-from ..predictor.keys import ReuseKey, ReuseLevel
+from ..predictor.keys import ReuseLevel
 from ..predictor.lists import ListFrom, ListTo, LiveGhostLists
 from ..predictor.loop import LoopDetector
 from ..predictor.reuse_table import ReuseTable
 from .decision import sat_inc, select
 from .interfaces import ForwardSignature, lanes_layout, pmeta_layout
+from .predictor_decision import PredictorDecision
+from .predictor_frees import GhostFrees
+from .predictor_lanes import PredictorLanes
+from .predictor_response import PredictorResponse
 
-__all__ = ["PredictorCommit", "lane_key_layout", "predictor_e2_layout"]
-
-OBSERVE = regmap.OPS["OBSERVE"]
-QUERY = regmap.OPS["QUERY"]
-EVICT = regmap.OPS["EVICT"]
-EVICT_ANY = regmap.OPS["EVICT_ANY"]
-
-
-#: A lane's key as if it were the match (``ReuseKey`` with ``known``): ``key``, ``near``,
-#: ``burst_next``.
-lane_key_layout = data.StructLayout({"key": KEY_WIDTH, "near": 1, "burst_next": BURST_WIDTH})
-
-
-def predictor_e2_layout(p):
-    """What E2 holds of the request from E1b: its lanes (``lanes_layout``), every lane's
-    ``pmeta`` word (probe order), its key as if it were the match (``lane_key_layout``) and
-    its mark at the end of E1b's cycle, with the write of the request then in E2 put into
-    the lane it wrote (``ahead_wrote``, one-hot), and whether it is a FREE."""
-    P = p.PROBE
-    return data.StructLayout({
-        "lanes": lanes_layout(p),
-        "pm": data.ArrayLayout(pmeta_layout(), P),
-        "key": data.ArrayLayout(lane_key_layout, P),
-        "mark": P,
-        "ahead_wrote": P,
-        "free": 1,
-    })
+__all__ = ["PredictorCommit"]
 
 
 class PredictorCommit(wiring.Component):
-    """E1b (the loop detector's first stage, the lanes and their keys registered), E2 (the
-    decision of P6-P8 and its writes) and L (response, statistics, occupancy) of the
-    predictor mode, with the ghost frees of P8 after an EVICT as FREEs in the pipeline.
+    """E1b, E2 and L of the predictor mode, with the ghost frees of P8 after an EVICT as
+    FREEs in the pipeline (one request per cycle; docs/rtl-predictor.md, "The core with the
+    mode").
 
     Parameters
     ----------
@@ -107,10 +84,7 @@ class PredictorCommit(wiring.Component):
     inv_en, inv_slot : Out
         A FREE that is needed (P8): untrack the ghost it reads.
     evict_start : Out(SLOT_WIDTH)
-        The window start of the EVICT or FREE in R: the LRU list's tail for an EVICT, the
-        ghost tail (FREE 1) or the ghost before it (FREE 2, the ``gtail2`` prefetch), or
-        the EVICT's own line where the ghost list ends with it. The lists are settled then
-        (``Admission.predictor_gap``: the EVICT's own move comes after its FREEs' R).
+        The window start of the EVICT or FREE in R (``GhostFrees``).
     response : Out(stream.Signature(response_layout(params), always_ready=True))
         L: the response of the request that was in E2.
     stat_inc : Out(len(STAT_NAMES))
@@ -158,8 +132,7 @@ class PredictorCommit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         p, cfg = self._params, self.cfg
-        P, sw = p.PROBE, p.SLOT_WIDTH
-        pb = P.bit_length() - 1
+        P = p.PROBE
         lists, pt, guard, bip, loop = self.lists, self.reuse, self.guard, self.bip, self.loop
         m.submodules.lists = lists
         m.submodules.reuse = pt
@@ -167,23 +140,25 @@ class PredictorCommit(wiring.Component):
         m.submodules.bip = bip
         m.submodules.loop = loop
         m.submodules.level = level = ReuseLevel(p)
+        m.submodules.e1b = e1b = PredictorLanes(p)
+        m.submodules.decision = decide = PredictorDecision(p)
+        m.submodules.l = l_stage = PredictorResponse(p)
+        m.submodules.frees = frees = GhostFrees(p)
         flush = self.flush
         m.d.comb += [lists.flush.eq(flush), pt.flush.eq(flush), guard.flush.eq(flush),
                      bip.flush.eq(flush), loop.flush.eq(flush)]
 
         # ---- R: an EVICT's window at the LRU tail, a FREE's at the ghost it frees (P8) ----
-        # FREE 1 frees the ghost tail, FREE 2 the ghost before it; the EVICT ahead puts its
-        # line (the LRU tail, unchanged until its move) at the ghost head, so where the
-        # ghost list is empty (FREE 1) or holds one ghost (FREE 2) that line is the one.
-        one_ghost = lists.gcount == 1
-        m.d.comb += self.evict_start.eq(
-            Mux(self.free_r[0], Mux(lists.gempty, lists.tail, lists.gtail),
-                Mux(self.free_r[1], Mux(one_ghost, lists.tail, lists.gtail2), lists.tail)))
+        m.d.comb += [frees.free_r.eq(self.free_r), frees.tail.eq(lists.tail),
+                     frees.gtail.eq(lists.gtail), frees.gtail2.eq(lists.gtail2),
+                     frees.gempty.eq(lists.gempty), frees.gcount.eq(lists.gcount),
+                     self.evict_start.eq(frees.evict_start)]
 
-        # ---- E1b: the loop detector's compare (S1), the lanes and marks registered ----
+        # ---- E1b: the lanes registered (PredictorLanes), the loop detector's compare (S1) --
         ln = self.lanes
-        req1 = ln.request
-        mine1 = self.active & req1.valid
+        m.d.comb += [e1b.active.eq(self.active), e1b.lanes.eq(ln), e1b.pmeta.eq(self.pmeta),
+                     e1b.free.eq(self.free), e1b.sc_mark_intent.eq(self.sc_mark_intent),
+                     e1b.sc_mark_value.eq(self.sc_mark_value), e1b.cfg.eq(cfg)]
         # The live lines before the request in E2 (``occupancy`` with the change of the
         # request in L: a register of its own, so that E2's guard and writes start from
         # it, not from an adder) and before the one in E1b (with E2's change too: the loop
@@ -193,99 +168,22 @@ class PredictorCommit(wiring.Component):
         occupancy_e1b = Signal.like(self.occupancy)
         m.d.comb += occupancy_e1b.eq(occupancy_next + inc_now - dec_now)
         m.d.comb += [
-            loop.observe.valid.eq(mine1 & (req1.op == OBSERVE)),
+            loop.observe.valid.eq(self.active & ln.request.valid &
+                                  (ln.request.op == regmap.OPS["OBSERVE"])),
             loop.observe.payload.home.eq(ln.start),
             loop.observe.payload.sig.eq(self.sig),
             loop.observe.payload.occupancy.eq(occupancy_e1b),
         ]
-        mark_b = Signal(P)
-        for i in range(P):
-            bank_i = ln.lane[i].slot[:pb]
-            sc_hit = (Array(self.sc_mark_intent)[bank_i] if pb
-                      else self.sc_mark_intent[0]) & ln.lane[i].sc_row_hit
-            sc_val = Array(self.sc_mark_value)[bank_i] if pb else self.sc_mark_value[0]
-            m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, ln.lane[i].mark))
-        e = Signal(predictor_e2_layout(p), name="pe2")
-        m.d.sync += [e.lanes.eq(ln), e.pm.eq(self.pmeta), e.mark.eq(mark_b),
-                     e.lanes.request.valid.eq(mine1), e.free.eq(self.free)]
-        # Every lane's key (P4) as if it were the match, from its burst and age, registered
-        # into E2 (the lane the request ahead writes takes the key of what it writes,
-        # below): E2's lookups then start from registers, not from the age comparisons.
-        def lane_key(name, burst, sage):
-            """A ``ReuseKey`` of a line known to be there, and its outputs as a
-            ``lane_key_layout`` value."""
-            k = ReuseKey(p)
-            m.submodules[name] = k
-            value = Signal(lane_key_layout, name=f"{name}_value")
-            m.d.comb += [k.known.eq(1), k.burst.eq(burst), k.sage.eq(sage), k.w3.eq(cfg.w3),
-                         value.key.eq(k.key), value.near.eq(k.near),
-                         value.burst_next.eq(k.burst_next)]
-            return value
-        for i in range(P):
-            m.d.sync += e.key[i].eq(lane_key(f"lane_key{i}", self.pmeta[i].burst,
-                                             ln.lane[i].age))
 
-        # ---- E2: the decision (P6-P8) ---------------------------------------------------
+        # ---- E2: the decision (P6-P8, PredictorDecision) and its effects ----------------
+        e = e1b.e2
+        m.d.comb += [decide.e2.eq(e), decide.list_empty.eq(lists.empty)]
+        d = decide.decision
         req, lane, pm = e.lanes.request, e.lanes.lane, e.pm
-        valid = Cat(x.valid for x in lane)
-        ghost = Cat(valid[i] & pm[i].ghost for i in range(P))
-        free = ~valid
-        match = Cat(x.match for x in lane)
-        hit_lane = Signal(P)
-        for i in range(P):
-            m.d.comb += hit_lane[i].eq(match[i] & ~match[i + 1:].any() if i < P - 1
-                                       else match[i])
-        present = Signal()          # a live line (P6.1)
-        revive = Signal()           # a ghost of the line (P6.2)
-        m.d.comb += [present.eq((hit_lane & ~ghost).any()), revive.eq((hit_lane & ghost).any())]
-        known = present | revive
-
-        def older(i, j):
-            """Lane i's line is older than lane j's: E1a's comparison with the line the
-            request right ahead wrote into one of them (``ahead_wrote``), else with the
-            line of the write two ahead forwarded into one (``forwarded``), else of the
-            lanes as read."""
-            ln2, w = e.lanes, e.ahead_wrote
-            two_ahead = Mux(ln2.forwarded[i], ln2.forward_older[j],
-                            Mux(ln2.forwarded[j], ln2.older_forward[i], ln2.older[i][j]))
-            return Mux(w[i], ln2.ahead_older[j], Mux(w[j], ln2.older_ahead[i], two_ahead))
-        first_free = Signal(P)
-        for i in range(P):
-            m.d.comb += first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
-        # The oldest ghost lane (greatest sage, ties to the lowest offset), P6.3b, and the
-        # oldest lane of all (P6.3c: reached only when every lane is live).
-        gwins = Signal(P)
-        wins = Signal(P)
-        for i in range(P):
-            m.d.comb += gwins[i].eq(ghost[i] & Cat(
-                *([~ghost[j] | older(i, j) for j in range(i)] +
-                  [~ghost[j] | ~older(j, i) for j in range(i + 1, P)]), Const(1, 1)).all())
-            m.d.comb += wins[i].eq(Cat(*([older(i, j) for j in range(i)] +
-                                         [~older(j, i) for j in range(i + 1, P)]),
-                                       Const(1, 1)).all())
-        any_free, any_ghost = free.any(), ghost.any()
-        vict_t0 = e.lanes.beyond_w1.any()
-
-        is_obs = req.valid & (req.op == OBSERVE)
-        is_query = req.valid & (req.op == QUERY)
-        is_evict = req.valid & ~e.free & ((req.op == EVICT) | (req.op == EVICT_ANY))
-        is_free = req.valid & e.free
-        ins_free = is_obs & ~known & any_free                       # P6.3a
-        ins_ghost = is_obs & ~known & ~any_free & any_ghost          # P6.3b
-        replace = is_obs & ~known & ~any_free & ~any_ghost & vict_t0  # P6.3c
-        take = is_evict & ~lists.empty                               # P8
-        inserted = (is_obs & revive) | ins_free | ins_ghost | replace
-        writes = (is_obs & present) | inserted
-        # The lane written: the match, else the free, the ghost or the victim lane.
-        wr_lane = Signal(P)
-        m.d.comb += wr_lane.eq(Mux(known, hit_lane,
-                                   Mux(any_free, first_free, Mux(any_ghost, gwins, wins))))
-
         hp = Signal(pmeta_layout(), name="hit_pm")
-        m.d.comb += hp.eq(select(hit_lane, [pm[i].as_value() for i in range(P)]))
-        h_age = select(hit_lane, [x.age for x in lane])
-        h_old = (hit_lane & e.lanes.beyond_w1).any()
-        m.d.comb += [level.live.eq(present), level.pred.eq(hp.pred), level.sage.eq(h_age),
+        m.d.comb += hp.eq(select(d.hit_lane, [pm[i].as_value() for i in range(P)]))
+        h_age = select(d.hit_lane, [x.age for x in lane])
+        m.d.comb += [level.live.eq(d.present), level.pred.eq(hp.pred), level.sage.eq(h_age),
                      level.w3.eq(cfg.w3), level.w1.eq(cfg.w1)]
         # PT's lookup of the key (P4), made for every lane as if it were the match (a
         # what-if lookup that assumes that lane's training) from the lane's key registered
@@ -295,52 +193,44 @@ class PredictorCommit(wiring.Component):
         keys = e.key
         for i in range(P):
             q = pt.what_if[i]
-            m.d.comb += [q.key.eq(keys[i].key), q.train.eq(is_obs), q.tkey.eq(pm[i].pkey),
+            m.d.comb += [q.key.eq(keys[i].key), q.train.eq(d.obs), q.tkey.eq(pm[i].pkey),
                          q.near.eq(keys[i].near)]
-        key_near = select(hit_lane, [keys[i].near for i in range(P)])
-        key_burst_next = select(hit_lane, [keys[i].burst_next for i in range(P)])
-        key_key = Mux(known, select(hit_lane, [keys[i].key for i in range(P)]), ABSENT_KEY)
-        pt_predict = Mux(known, select(hit_lane, pt.what_if_predict), pt.predict)
-        pt_zero = Mux(known, select(hit_lane, pt.what_if_zero), pt.zero)
+        key_near = select(d.hit_lane, [keys[i].near for i in range(P)])
+        key_burst_next = select(d.hit_lane, [keys[i].burst_next for i in range(P)])
+        key_key = Mux(d.known, select(d.hit_lane, [keys[i].key for i in range(P)]),
+                      ABSENT_KEY)
+        pt_predict = Mux(d.known, select(d.hit_lane, pt.what_if_predict), pt.predict)
+        pt_zero = Mux(d.known, select(d.hit_lane, pt.what_if_zero), pt.zero)
         # PT: the previous key trained (a live or ghost match), the new key looked up.
-        m.d.comb += [pt.train.valid.eq(is_obs & known), pt.train.payload.key.eq(hp.pkey),
+        m.d.comb += [pt.train.valid.eq(d.obs & d.known), pt.train.payload.key.eq(hp.pkey),
                      pt.train.payload.near.eq(key_near), pt.lookup.eq(ABSENT_KEY)]
         loop_mode = loop.loop_next
         # The guard (P12) and the bimodal rule (P11).
-        m.d.comb += [inc_now.eq((is_obs & revive) | ins_free | ins_ghost), dec_now.eq(take)]
+        m.d.comb += [inc_now.eq((d.obs & d.revive) | d.ins_free | d.ins_ghost),
+                     dec_now.eq(d.take)]
         vict_pm = Signal(pmeta_layout(), name="vict_pm")
-        m.d.comb += vict_pm.eq(select(wins, [pm[i].as_value() for i in range(P)]))
-        candidate = is_obs & revive & ~loop_mode & pt_zero
+        m.d.comb += vict_pm.eq(select(d.victim, [pm[i].as_value() for i in range(P)]))
+        candidate = d.obs & d.revive & ~loop_mode & pt_zero
         m.d.comb += [
-            guard.insert.valid.eq(inserted), guard.insert.payload.occupancy.eq(occupancy_next),
+            guard.insert.valid.eq(d.inserted),
+            guard.insert.payload.occupancy.eq(occupancy_next),
             guard.insert.payload.grows.eq(inc_now),
             guard.candidate.eq(candidate),
-            guard.reused.eq(is_obs & present & hp.probe), guard.stamp.eq(hp.stamp),
-            guard.dead.eq((replace & vict_pm.probe) | (take & pm[0].probe)),
-            bip.step.eq(inserted & loop_mode),
+            guard.reused.eq(d.obs & d.present & hp.probe), guard.stamp.eq(hp.stamp),
+            guard.dead.eq((d.replace & vict_pm.probe) | (d.take & pm[0].probe)),
+            bip.step.eq(d.inserted & loop_mode),
         ]
         to_tail = Mux(loop_mode, bip.at_lru_end, candidate & guard.demote)
 
-        # P8: the EVICT's two FREEs (right behind it) free the ghost tail while the ghosts
-        # outnumber the live lines, decided here in the EVICT's E2 from the counts it
-        # leaves (the lists are settled: Admission.predictor_gap) and used in theirs.
-        free_plan = Signal(2)       # bit 0: the next FREE frees; bit 1: the one after
-        freeing = Signal()
-        ghosts_after = lists.gcount + take
-        live_after = occupancy_next - take
-        m.d.comb += freeing.eq(is_free & free_plan[0])
-        with m.If(flush):
-            m.d.sync += free_plan.eq(0)
-        with m.Elif(is_evict):
-            m.d.sync += free_plan.eq(Cat(take & (ghosts_after > live_after),
-                                         take & (ghosts_after > live_after + 1)))
-        with m.Elif(is_free):
-            m.d.sync += free_plan.eq(free_plan[1:])
+        # P8: whether the FREE in E2 frees (planned in the EVICT's E2 before it).
+        m.d.comb += [frees.evict.eq(d.evict), frees.take.eq(d.take), frees.free.eq(d.free),
+                     frees.live.eq(occupancy_next), frees.flush.eq(flush)]
+        freeing = frees.freeing
 
         # The table write, the pmeta write and the list move.
-        count_after = Mux(is_obs & present & ~h_old,
-                          select(hit_lane, [x.count_inc for x in lane]), 1)
-        wr_slot = select(wr_lane, [x.slot for x in lane])
+        count_after = Mux(d.obs & d.present & ~d.hit_old,
+                          select(d.hit_lane, [x.count_inc for x in lane]), 1)
+        wr_slot = select(d.wr_lane, [x.slot for x in lane])
         written = Signal(pmeta_layout(), name="pm_written")
         m.d.comb += [written.ghost.eq(0), written.burst.eq(key_burst_next),
                      written.pkey.eq(key_key), written.pred.eq(pt_predict),
@@ -350,55 +240,41 @@ class PredictorCommit(wiring.Component):
         m.d.comb += [as_ghost.eq(pm[0]), as_ghost.ghost.eq(1), as_ghost.probe.eq(0),
                      as_ghost.stamp.eq(0)]
         m.d.comb += [
-            self.wr_en.eq(writes), self.wr_slot.eq(wr_slot), self.wr_tag.eq(req.tag),
+            self.wr_en.eq(d.writes), self.wr_slot.eq(wr_slot), self.wr_tag.eq(req.tag),
             self.wr_count.eq(count_after), self.wr_last.eq(req.t),
-            self.wr_mark.eq((wr_lane & e.mark).any()),
-            self.pm_en.eq(writes | take), self.pm_slot.eq(Mux(take, e.lanes.start, wr_slot)),
-            self.pm_data.eq(Mux(take, as_ghost, written)),
+            self.wr_mark.eq((d.wr_lane & e.mark).any()),
+            self.pm_en.eq(d.writes | d.take),
+            self.pm_slot.eq(Mux(d.take, e.lanes.start, wr_slot)),
+            self.pm_data.eq(Mux(d.take, as_ghost, written)),
         ]
         count_after_inc = Signal(p.COUNT_WIDTH)
         m.d.comb += count_after_inc.eq(sat_inc(p, count_after))
-        # The request now in E1b meets this write in the lane of its window that holds the
-        # slot: the lane as the write leaves it, registered into E2 with the lanes (its
-        # comparisons against the written line are E1a's ``*_ahead``).
-        written_key = lane_key("written_key", written.burst, ln.age_ahead)
-        for i in range(P):
-            hit = Signal(name=f"ahead_wrote{i}")
-            x, y = ln.lane[i], e.lanes.lane[i]
-            # Which lane holds the slot written: its slot compared with every lane of E2's
-            # window beside the decision, and picked by the written lane.
-            same_slot = Cat(lane[k].slot == x.slot for k in range(P))
-            m.d.comb += hit.eq(mine1 & writes & (wr_lane & same_slot).any())
-            m.d.sync += e.ahead_wrote[i].eq(hit)
-            # A FREE's invalidate (lane 0 of its window) empties the lane that holds it.
-            with m.If(mine1 & freeing & (x.slot == e.lanes.start)):
-                m.d.sync += [y.valid.eq(0), y.match.eq(0)]
-            with m.If(hit):
-                m.d.sync += [y.valid.eq(1), y.match.eq(ln.same_line_ahead),
-                             y.age.eq(ln.age_ahead), y.tag.eq(req.tag),
-                             y.count.eq(count_after), y.count_inc.eq(count_after_inc),
-                             y.mark.eq(self.wr_mark), e.mark[i].eq(self.wr_mark),
-                             e.lanes.beyond_w1[i].eq(ln.ahead_beyond_w1), e.pm[i].eq(written),
-                             e.key[i].eq(written_key)]
+        # The write back to the stages behind: into the request in E1b at E2's register
+        # (the lane as the write leaves it), and into E1a's lanes (``forward``).
+        ahead = e1b.ahead
+        m.d.comb += [ahead.write.eq(d.writes), ahead.lane.eq(d.wr_lane),
+                     ahead.count.eq(count_after), ahead.count_inc.eq(count_after_inc),
+                     ahead.mark.eq(self.wr_mark), ahead.pm.eq(written),
+                     ahead.free.eq(freeing)]
         fw = self.forward
         m.d.comb += [
-            fw.write.eq(writes), fw.lane.eq(Mux(writes, wr_lane, 0)), fw.slot.eq(wr_slot),
-            fw.tag.eq(req.tag), fw.last.eq(req.t), fw.count.eq(count_after),
-            fw.count_inc.eq(count_after_inc), fw.mark.eq(self.wr_mark),
-            fw.invalidate.eq(freeing), fw.window.eq(e.lanes.start),
+            fw.write.eq(d.writes), fw.lane.eq(Mux(d.writes, d.wr_lane, 0)),
+            fw.slot.eq(wr_slot), fw.tag.eq(req.tag), fw.last.eq(req.t),
+            fw.count.eq(count_after), fw.count_inc.eq(count_after_inc),
+            fw.mark.eq(self.wr_mark), fw.invalidate.eq(freeing), fw.window.eq(e.lanes.start),
         ]
         move = lists.cmd
-        with m.If(writes):
+        with m.If(d.writes):
             m.d.comb += [move.valid.eq(1), move.payload.slot.eq(wr_slot)]
-            with m.If(is_obs & present):
+            with m.If(d.obs & d.present):
                 m.d.comb += [move.payload.frm.eq(ListFrom.LIVE),
                              move.payload.to.eq(ListTo.LIVE_HEAD)]
             with m.Else():
                 m.d.comb += [
-                    move.payload.frm.eq(Mux(revive | ins_ghost, ListFrom.GHOST,
-                                            Mux(replace, ListFrom.LIVE, ListFrom.NONE))),
+                    move.payload.frm.eq(Mux(d.revive | d.ins_ghost, ListFrom.GHOST,
+                                            Mux(d.replace, ListFrom.LIVE, ListFrom.NONE))),
                     move.payload.to.eq(Mux(to_tail, ListTo.LIVE_TAIL, ListTo.LIVE_HEAD))]
-        with m.Elif(take):
+        with m.Elif(d.take):
             m.d.comb += [move.valid.eq(1), move.payload.slot.eq(e.lanes.start),
                          move.payload.frm.eq(ListFrom.LIVE),
                          move.payload.to.eq(ListTo.GHOST_HEAD)]
@@ -407,58 +283,12 @@ class PredictorCommit(wiring.Component):
                          move.payload.frm.eq(ListFrom.GHOST), move.payload.to.eq(ListTo.NONE),
                          self.inv_en.eq(1), self.inv_slot.eq(e.lanes.start)]
 
-        # ---- the response and the statistics (L) ----------------------------------------
-        rsp = Signal(response_layout(p))
-        counted = [name for name in STAT_NAMES if name != "req_dropped"]
-        stat = Signal(len(counted))
-
-        def count(name):
-            return stat[counted.index(name)].eq(1)
-        lv_before = Mux(present, level.level, 0)
-        lv_hit = lv_before >= req.min_tlevel
-        with m.If(req.valid):
-            m.d.comb += rsp.op.eq(req.op)
-        with m.If(is_obs):
-            m.d.comb += [count("observes"), rsp.hit.eq(lv_hit), rsp.tlevel_before.eq(lv_before),
-                         rsp.present.eq(present)]
-            with m.Switch(lv_before):
-                for lv in range(4):
-                    with m.Case(lv):
-                        m.d.comb += count(f"obs_t{lv}")
-            with m.If(present):
-                m.d.comb += count("observe_hits")
-            with m.Elif(inserted & ~replace):
-                m.d.comb += count("inserts")
-            with m.Elif(replace):
-                m.d.comb += [count("replacements"), rsp.victim_valid.eq(1),
-                             rsp.victim_tag.eq(select(wins, [x.tag for x in lane]))]
-            with m.Else():
-                m.d.comb += count("drops")
-            with m.If(writes):
-                m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(Mux(pt_predict, 3, 1)),
-                             rsp.count.eq(count_after), rsp.slot.eq(wr_slot)]
-        with m.If(is_query):
-            m.d.comb += [count("queries"), rsp.hit.eq(lv_hit), rsp.tlevel_before.eq(lv_before),
-                         rsp.tlevel.eq(lv_before)]
-            with m.If(lv_hit):
-                m.d.comb += count("query_hits")
-            with m.If(present):
-                m.d.comb += [rsp.present.eq(1), rsp.tracked.eq(1),
-                             rsp.count.eq(select(hit_lane, [x.count for x in lane])),
-                             rsp.slot.eq(select(hit_lane, [x.slot for x in lane]))]
-        with m.If(is_evict):
-            with m.If(take):
-                m.d.comb += [count("evicts"), rsp.victim_valid.eq(1),
-                             rsp.victim_tag.eq(lane[0].tag), rsp.slot.eq(e.lanes.start)]
-            with m.Else():
-                m.d.comb += count("evicts_empty")
-
-        m.d.sync += [
-            self.response.valid.eq(req.valid & ~is_free), self.response.payload.eq(rsp),
-            self.stat_inc.eq(Cat(stat[counted.index(name)] if name in counted else C(0, 1)
-                                 for name in STAT_NAMES)),
-        ]
-
+        # ---- L: the response and the statistics (PredictorResponse), the occupancy ------
+        m.d.comb += [l_stage.e2.eq(e), l_stage.decision.eq(d), l_stage.level.eq(level.level),
+                     l_stage.predict.eq(pt_predict), l_stage.count.eq(count_after),
+                     l_stage.slot.eq(wr_slot)]
+        wiring.connect(m, l_stage.response, wiring.flipped(self.response))
+        m.d.comb += self.stat_inc.eq(l_stage.stat_inc)
         # L counts E2's change a cycle after ``occupancy_next`` has it.
         with m.If(flush):
             m.d.sync += [self.occupancy.eq(0), occupancy_next.eq(0)]

@@ -97,7 +97,6 @@ class WindowRead(wiring.Component):
         m = Module()
         p = self._params
         P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
-        pb = P.bit_length() - 1
         win, mreg = self.window, self.m
 
         # R: the window start.
