@@ -19,7 +19,7 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
-from ..layouts import STAT_NAMES, config_layout, response_layout
+from ..layouts import STAT_NAMES, check_params, config_layout, response_layout
 from ..predictor.bimodal import BimodalCounter
 from ..predictor.constants import ABSENT_KEY, SIG_WIDTH
 from ..predictor.guard import Guard
@@ -100,7 +100,7 @@ class PredictorCommit(wiring.Component):
     """
 
     def __init__(self, params, *, memory):
-        self._params = p = params
+        self._params = p = check_params(params)
         P, sw = p.PROBE, p.SLOT_WIDTH
         self.lists = LiveGhostLists(p, registered=True, memory=memory)
         self.reuse = ReuseTable(what_ifs=p.PROBE)

@@ -8,6 +8,7 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
+from ..layouts import check_params
 from .predictor_lanes import predictor_e2_layout
 
 __all__ = ["PredictorDecision", "predictor_decision_layout"]
@@ -65,7 +66,7 @@ class PredictorDecision(wiring.Component):
     """
 
     def __init__(self, params):
-        self._params = params
+        self._params = params = check_params(params)
         super().__init__({
             "e2": In(predictor_e2_layout(params)),
             "list_empty": In(1),

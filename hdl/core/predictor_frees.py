@@ -6,6 +6,8 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..layouts import check_params
+
 __all__ = ["GhostFrees"]
 
 
@@ -44,7 +46,7 @@ class GhostFrees(wiring.Component):
     """
 
     def __init__(self, params):
-        sw = params.SLOT_WIDTH
+        sw = check_params(params).SLOT_WIDTH
         super().__init__({
             "free_r": In(2),
             "tail": In(sw), "gtail": In(sw), "gtail2": In(sw),

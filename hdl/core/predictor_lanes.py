@@ -7,7 +7,7 @@ from amaranth import *
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..layouts import config_layout
+from ..layouts import check_params, config_layout
 from ..predictor.constants import BURST_WIDTH, KEY_WIDTH
 from ..predictor.keys import ReuseKey
 from .interfaces import lanes_layout, pmeta_layout
@@ -84,7 +84,7 @@ class PredictorLanes(wiring.Component):
     """
 
     def __init__(self, params):
-        self._params = p = params
+        self._params = p = check_params(params)
         P = p.PROBE
         super().__init__({
             "active": In(1),

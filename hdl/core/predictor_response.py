@@ -6,7 +6,7 @@ from amaranth import *
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..layouts import STAT_NAMES, response_layout
+from ..layouts import STAT_NAMES, check_params, response_layout
 from .decision import select
 from .predictor_decision import predictor_decision_layout
 from .predictor_lanes import predictor_e2_layout
@@ -42,7 +42,7 @@ class PredictorResponse(wiring.Component):
     """
 
     def __init__(self, params):
-        self._params = p = params
+        self._params = p = check_params(params)
         super().__init__({
             "e2": In(predictor_e2_layout(p)),
             "decision": In(predictor_decision_layout(p)),
