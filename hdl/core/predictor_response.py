@@ -24,10 +24,10 @@ class PredictorResponse(wiring.Component):
 
     Ports
     -----
-    e2 : In(predictor_e2_layout(params))
-        The request in E2 and its lanes.
     decision : In(predictor_decision_layout(params))
-        What it does (``PredictorDecision``).
+        What the request in E2 does (``PredictorDecision``).
+    e2 : In(predictor_e2_layout(params))
+        That request and its lanes (the tags, counts and slots the response gives).
     level : In(2)
         The matched line's level before the request (``ReuseLevel``; used when it is
         live).
