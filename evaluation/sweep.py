@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict
 
 import numpy as np
 

@@ -258,11 +258,6 @@ def generate_accesses(params: VideoKVParams) -> Accesses:
     off = _neigh_offsets(p.region_radius)
     rr, cc = np.divmod(np.arange(P), cols)  # raster position of each visual token
 
-    # Per-frame accumulation of chunks: (token ids, kind, tag frame/row/col), per (layer, head).
-    chunks_tok: list[np.ndarray] = []
-    chunks_meta: list[tuple[int, int, int, int]] = []  # (frame, layer, head, kind) per chunk
-    chunk_frames: list[int] = []
-
     sinks = np.arange(p.sink_tokens, dtype=np.int64)
     glob_hist: list[np.ndarray] = []  # global motion per frame (2,)
     loc_hist: list[np.ndarray] = []  # local motion per frame (P, 2)
@@ -437,7 +432,6 @@ def video_kv_requests(params: VideoKVParams | None = None, *, min_tlevel: int = 
     first_of_frame[1:] = a.frame_index[1:] != a.frame_index[:-1]
     read_no = np.cumsum(a.reads)
     periodic = a.reads & (read_no % evict_every == 0)
-    ops_list: list[list[tuple[int, int]]] = []
     # Build per-access request templates in vectorised blocks of ops.
     n_req = first_of_frame * (gc_burst + 1) + np.where(a.reads, 2, 1) + periodic
     total = int(n_req.sum())

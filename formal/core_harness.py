@@ -136,7 +136,6 @@ class CoreHarness(Elaboratable):
         obs = self.obs = core.observe
         self.table = tbl
         self.valid, self.raw_valid, self.tag, self.stale = [], [], [], []
-        tmem = tbl.memories
         adm = core.admission
         self.generation, self.generations_used = adm.generation, adm.generations_used
         gw = len(adm.generation)

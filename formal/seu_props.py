@@ -57,10 +57,9 @@ with an upset reset only in the first cycle.
 
 from amaranth import *
 from amaranth.hdl import Assert, Assume, Cover
-from amaranth.hdl._ast import AnySeq, Initial
+from amaranth.hdl._ast import Initial
 import regmap
 
-from .common import popcount
 from .table_props import CoreInvariants
 
 __all__ = ["SeuInvariants", "SeuCovers", "SeuTwin", "CORRECTED_MEMORIES"]

@@ -474,7 +474,6 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
     for pattern in ("*.log", "*.sdf", "*.config", "*.asc", "nextpnr-report*.json"):
         for stale in out.glob(pattern):
             stale.unlink()
-    params = Params(**target.params)
     print(f"[{target.name}] {target.description}", flush=True)
     timings = {}
     design, timings["synth_s"] = synthesise(target, out)

@@ -12,7 +12,7 @@ import regmap
 
 from .axil import AxiLiteSignature
 from .core import CoreOptions, KvAsuCore, check_core_params
-from .layouts import check_params, request_layout, response_layout
+from .layouts import request_layout, response_layout
 from .regs import KvAsuRegisters
 from .timebase import Timebase
 

@@ -12,7 +12,6 @@ import random
 
 import pytest
 
-from regmap import Params
 from verif import fast
 from verif.hostile import attack_rtl, colliding_lines
 from verif.soak import CONFIGS, soak

@@ -5,6 +5,8 @@ See docs/rtl.md for the block diagram, the stages and the timing.
 """
 
 from .options import CoreOptions
-from .pipeline import KvAsuCore, check_core_params
+from .pipeline import KvAsuCore
+from .signature import CoreSignature
+from .timing import PipelineTiming, check_core_params
 
-__all__ = ["CoreOptions", "KvAsuCore", "check_core_params"]
+__all__ = ["CoreOptions", "CoreSignature", "KvAsuCore", "PipelineTiming", "check_core_params"]

@@ -10,51 +10,32 @@ See docs/rtl.md for the block diagram, the pipeline and the timing.
 """
 
 from amaranth import *
-from amaranth.lib import wiring, stream
+from amaranth.lib import wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.memory import Memory
-from amaranth.lib.wiring import In, Out
 
 import regmap
 
 from ..hash import Murmur3Hash64
-from ..layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
-from ..lru import LruList, tail_lag
+from ..layouts import STAT_NAMES, response_layout
+from ..lru import LruList
 from ..scrubber import Scrubber
 from ..table import GEN_WIDTH, BucketTable
 from .admission import Admission
 from .commit import Commit
-from .interfaces import stage_layout
+from .interfaces import pmeta_layout, stage_layout
 from .lanes import LaneCompare
 from .observe import ObservationSignature
-from .interfaces import pmeta_layout
-from .predictor import PredictorCommit
 from .options import CoreOptions
+from .predictor import PredictorCommit
+from .predictor_carry import PredictorCarry
 from .recovery import Recovery
+from .signature import CoreSignature
+from .timing import PipelineTiming, check_core_params
 from .versions import Versions
 from .window import WindowRead
 
-__all__ = ["KvAsuCore", "check_core_params"]
-
-
-def check_core_params(params):
-    """Raise ``ValueError`` for parameters the RTL cannot implement (beyond ``regmap``).
-
-    * The scrubber visits one row of ``PROBE`` slots per cycle, so every slot once every
-      ``ENTRIES / PROBE`` cycles; that must be at most ``2**(TS_WIDTH - 1)`` ticks, i.e.
-      ``ENTRIES / PROBE <= 2**(TS_WIDTH - 1 + TICK_SHIFT)``, or a stored timestamp could
-      alias before the scrubber marks it stale.
-    """
-    params = check_params(params)
-    rows = params.ENTRIES // params.PROBE
-    limit = 2 ** (params.TS_WIDTH - 1 + params.TICK_SHIFT)
-    if rows > limit:
-        raise ValueError(
-            f"ENTRIES / PROBE ({rows}) must be at most 2**(TS_WIDTH - 1 + TICK_SHIFT) "
-            f"({limit}): the scrubber visits one row of PROBE slots per cycle and must "
-            f"visit every slot within 2**(TS_WIDTH-1) ticks (raise TS_WIDTH, TICK_SHIFT "
-            f"or PROBE, or lower ENTRIES)")
-    return params
+__all__ = ["KvAsuCore"]
 
 
 class KvAsuCore(wiring.Component):
@@ -85,99 +66,16 @@ class KvAsuCore(wiring.Component):
 
     Ports
     -----
-    req : In(stream.Signature(request_layout(params)))
-        Requests. ``ready`` is low while ``hold``, ``flush`` or ``flushing`` is high, while
-        ``enable`` is low, while the response buffer has no room for one more response,
-        and (not serial) for an EVICT / EVICT_ANY while an OBSERVE accepted in one of the
-        ``evict_gap`` previous cycles, or an EVICT / EVICT_ANY accepted in one of the
-        ``evict_evict_gap`` previous cycles, could still change the LRU tail it reads
-        (``ready`` depends on ``req.payload.op``; a QUERY moves no tail, and nothing but an
-        EVICT waits after an EVICT). With ``policy`` 1 (``options.predictor``) instead: in
-        the two cycles after an EVICT / EVICT_ANY (its FREEs), and for an EVICT /
-        EVICT_ANY while an OBSERVE, EVICT or FREE was accepted in one of the
-        ``predictor_gap`` previous cycles.
-        Serial mode: also while any request is in flight. With ``nonblocking`` high,
-        ``ready`` is high instead and the request is dropped in those cycles.
-    rsp : Out(stream.Signature(response_layout(params)))
-        Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
-        from acceptance to ``valid`` when the consumer keeps up.
-    cfg : In(config_layout(params))
-        Active configuration. Must not change while a request is in flight.
-    enable : In(1)
-        Requests are accepted only while high.
-    nonblocking : In(1)
-        ``MODE.NONBLOCKING`` (docs/spec-decisions.md D13): ``req.ready`` is high and a
-        request the core could not take (every reason above) is dropped, without a
-        response; it counts in ``stat_inc``'s ``req_dropped`` bit ``latency - 3`` cycles
-        later (one cycle before a request's own increments would come), which puts it on
-        the right side of a CLEAR_STATS (``KvAsuRegisters.stat_lag``).
-    hold : In(1)
-        Requests are not accepted while high.
-    flush : In(1)
-        One-cycle pulse: untrack every line (only while no request is in flight and not
-        ``flushing``). The LRU list and the occupancy are empty at the end of the pulse
-        cycle, and the table starts a new generation (``Admission``); every
-        ``2**GEN_WIDTH``-th flush or reset instead clears the table's valid bits by a sweep
-        (``flushing``), docs/spec-decisions.md D12.
-    idle : Out(1)
-        No accepted request has a state update or a statistics increment still pending.
-        A register: it rises one cycle after the last stage has emptied.
-    flushing : Out(1)
-        The clear sweep is running: high from the cycle after a ``flush`` pulse or a reset
-        that finds every table generation used, for ``ENTRIES / PROBE`` cycles (one table
-        row per cycle; the valid bits are in block RAM, which a reset does not clear).
-    occupancy : Out(SLOT_WIDTH + 1)
-        Number of tracked lines: a request's insert or eviction counts in the cycle its
-        response enters the response FIFO (L, one cycle after E2), with its statistics.
-    stat_inc : Out(len(STAT_NAMES))
-        Bit ``i``: increment statistic ``STAT_NAMES[i]`` this cycle.
-    cycle : In(64)
-        The cycle counter (``Timebase.cycle``); a request accepted while ``cycle == c``
-        has time ``c >> TICK_SHIFT``.
-    policy : In(1)
-        Only with ``options.predictor``: the committed ``POLICY.MODE``
-        (docs/spec-predictor.md P2): 1 answers by the predictor mode (OBSERVE and QUERY
-        one per cycle; an EVICT with its two FREEs behind it, ``predictor_gap``).
-        Changes only with a flush, while no request is in flight.
-    observe : Out(ObservationSignature(...))
-        Only with ``observe=True``: the state of every stage in flight, for the formal
-        harness (see ``ObservationSignature``).
-    err_uncorrectable : Out(1)
-        Only with protection (``options.protection``, docs/spec-decisions.md D11): a table
-        or LRU read's registered check failed this cycle (the recovery's ``error``).
-    recovery_start : Out(1), recovering : Out(1)
-        Only with protection: a recovery starts this cycle (an uncorrectable error with
-        none running: the cycle ``d`` of D11); a recovery is running (``req.ready`` low,
-        ``Recovery``).
-    err_started, err_corrected : Out(1), err_mem : Out(4), err_addr : Out(SLOT_WIDTH)
-        Only with protection: the report of the cycle before (registers): a recovery
-        started in it (``recovery_start`` a cycle later); a table or LRU read's check
-        found a corrected word; the memory (``regmap.MEM_IDS``) and slot of its first error
-        (the table's before the LRU's, uncorrectable before corrected).
+    As ``CoreSignature(params, options, observation=...)`` lists them (``hdl.core.signature``).
 
     Attributes
     ----------
-    latency : int
-        Cycles from the acceptance edge to the edge at which the response can be taken
-        (consumer ready).
-    eval_lag : int
-        Cycles from acceptance to the evaluation stage (also the scrubber's lag).
-    evict_gap : int
-        An EVICT / EVICT_ANY is accepted only when no OBSERVE was accepted in the
-        ``evict_gap`` cycles before it (6 by default, 2 in the compact pipeline)...
-    evict_evict_gap : int
-        ... and no EVICT / EVICT_ANY in the ``evict_evict_gap`` cycles before it (3 by
-        default: back-to-back EVICTs at one per 4 cycles; 2 in the compact pipeline).
-    predictor_gap : int or None
-        With ``CoreOptions.predictor``, while ``policy`` is 1: an EVICT / EVICT_ANY is
-        accepted only when no OBSERVE, EVICT or FREE was accepted in the
-        ``predictor_gap`` cycles before it (7 by default; two FREEs follow every EVICT:
-        back-to-back EVICTs at one per 10 cycles, the request after an EVICT waits 2).
-    decision_lag : int
-        ``D`` of D11: cycles from a request's acceptance to the cycle after its decision
-        is made (E2; ``eval_lag + 2``): a recovery that starts in cycle ``d`` poisons the
-        decisions made from ``d`` on (E1b in ``d`` or later), so it answers the requests
-        accepted in ``d - decision_lag + 1 .. d`` as untracked lines.
+    timing : PipelineTiming
+        The build's cycle counts, also as attributes of the core: ``latency``,
+        ``eval_lag``, ``fifo_depth``, ``decision_lag``, ``evict_gap``, ``evict_evict_gap``,
+        ``predictor_gap`` (``hdl.core.timing``).
+    hash_latency : int
+        The hash's latency (``Lh``).
     """
 
     def __init__(self, params=None, options=None, *, hash=None, memory=Memory, observe=False,
@@ -193,36 +91,15 @@ class KvAsuCore(wiring.Component):
         self._params = params
         self.options = options
         protection = options.protection if options.protected else "none"
-        eval_stages = 3 if options.split_evaluation else 1     # E1a, E1b, E2 or E
         if hash is None:
             hash = Murmur3Hash64(mul_stages=options.hash_mul_stages,
                                  lut_cross_products=options.hash_lut_cross_products)
         self.hash = hash
         self.hash_latency = hash.latency
-        # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) [-> M] -> E1a or E
-        # [-> E1b -> E2] -> L; L writes the FIFO, which shows it 2 cycles later (r_rdy).
-        self.eval_lag = self.hash_latency + 2 + options.m_stage
-        self.latency = self.eval_lag + 2 + eval_stages
-        self.fifo_depth = self.latency + 2
-        self.decision_lag = self.eval_lag + 2
-        # An EVICT reads the table in R at the LRU tail, which shows the LRU command of
-        # the request ahead (given in E2) tail_lag cycles later: the cycles before an
-        # EVICT's acceptance that must be free of OBSERVE acceptances.
-        self.evict_gap = (options.m_stage + eval_stages +
-                          tail_lag(options.lru_registered) - 1)
-        # Behind EVICTs only, the LRU list's chain gives in R the tail their POPs leave,
-        # once each has its POP (or none) in an E2 register (lru.pop_now): the cycles
-        # before an EVICT's acceptance that must be free of EVICT acceptances. (The compact
-        # pipeline's list has no chain.)
-        self.evict_evict_gap = (options.m_stage + eval_stages - 1 if options.lru_registered
-                                else self.evict_gap)
-        # The predictor mode's EVICT is followed by two FREEs (docs/rtl-predictor.md,
-        # "EVICT in this mode"); the second reads in R, two cycles after the EVICT's R, the
-        # ghost list's gtail2 prefetch, valid 2 * tail_lag cycles after the last list move
-        # (given in E2): the cycles before an EVICT's acceptance free of moves.
-        self.predictor_gap = (max(self.evict_gap, options.m_stage + eval_stages
-                                  + 2 * tail_lag(options.lru_registered) - 3)
-                              if options.predictor else None)
+        self.timing = timing = PipelineTiming(options, hash.latency)
+        for name in ("eval_lag", "latency", "fifo_depth", "decision_lag", "evict_gap",
+                     "evict_evict_gap", "predictor_gap"):
+            setattr(self, name, getattr(timing, name))
         # (the fast pipeline's M is the table's registered read)
         self.table = BucketTable(params, memory=memory, gen_width=gen_width,
                                  output_register=options.m_stage, ram=options.block_ram,
@@ -248,33 +125,13 @@ class KvAsuCore(wiring.Component):
         # and lists beside the article's, with its own admission rule (hdl/core/predictor.py).
         self.predictor = (PredictorCommit(params, memory=memory) if options.predictor
                           else None)
-        ports = {
-            "req": In(stream.Signature(request_layout(params))),
-            "rsp": Out(stream.Signature(response_layout(params))),
-            "cfg": In(config_layout(params)),
-            "enable": In(1),
-            "nonblocking": In(1),
-            "hold": In(1),
-            "flush": In(1),
-            "idle": Out(1),
-            "flushing": Out(1),
-            "occupancy": Out(params.SLOT_WIDTH + 1),
-            "stat_inc": Out(len(STAT_NAMES)),
-            "cycle": In(64),
-        }
-        if options.predictor:
-            ports["policy"] = In(1)
-        if options.protected:
-            ports.update({"err_uncorrectable": Out(1), "err_started": Out(1),
-                          "err_corrected": Out(1),
-                          "err_mem": Out(4), "err_addr": Out(params.SLOT_WIDTH),
-                          "recovery_start": Out(1), "recovering": Out(1)})
-        if observe:
-            ports["observe"] = Out(ObservationSignature(
-                params, hash_latency=self.hash_latency, fifo_depth=self.fifo_depth,
-                lru_pending_layout=self.lru.signature.members["pending"].shape,
-                lru=self.lru.signature.members["observe"].signature))
-        super().__init__(ports)
+        self.predictor_carry = (PredictorCarry(params, hash_latency=self.hash_latency)
+                                if options.predictor else None)
+        observation = (ObservationSignature(
+            params, hash_latency=self.hash_latency, fifo_depth=self.fifo_depth,
+            lru_pending_layout=self.lru.signature.members["pending"].shape,
+            lru=self.lru.signature.members["observe"].signature) if observe else None)
+        super().__init__(CoreSignature(params, options, observation=observation))
 
     def elaborate(self, platform):
         m = Module()
@@ -388,7 +245,7 @@ class KvAsuCore(wiring.Component):
             m.d.comb += self._commit_writes()
             m.d.comb += [lru.slot.eq(commit.lru_slot), lru.flush.eq(flush)]
         else:
-            self._predictor(m, s, policy, flush)
+            self._predictor(m, policy, flush)
         # A drop's increment, delayed to one cycle before a request's (D13).
         dropped = admission.dropped
         for k in range(self.latency - 3):
@@ -425,49 +282,27 @@ class KvAsuCore(wiring.Component):
             self._observe(m, s)
         return m
 
-    def _predictor(self, m, s, policy, flush):
+    def _predictor(self, m, policy, flush):
         """The predictor mode (``options.predictor``): the table's and the lists' writes
-        are the predictor stage's while ``policy`` is 1, else the article's; its inputs
-        (the lanes in E1b, their ``pmeta`` words, the signature) are carried here with the
-        request to E1b, and the mode's E2 write goes into E1a's ``pmeta`` words here and
-        into its lanes where ``elaborate`` wires the forward (chosen by ``policy``)."""
-        p, pred, table, lru = self._params, self.predictor, self.table, self.lru
-        commit, window, lanes = self.commit, self.window, self.lanes
-        P = p.PROBE
-        pb = P.bit_length() - 1
-        lh = self.hash_latency
-        # The signature (P11): bits 31..16 of the hash, taken in R, carried with the
-        # request through M and E1a to E1b.
-        sig_m, sig_e1a, sig = (Signal(16, name=f"pred_sig_{x}") for x in ("m", "e1a", "e1b"))
-        m.d.sync += [sig_m.eq(self.hash.hash[16:32]), sig_e1a.eq(sig_m), sig.eq(sig_e1a)]
-        # A FREE's flags (Admission.s0_free) go with it from s0 to R (its window start)
-        # and on through M and E1a to E1b.
-        free = [self.admission.s0_free]
-        names = [f"s{k}" for k in range(1, lh + 1)] + ["m", "e1a", "e1b"]
-        for name in names:
-            stage = Signal(2, name=f"pred_free_{name}")
-            m.d.sync += stage.eq(free[-1])
-            free.append(stage)
-        # The lanes' pmeta words, in E1a's cycle (the table's registered read, as E1a's
-        # other words, with the mode's pmeta write of that cycle, E2's of the request two
-        # ahead, forwarded as E1a forwards the table write), rotated into probe order and
-        # registered for E1b.
-        pm = Signal(pred.pmeta.shape(), name="pred_pmeta")
-        win = window.window
-        for i in range(P):
-            bank = win.lane_slot[i][:pb]
-            read = Array(table.bk_pmeta)[bank] if pb else table.bk_pmeta[0]
-            written = pred.pm_en & (pred.pm_slot == win.lane_slot[i])
-            m.d.sync += pm[i].eq(Mux(written, pred.pm_data, read))
+        are the predictor stage's while ``policy`` is 1, else the article's. Its inputs of
+        E1b travel with the request in ``PredictorCarry``; its E2 write goes into E1a's
+        ``pmeta`` words there, and into E1a's lanes where ``elaborate`` wires the forward
+        (chosen by ``policy``)."""
+        pred, table, lru, carry = self.predictor, self.table, self.lru, self.predictor_carry
+        m.submodules.predictor_carry = carry
         m.d.comb += [
-            pred.active.eq(policy), pred.lanes.eq(lanes.lanes), pred.pmeta.eq(pm),
-            pred.sig.eq(sig), pred.cfg.eq(self.cfg), pred.flush.eq(flush),
-            pred.free_r.eq(free[lh]), pred.free.eq(free[-1].any()),
+            carry.hash_sig.eq(self.hash.hash[16:32]), carry.s0_free.eq(self.admission.s0_free),
+            carry.lane_slot.eq(self.window.window.lane_slot), carry.bk_pmeta.eq(table.bk_pmeta),
+            carry.pm_en.eq(pred.pm_en), carry.pm_slot.eq(pred.pm_slot),
+            carry.pm_data.eq(pred.pm_data),
+            pred.active.eq(policy), pred.lanes.eq(self.lanes.lanes), pred.pmeta.eq(carry.pmeta),
+            pred.sig.eq(carry.sig), pred.cfg.eq(self.cfg), pred.flush.eq(flush),
+            pred.free_r.eq(carry.free_r), pred.free.eq(carry.free),
             pred.sc_mark_intent.eq(table.sc_mark_intent),
             pred.sc_mark_value.eq(table.sc_mark_value),
             table.pm_en.eq(pred.pm_en), table.pm_slot.eq(pred.pm_slot),
             table.pm_data.eq(pred.pm_data),
-            lru.slot.eq(commit.lru_slot), lru.flush.eq(flush),
+            lru.slot.eq(self.commit.lru_slot), lru.flush.eq(flush),
         ]
         with m.If(policy):
             m.d.comb += [

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from formal.jobs import JOBS
-from formal.run import ROOT, run_job
+from formal.run import run_job
 
 QUICK = [name for name, job in JOBS.items() if job.get("quick")]
 

@@ -17,7 +17,6 @@ import fpga.flow as flow
 from fpga.flow import TARGETS, _critical_path, _parse_yosys_stat, build_design, run_target
 from fpga.harness import OutOfContextHarness
 from fpga.reference import BlockRamReference
-from hdl.core import CoreOptions
 from regmap import Params
 
 

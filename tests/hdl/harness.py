@@ -8,8 +8,6 @@ flush pulses and configuration. ``RefModel`` is a small, independent reading of 
 values.
 """
 
-import random
-
 import mmh3
 from amaranth import ClockDomain, Elaboratable, Module
 from amaranth.sim import Simulator

@@ -531,3 +531,20 @@ def test_random_evict_bursts_short_lists(options, entries):
     assert sum(r["victim_valid"] for r in evicts) > 50
     assert sum(not r["victim_valid"] for r in evicts) > 20
     check_against_ref(p, res, CFG)
+
+
+def test_pipeline_timing_of_the_builds():
+    """``PipelineTiming``: the cycle counts docs/rtl.md states for the fast pipeline
+    (hash latency 11: R at a+12, M, E1a, E1b, E2, L, the FIFO's two cycles) and the compact
+    one, and the predictor mode's gap; a wrong argument is refused."""
+    from hdl.core import PipelineTiming
+    fast = PipelineTiming(CoreOptions(), 11)
+    assert (fast.eval_lag, fast.latency, fast.fifo_depth, fast.decision_lag) == (14, 19, 21, 16)
+    assert (fast.evict_gap, fast.evict_evict_gap, fast.predictor_gap) == (6, 3, None)
+    assert PipelineTiming(CoreOptions(predictor=True, protection="none"), 11).predictor_gap == 7
+    compact = PipelineTiming(CoreOptions(compact=True), 11)
+    assert (compact.latency, compact.evict_gap, compact.evict_evict_gap) == (16, 2, 2)
+    with pytest.raises(TypeError, match="CoreOptions"):
+        PipelineTiming({"compact": True}, 11)
+    with pytest.raises(ValueError, match="hash_latency"):
+        PipelineTiming(CoreOptions(), -1)

@@ -7,7 +7,6 @@ import dataclasses
 import re
 
 import pytest
-from amaranth.back import verilog
 from amaranth.sim import Simulator
 
 import regmap

@@ -24,7 +24,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import fcntl
-import os
 import re
 import shutil
 import struct

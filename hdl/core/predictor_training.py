@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: Apache-2.0
+"""E2's learning of the predictor mode: the reuse table's lookup and training (P4, P5), the
+guard (P12), the bimodal insertion (P11) and the reuse level (P10) of the request in E2."""
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..layouts import check_params, config_layout
+from ..predictor.bimodal import BimodalCounter
+from ..predictor.constants import ABSENT_KEY
+from ..predictor.guard import Guard
+from ..predictor.keys import ReuseLevel
+from ..predictor.reuse_table import ReuseTable
+from .decision import select
+from .interfaces import pmeta_layout
+from .predictor_decision import predictor_decision_layout
+from .predictor_lanes import predictor_e2_layout
+
+__all__ = ["PredictorTraining"]
+
+
+class PredictorTraining(wiring.Component):
+    """What the mode learns from the request in E2, and what it predicts of the line.
+
+    The reuse table is looked up for every lane as if it were the match (a what-if lookup
+    that assumes that lane's training) from the lane's key registered in E1b, and the
+    match picks one: the match's priority and OR are then in front of a choice, not of the
+    age comparisons, the key, the 64:1 read and its step. An absent line's key is
+    ``ABSENT_KEY`` (a constant lookup) and trains nothing.
+
+    Parameters
+    ----------
+    params : regmap.Params
+
+    Ports
+    -----
+    e2 : In(predictor_e2_layout(params))
+        The request in E2 and its lanes (``PredictorLanes.e2``).
+    decision : In(predictor_decision_layout(params))
+        What it does (``PredictorDecision``).
+    occupancy : In(SLOT_WIDTH + 1)
+        The live lines before it.
+    grows : In(1)
+        It adds a live line (a revival or an insert into a free or ghost lane).
+    loop_mode : In(1)
+        The loop detector's verdict (``LoopDetector.loop_next``): inserts follow the
+        bimodal rule.
+    cfg : In(config_layout(params))
+        ``w3``, ``w1`` (the level).
+    flush : In(1)
+        Every state to its flush value (P9).
+    written : Out(pmeta_layout())
+        The ``pmeta`` word an OBSERVE's write leaves: its key, burst, prediction and the
+        guard's probe.
+    to_tail : Out(1)
+        A line that enters the list goes to its tail (the bimodal rule in a loop, else the
+        guard's demotion of a revival predicted dead).
+    predict : Out(1), level : Out(2)
+        The response's prediction and level (P10).
+
+    Attributes
+    ----------
+    reuse, guard, bip : the reuse table, the guard and the bimodal counter.
+    """
+
+    def __init__(self, params):
+        self._params = p = check_params(params)
+        self.reuse = ReuseTable(what_ifs=p.PROBE)
+        self.guard = Guard(p)
+        self.bip = BimodalCounter()
+        super().__init__({
+            "e2": In(predictor_e2_layout(p)),
+            "decision": In(predictor_decision_layout(p)),
+            "occupancy": In(p.SLOT_WIDTH + 1),
+            "grows": In(1),
+            "loop_mode": In(1),
+            "cfg": In(config_layout(p)),
+            "flush": In(1),
+            "written": Out(pmeta_layout()),
+            "to_tail": Out(1),
+            "predict": Out(1),
+            "level": Out(2),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        p, cfg, flush = self._params, self.cfg, self.flush
+        P = p.PROBE
+        m.submodules.reuse = pt = self.reuse
+        m.submodules.guard = guard = self.guard
+        m.submodules.bip = bip = self.bip
+        m.submodules.level = level = ReuseLevel(p)
+        m.d.comb += [pt.flush.eq(flush), guard.flush.eq(flush), bip.flush.eq(flush)]
+        e, d = self.e2, self.decision
+        lane, pm, keys = e.lanes.lane, e.pm, e.key
+        hp = Signal(pmeta_layout(), name="hit_pm")
+        m.d.comb += hp.eq(select(d.hit_lane, [pm[i].as_value() for i in range(P)]))
+
+        # The level (P10).
+        h_age = select(d.hit_lane, [x.age for x in lane])
+        m.d.comb += [level.live.eq(d.present), level.pred.eq(hp.pred), level.sage.eq(h_age),
+                     level.w3.eq(cfg.w3), level.w1.eq(cfg.w1), self.level.eq(level.level)]
+
+        # The reuse table: the previous key trained (a live or ghost match), the new key
+        # looked up (what-if per lane, picked by the match).
+        for i in range(P):
+            q = pt.what_if[i]
+            m.d.comb += [q.key.eq(keys[i].key), q.train.eq(d.obs), q.tkey.eq(pm[i].pkey),
+                         q.near.eq(keys[i].near)]
+        key_near = select(d.hit_lane, [keys[i].near for i in range(P)])
+        key_burst_next = select(d.hit_lane, [keys[i].burst_next for i in range(P)])
+        key_key = Mux(d.known, select(d.hit_lane, [keys[i].key for i in range(P)]),
+                      ABSENT_KEY)
+        pt_zero = Mux(d.known, select(d.hit_lane, pt.what_if_zero), pt.zero)
+        m.d.comb += [
+            self.predict.eq(Mux(d.known, select(d.hit_lane, pt.what_if_predict), pt.predict)),
+            pt.train.valid.eq(d.obs & d.known), pt.train.payload.key.eq(hp.pkey),
+            pt.train.payload.near.eq(key_near), pt.lookup.eq(ABSENT_KEY),
+        ]
+
+        # The guard (P12) and the bimodal rule (P11).
+        vict_pm = Signal(pmeta_layout(), name="vict_pm")
+        m.d.comb += vict_pm.eq(select(d.victim, [pm[i].as_value() for i in range(P)]))
+        candidate = d.obs & d.revive & ~self.loop_mode & pt_zero
+        m.d.comb += [
+            guard.insert.valid.eq(d.inserted),
+            guard.insert.payload.occupancy.eq(self.occupancy),
+            guard.insert.payload.grows.eq(self.grows),
+            guard.candidate.eq(candidate),
+            guard.reused.eq(d.obs & d.present & hp.probe), guard.stamp.eq(hp.stamp),
+            guard.dead.eq((d.replace & vict_pm.probe) | (d.take & pm[0].probe)),
+            bip.step.eq(d.inserted & self.loop_mode),
+            self.to_tail.eq(Mux(self.loop_mode, bip.at_lru_end, candidate & guard.demote)),
+        ]
+
+        # The pmeta word of the line written.
+        w = self.written
+        m.d.comb += [w.ghost.eq(0), w.burst.eq(key_burst_next), w.pkey.eq(key_key),
+                     w.pred.eq(self.predict), w.probe.eq(guard.probe),
+                     w.stamp.eq(Mux(guard.probe, guard.epoch_next, 0))]
+        return m
