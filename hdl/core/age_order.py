@@ -54,8 +54,9 @@ def register_age_order(m, *, ts, out, banks, forwarded, ahead, t_w1, fw_wr, rota
     E1a's longest paths); the single-lane ones are picked here, where their paths are
     shorter.
 
-    ``ts``: ``TS_WIDTH``; ``banks``: every bank's ``age_stamp`` pair (or ``Sides`` of pairs); ``forwarded``,
-    ``ahead``: the pairs of E2's forwarded line and of the line the request ahead leaves;
+    ``ts``: ``TS_WIDTH``; ``banks``: every bank's ``age_stamp`` pair (or ``Sides`` of
+    pairs); ``forwarded``, ``ahead``: the pairs of E2's forwarded line and of the line the
+    request ahead leaves;
     ``t_w1``: the request's ``t - W1 - 1``; ``fw_wr[i]``: lane ``i`` holds E2's forwarded
     write; ``rotated(values, i)``: lane ``i``'s value of per-bank ``values``;
     ``per_bank(f, name)``: a named ``PROBE``-bit signal of ``f(bank)``.

@@ -7,8 +7,8 @@ from amaranth.lib.wiring import Out
 
 from ..table import sides_layout
 
-__all__ = ["pmeta_layout", "stage_layout", "bank_layout", "lane_layout", "window_layout", "lanes_layout",
-           "decision_layout", "ForwardSignature"]
+__all__ = ["pmeta_layout", "stage_layout", "bank_layout", "lane_layout", "window_layout",
+           "lanes_layout", "decision_layout", "ForwardSignature"]
 
 
 def pmeta_layout():
@@ -139,8 +139,9 @@ def decision_layout(p):
 
 class ForwardSignature(wiring.Signature):
     """E2's table write and invalidate, as the commit stage drives them: into the table,
-    and back into the stages behind it (E1a's lanes, E1b's versions; the table bypasses the write of M's cycle itself), which
-    see the line the request ahead leaves before the table does.
+    and back into the stages behind it (E1a's lanes, E1b's versions; the table bypasses the
+    write of M's cycle itself), which see the line the request ahead leaves before the
+    table does.
 
     Members (all ``Out`` from the commit stage)
     -------------------------------------------

@@ -4,9 +4,9 @@
 None of them changes what the core answers; they trade latency, the EVICT gap and
 resources against speed (``protection`` changes only what a soft error does,
 docs/spec-decisions.md D11; ``predictor`` adds a second policy, docs/spec-predictor.md,
-which the ``POLICY`` register selects at run time, and leaves the article's as it is). Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``,
-``hdl.core.KvAsuCore``, ``hdl.generate``, ``fpga.flow.Target``, the formal harness and the
-simulation benches.
+which the ``POLICY`` register selects at run time, and leaves the article's as it is).
+Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``, ``hdl.core.KvAsuCore``,
+``hdl.generate``, ``fpga.flow.Target``, the formal harness and the simulation benches.
 """
 
 import dataclasses

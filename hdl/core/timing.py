@@ -83,7 +83,8 @@ class PipelineTiming:
     def __post_init__(self):
         if not isinstance(self.options, CoreOptions):
             raise TypeError(f"options must be a CoreOptions, not {self.options!r}")
-        if not isinstance(self.hash_latency, int) or self.hash_latency < 0:
+        if (not isinstance(self.hash_latency, int) or isinstance(self.hash_latency, bool)
+                or self.hash_latency < 0):
             raise ValueError(f"hash_latency must be a non-negative integer, not "
                              f"{self.hash_latency!r}")
 

@@ -227,7 +227,8 @@ def test_predictor_writes_follow_p6_p8():
             counts = [rng.randrange(1, p.COUNT_MAX + 1) for _ in range(P)]
             pm0 = rng.randrange(1 << 15)
             written = rng.randrange(1 << 15)
-            start, tag, t = rng.randrange(p.ENTRIES), rng.randrange(1 << p.TAG_WIDTH), rng.randrange(256)
+            start, t = rng.randrange(p.ENTRIES), rng.randrange(1 << p.TS_WIDTH)
+            tag = rng.randrange(1 << p.TAG_WIDTH)
             marks = rng.randrange(1 << P)
             e = dut.e2
             ctx.set(e.lanes.request.tag, tag)
