@@ -11,7 +11,7 @@ import regmap
 from .interfaces import decision_layout, stage_layout
 
 __all__ = ["Decision", "LaneData", "DATA_FIELDS", "choice_layout", "decide_lanes", "decide_data",
-           "lane_fields", "sat_inc", "select"]
+           "lane_fields", "marks_after_scrub", "sat_inc", "select"]
 
 OBSERVE = regmap.OPS["OBSERVE"]
 EVICT = regmap.OPS["EVICT"]
@@ -30,6 +30,23 @@ def select(one_hot, values):
     for i, value in enumerate(values):
         out = out | Mux(one_hot[i], value, 0)
     return out
+
+
+def marks_after_scrub(m, lanes, sc_mark_intent, sc_mark_value):
+    """A ``PROBE``-bit signal: every lane's mark at the end of this cycle, with the
+    scrubber's mark write of this cycle (``sc_mark_intent`` / ``sc_mark_value``, by bank)
+    applied where its row is the lane's (``sc_row_hit``). ``lanes``: the lanes
+    (``lane_layout`` each); a lane's bank is its slot's low bits."""
+    P = len(lanes)
+    pb = P.bit_length() - 1
+    marks = Signal(P, name="mark_b")
+    for i in range(P):
+        bank_i = lanes[i].slot[:pb]
+        sc_hit = ((Array(sc_mark_intent)[bank_i] if pb else sc_mark_intent[0])
+                  & lanes[i].sc_row_hit)
+        sc_val = Array(sc_mark_value)[bank_i] if pb else sc_mark_value[0]
+        m.d.comb += marks[i].eq(Mux(sc_hit, sc_val, lanes[i].mark))
+    return marks
 
 
 class Decision(wiring.Component):

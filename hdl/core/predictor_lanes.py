@@ -10,6 +10,7 @@ from amaranth.lib.wiring import In, Out
 from ..layouts import check_params, config_layout
 from ..predictor.constants import BURST_WIDTH, KEY_WIDTH
 from ..predictor.keys import ReuseKey
+from .decision import marks_after_scrub
 from .interfaces import lanes_layout, pmeta_layout
 
 __all__ = ["PredictorLanes", "lane_key_layout", "predictor_e2_layout",
@@ -101,7 +102,6 @@ class PredictorLanes(wiring.Component):
         m = Module()
         p = self._params
         P = p.PROBE
-        pb = P.bit_length() - 1
         ln, e, ahead = self.lanes, self.e2, self.ahead
         mine = self.active & ln.request.valid
 
@@ -117,13 +117,7 @@ class PredictorLanes(wiring.Component):
                          value.burst_next.eq(k.burst_next)]
             return value
 
-        mark_b = Signal(P)
-        for i in range(P):
-            bank_i = ln.lane[i].slot[:pb]
-            sc_hit = (Array(self.sc_mark_intent)[bank_i] if pb
-                      else self.sc_mark_intent[0]) & ln.lane[i].sc_row_hit
-            sc_val = Array(self.sc_mark_value)[bank_i] if pb else self.sc_mark_value[0]
-            m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, ln.lane[i].mark))
+        mark_b = marks_after_scrub(m, ln.lane, self.sc_mark_intent, self.sc_mark_value)
         m.d.sync += [e.lanes.eq(ln), e.pm.eq(self.pmeta), e.mark.eq(mark_b),
                      e.lanes.request.valid.eq(mine), e.free.eq(self.free)]
         for i in range(P):

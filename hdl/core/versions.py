@@ -6,7 +6,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .decision import (Decision, LaneData, choice_layout, decide_data, decide_lanes,
-                       lane_fields, sat_inc, select)
+                       lane_fields, marks_after_scrub, sat_inc, select)
 from .interfaces import ForwardSignature, decision_layout, lanes_layout
 from .options import CoreOptions
 
@@ -91,7 +91,6 @@ class Versions(wiring.Component):
         m = Module()
         p = self._params
         P = p.PROBE
-        pb = P.bit_length() - 1
         lanes, fwd = self.lanes, self.forward
         lane = lanes.lane
 
@@ -111,13 +110,7 @@ class Versions(wiring.Component):
         # Marks as they will be at the end of this cycle (this cycle's scrubber write, as
         # intended: the lane whose write E2 cancels is the lane E2 writes, and the version
         # picked then takes that lane from E2).
-        mark_b = Signal(P)
-        for i in range(P):
-            bank_i = lane[i].slot[:pb]      # lane i's bank: its slot's low bits
-            sc_hit = (Array(self.sc_mark_intent)[bank_i] if pb
-                      else self.sc_mark_intent[0]) & lane[i].sc_row_hit
-            sc_val = Array(self.sc_mark_value)[bank_i] if pb else self.sc_mark_value[0]
-            m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, lane[i].mark))
+        mark_b = marks_after_scrub(m, lane, self.sc_mark_intent, self.sc_mark_value)
 
         # The choices (which lanes match, are free, win, are written), one per version:
         # v < P for "lane v holds the line of the request ahead", P for "it writes none of
