@@ -11,16 +11,38 @@
     ``WMAX``) and ``hash_seed`` (32 bits).
 ``STAT_NAMES``
     Order of the bits of the core's ``stat_inc`` port (one increment strobe per statistic).
+``RequestStatistics``
+    The increments a request's response stage gives, as ``stat_inc`` bits.
 """
 
+from amaranth import C, Cat, Signal
 from amaranth.lib import data
 
 import regmap
 from regmap import Params
 
-__all__ = ["request_layout", "response_layout", "config_layout", "STAT_NAMES", "check_params"]
+__all__ = ["request_layout", "response_layout", "config_layout", "STAT_NAMES",
+           "RequestStatistics", "check_params"]
 
 STAT_NAMES = regmap.STAT_NAMES
+
+
+class RequestStatistics:
+    """The statistics a request counts: every one of ``STAT_NAMES`` but ``req_dropped``
+    (D13: that one is the admission's drop). ``count(name)``: the statement that counts
+    ``name`` this cycle (into the signal ``stat``); ``stat_inc()``: the increments as the
+    core's ``stat_inc`` bits (``req_dropped``'s bit 0)."""
+
+    def __init__(self):
+        self.counted = [name for name in STAT_NAMES if name != "req_dropped"]
+        self.stat = Signal(len(self.counted), name="stat")
+
+    def count(self, name):
+        return self.stat[self.counted.index(name)].eq(1)
+
+    def stat_inc(self):
+        return Cat(self.stat[self.counted.index(name)] if name in self.counted else C(0, 1)
+                   for name in STAT_NAMES)
 
 
 def check_params(params) -> Params:

@@ -8,7 +8,7 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
-from ..layouts import STAT_NAMES, config_layout, response_layout
+from ..layouts import STAT_NAMES, RequestStatistics, config_layout, response_layout
 from ..lru import LruCmd
 from ..tlevel import TLevel
 from .decision import select
@@ -174,11 +174,8 @@ class Commit(wiring.Component):
         # LRU command, response and statistics of the request in E2.
         rsp = Signal(response_layout(p))
         # The request statistics (STAT_NAMES but req_dropped, D13: the admission's drops).
-        counted = [name for name in STAT_NAMES if name != "req_dropped"]
-        stat = Signal(len(counted))
-
-        def count(name):
-            return stat[counted.index(name)].eq(1)
+        stats = RequestStatistics()
+        count = stats.count
 
         # The victim's tag, selected here from the lanes' (only the response needs it).
         victim_tag = Signal(p.TAG_WIDTH)
@@ -231,8 +228,7 @@ class Commit(wiring.Component):
         # eviction registered with them.
         m.d.sync += [
             self.response.valid.eq(d2.valid), self.response.payload.eq(rsp),
-            self.stat_inc.eq(Cat(stat[counted.index(name)] if name in counted else C(0, 1)
-                                 for name in STAT_NAMES)),
+            self.stat_inc.eq(stats.stat_inc()),
             self.occupancy_inc.eq(inserts), self.occupancy_dec.eq(evicts),
         ]
         with m.If(self.flush):

@@ -6,7 +6,7 @@ from amaranth import *
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..layouts import STAT_NAMES, check_params, response_layout
+from ..layouts import STAT_NAMES, RequestStatistics, check_params, response_layout
 from .decision import select
 from .predictor_decision import predictor_decision_layout
 from .predictor_lanes import predictor_e2_layout
@@ -57,11 +57,8 @@ class PredictorResponse(wiring.Component):
         m = Module()
         d, req, lane = self.decision, self.e2.lanes.request, self.e2.lanes.lane
         rsp = Signal(response_layout(self._params))
-        counted = [name for name in STAT_NAMES if name != "req_dropped"]
-        stat = Signal(len(counted))
-
-        def count(name):
-            return stat[counted.index(name)].eq(1)
+        stats = RequestStatistics()
+        count = stats.count
         lv_before = Mux(d.present, self.level, 0)
         lv_hit = lv_before >= req.min_tlevel
         with m.If(req.valid):
@@ -103,7 +100,6 @@ class PredictorResponse(wiring.Component):
 
         m.d.sync += [
             self.response.valid.eq(req.valid & ~d.free), self.response.payload.eq(rsp),
-            self.stat_inc.eq(Cat(stat[counted.index(name)] if name in counted else C(0, 1)
-                                 for name in STAT_NAMES)),
+            self.stat_inc.eq(stats.stat_inc()),
         ]
         return m
