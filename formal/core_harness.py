@@ -414,7 +414,7 @@ class CoreHarness(Elaboratable):
     def _table_words(self, m, tbl, gen_width):
         """``{array: [word of each row]}`` of the table's ``ent<b>``, ``meta<b>``,
         ``mark<b>``, without the upset (``_upset_free``); with protection the data bits
-        of the coded words (the low bits: ``hdl.protect.Code``), as views of the table's
+        of the coded words (the low bits: ``hdl.ecc.Code``), as views of the table's
         word layouts."""
         p = self.params
         layouts = {

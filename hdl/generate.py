@@ -28,7 +28,7 @@ from regmap import Params
 
 from .core import CoreOptions, check_core_params
 from .top import KvAsu
-from .protect import PROTECTIONS
+from .ecc import PROTECTIONS
 
 __all__ = ["generate", "to_verilog", "main"]
 

@@ -19,7 +19,7 @@ A read issued in the cycle of a write to the same address returns an undefined w
 transparency, ``no_rw_check``): the caller bypasses such reads itself.
 
 With ``protection`` (docs/spec-decisions.md D11) every word is stored with check bits
-(``hdl.protect.Code``) and checked *after* the output register, in parallel with the use of
+(``hdl.ecc.Code``) and checked *after* the output register, in parallel with the use of
 the data: ``rd_error`` says the registered word is not a code word (the OR of ``rd_check``,
 the parities of ``Code.check_rows``, which a user may register before ORing); the data is never
 corrected (the read is on the core's latency-critical path; D11 makes any failed check of
@@ -31,7 +31,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .protect import PROTECTIONS, Code, choose_protection
+from .ecc import PROTECTIONS, Code, choose_protection
 
 __all__ = ["RegisteredReadRam", "IMPLEMENTATIONS", "dp16kd_mode"]
 
@@ -74,7 +74,7 @@ class RegisteredReadRam(wiring.Component):
         contents start undefined, which the generic one starts at zero).
 
     protection : str
-        ``"none"`` (default), ``"auto"`` (``hdl.protect.choose_protection``), ``"secded"``
+        ``"none"`` (default), ``"auto"`` (``hdl.ecc.choose_protection``), ``"secded"``
         or ``"parity"``: check bits on every word, checked after the output register.
 
     Ports

@@ -14,7 +14,8 @@ from amaranth.hdl import MemoryData
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .protect import PROTECTIONS, ProtectedMemory
+from .ecc import PROTECTIONS
+from .protect import ProtectedMemory
 
 __all__ = ["StatisticsCounters"]
 
@@ -100,7 +101,7 @@ class StatisticsCounters(wiring.Component):
         (``stages - 1``, one more when protected with three stages) is the number of
         cycles from ``rd_en`` to ``rd_data``.
     protection : str
-        ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: the memory is a
+        ``"none"`` (default) or a ``hdl.ecc.PROTECTIONS`` code: the memory is a
         ``hdl.protect.ProtectedMemory`` (docs/spec-decisions.md D11). A visit whose word
         (valid, not forwarded) is corrected uses the corrected word; one whose word is
         uncorrectable, found in cycle ``d``, restarts the counter from zero at ``d``: the

@@ -85,7 +85,8 @@ import regmap
 
 from .layouts import check_params
 from .match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS, Match
-from .protect import PROTECTIONS, ProtectedMemory, collect_errors
+from .ecc import PROTECTIONS
+from .protect import ProtectedMemory, collect_errors
 from .ram import IMPLEMENTATIONS, RegisteredReadRam
 
 __all__ = ["BucketTable", "probe_order", "sides_layout", "GEN_WIDTH"]
@@ -233,7 +234,7 @@ class BucketTable(wiring.Component):
         ``output_register``: ``"generic"`` (the expression) or ``"ccu2c"`` (the ECP5's
         carry chain).
     protection : str
-        ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: check bits on every
+        ``"none"`` (default) or a ``hdl.ecc.PROTECTIONS`` code: check bits on every
         word of every array (D11; the coded words in ``memory``).
     pmeta_width : int
         Bits of the predictor's per-slot word (``hdl.core.interfaces.pmeta_layout``); 0

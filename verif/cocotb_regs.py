@@ -205,7 +205,7 @@ def _stat_memory(tb: KvAsuTB):
     """The statistics memory's simulator handle (one 64-bit counter per word, in the order
     of ``regmap.STAT_NAMES``) and the code of its words (D11): the code whose coded word is
     as wide as the array."""
-    from hdl.protect import Code
+    from hdl.ecc import Code
     from verif.cocotb_flips import memory_handle
     handle, array = memory_handle(tb, "stats", None)
     (code,) = [c for c in (Code(kind, 64) for kind in ("none", "parity", "secded"))

@@ -148,9 +148,9 @@ _MEM_NAMES = {v: k for k, v in MEM_IDS.items()}
 
 
 def codes(params: Params, options=None) -> dict[str, str]:
-    """The code of each D11 memory in the build (``hdl.protect.choose_protection`` over
+    """The code of each D11 memory in the build (``hdl.ecc.choose_protection`` over
     its word, as the RTL applies it; ``"none"`` for an unprotected build)."""
-    from hdl.protect import choose_protection
+    from hdl.ecc import choose_protection
     from hdl.table import GEN_WIDTH
     options = CoreOptions.cast(options)
     p, rows = params, params.ENTRIES // params.PROBE

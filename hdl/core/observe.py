@@ -9,7 +9,7 @@ from .interfaces import (ForwardSignature, decision_layout, lanes_layout, stage_
                          window_layout)
 from .window import m_stage_layout
 
-__all__ = ["ObservationSignature"]
+__all__ = ["ObservationSignature", "drive_observation"]
 
 
 class ObservationSignature(wiring.Signature):
@@ -67,3 +67,31 @@ class ObservationSignature(wiring.Signature):
             "lru_pending": Out(lru_pending_layout),
             "lru": Out(lru),
         })
+
+
+def drive_observation(m, observe, *, hash_stage, admission, window, lanes, commit, table,
+                      lru, fifo):
+    """Drive the core's ``observe`` port (``ObservationSignature``) in ``m`` from the
+    stages' own ports: nothing is observed that is not a port of a stage, so the formal
+    harness states its invariants on the same signals the stages connect through.
+
+    ``hash_stage`` is the list of the requests beside the hash (s0 .. s[Lh]); the others
+    are the core's ``Admission``, ``WindowRead``, ``LaneCompare``, ``Commit``,
+    ``BucketTable``, ``LruList`` and response FIFO.
+    """
+    m.d.comb += [observe.hash_stage[k].eq(x) for k, x in enumerate(hash_stage)]
+    m.d.comb += [getattr(observe.forward, name).eq(getattr(commit.forward, name))
+                 for name in commit.forward.signature.members]
+    m.d.comb += [
+        observe.m.eq(window.m), observe.window.eq(window.window),
+        observe.lanes.eq(lanes.lanes), observe.e2.eq(commit.e2),
+        observe.l_valid.eq(commit.response.valid),
+        observe.occupancy_inc.eq(commit.occupancy_inc),
+        observe.occupancy_dec.eq(commit.occupancy_dec),
+        observe.inflight.eq(admission.inflight), observe.fifo_level.eq(fifo.level),
+        observe.sweep_row.eq(admission.sweep_row),
+        observe.sc_mark_row.eq(table.sc_mark_row),
+        observe.lru_pending.eq(lru.pending),
+    ]
+    m.d.comb += [getattr(observe.lru, name).eq(getattr(lru.observe, name))
+                 for name in lru.observe.signature.members]

@@ -15,7 +15,7 @@ import regmap
 
 from ..hash import check_lut_cross_products
 from ..match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
-from ..protect import PROTECTIONS
+from ..ecc import PROTECTIONS
 from ..ram import IMPLEMENTATIONS as RAM_IMPLEMENTATIONS
 
 __all__ = ["CoreOptions"]
@@ -62,7 +62,7 @@ class CoreOptions:
         ``CCU2C`` per bank from the block RAMs' output registers).
     protection : str
         Soft-error protection of every block RAM (docs/spec-decisions.md D11):
-        ``"auto"`` (default: SECDED or parity per memory, ``hdl.protect.choose_protection``,
+        ``"auto"`` (default: SECDED or parity per memory, ``hdl.ecc.choose_protection``,
         with the error registers and the recovery; in the compact pipeline, whose iCE40
         build uses every block RAM and whose one evaluation stage decides from the block
         RAM's output in the cycle it arrives, nothing), ``"secded"`` or ``"parity"`` (that

@@ -25,11 +25,12 @@ from .admission import Admission
 from .commit import Commit
 from .interfaces import pmeta_layout, stage_layout
 from .lanes import LaneCompare
-from .observe import ObservationSignature
+from .observe import ObservationSignature, drive_observation
 from .options import CoreOptions
 from .predictor import PredictorCommit
 from .predictor_carry import PredictorCarry
-from .recovery import Recovery
+from .predictor_wiring import connect_predictor
+from .recovery import Recovery, connect_recovery
 from .signature import CoreSignature
 from .timing import PipelineTiming, check_core_params
 from .versions import Versions
@@ -245,7 +246,8 @@ class KvAsuCore(wiring.Component):
             m.d.comb += self._commit_writes()
             m.d.comb += [lru.slot.eq(commit.lru_slot), lru.flush.eq(flush)]
         else:
-            self._predictor(m, policy, flush)
+            connect_predictor(m, self, policy=policy, flush=flush,
+                              article_writes=self._commit_writes())
         # A drop's increment, delayed to one cycle before a request's (D13).
         dropped = admission.dropped
         for k in range(self.latency - 3):
@@ -277,43 +279,12 @@ class KvAsuCore(wiring.Component):
             fifo.r_en.eq(self.rsp.ready),
         ]
         if protected:
-            self._errors(m, rec)
+            connect_recovery(m, rec, table=table, lru=lru, admission=admission, report=self)
         if self.observed:
-            self._observe(m, s)
+            drive_observation(m, self.observe, hash_stage=s, admission=admission,
+                              window=window, lanes=lanes, commit=commit, table=table,
+                              lru=lru, fifo=fifo)
         return m
-
-    def _predictor(self, m, policy, flush):
-        """The predictor mode (``options.predictor``): the table's and the lists' writes
-        are the predictor stage's while ``policy`` is 1, else the article's. Its inputs of
-        E1b travel with the request in ``PredictorCarry``; its E2 write goes into E1a's
-        ``pmeta`` words there, and into E1a's lanes where ``elaborate`` wires the forward
-        (chosen by ``policy``)."""
-        pred, table, lru, carry = self.predictor, self.table, self.lru, self.predictor_carry
-        m.submodules.predictor_carry = carry
-        m.d.comb += [
-            carry.hash_sig.eq(self.hash.hash[16:32]), carry.s0_free.eq(self.admission.s0_free),
-            carry.lane_slot.eq(self.window.window.lane_slot), carry.bk_pmeta.eq(table.bk_pmeta),
-            carry.pm_en.eq(pred.pm_en), carry.pm_slot.eq(pred.pm_slot),
-            carry.pm_data.eq(pred.pm_data),
-            pred.active.eq(policy), pred.lanes.eq(self.lanes.lanes), pred.pmeta.eq(carry.pmeta),
-            pred.sig.eq(carry.sig), pred.cfg.eq(self.cfg), pred.flush.eq(flush),
-            pred.free_r.eq(carry.free_r), pred.free.eq(carry.free),
-            pred.sc_mark_intent.eq(table.sc_mark_intent),
-            pred.sc_mark_value.eq(table.sc_mark_value),
-            table.pm_en.eq(pred.pm_en), table.pm_slot.eq(pred.pm_slot),
-            table.pm_data.eq(pred.pm_data),
-            lru.slot.eq(self.commit.lru_slot), lru.flush.eq(flush),
-        ]
-        with m.If(policy):
-            m.d.comb += [
-                table.wr_en.eq(pred.wr_en), table.wr_slot.eq(pred.wr_slot),
-                table.wr_count.eq(pred.wr_count), table.wr_tag.eq(pred.wr_tag),
-                table.wr_last.eq(pred.wr_last), table.wr_mark.eq(pred.wr_mark),
-                table.inv_en.eq(pred.inv_en), table.inv_slot.eq(pred.inv_slot),
-                self.occupancy.eq(pred.occupancy),
-            ]
-        with m.Else():
-            m.d.comb += self._commit_writes()
 
     def _commit_writes(self):
         """The article mode's E2 into the table and the LRU list: the write and the
@@ -328,49 +299,3 @@ class KvAsuCore(wiring.Component):
             lru.cmd.eq(commit.lru_cmd),
             self.occupancy.eq(commit.occupancy),
         ]
-
-    def _errors(self, m, rec):
-        """D11: the table's and the LRU list's checks, the recovery and its sweep. Every
-        check is registered before it is used: the recovery starts from the registered
-        checks (``err_uncorrectable``, the detection cycle ``d``), and the report collected from
-        them (which memory, which slot) is registered once more for the register block."""
-        table, lru = self.table, self.lru
-        rows = table.rows
-        table_first = table.err_uncorrectable | (table.err_corrected & ~lru.err_uncorrectable)
-        # The report of the detection cycle, registered for the register block.
-        m.d.sync += [
-            self.err_started.eq(rec.start),
-            self.err_corrected.eq(table.err_corrected | lru.err_corrected),
-            self.err_mem.eq(Mux(table_first, table.err_mem, lru.err_mem)),
-            self.err_addr.eq(Mux(table_first, table.err_slot, lru.err_slot)),
-        ]
-        m.d.comb += [
-            self.err_uncorrectable.eq(table.err_uncorrectable | lru.err_uncorrectable),
-            rec.error.eq(self.err_uncorrectable),
-            rec.idle.eq(self.admission.idle),
-            self.recovery_start.eq(rec.start),
-            self.recovering.eq(rec.active),
-            lru.sweep_en.eq(rec.sweep_en), lru.sweep_addr.eq(rec.sweep_addr),
-            table.sweep_en.eq(rec.sweep_en & (rec.sweep_addr < rows)),
-            table.sweep_row.eq(rec.sweep_addr[:max(0, rows.bit_length() - 1)]),
-        ]
-
-    def _observe(self, m, s):
-        """The ``observe`` port, from the stages' own ports."""
-        obs, commit = self.observe, self.commit
-        m.d.comb += [obs.hash_stage[k].eq(x) for k, x in enumerate(s)]
-        m.d.comb += [getattr(obs.forward, name).eq(getattr(commit.forward, name))
-                     for name in commit.forward.signature.members]
-        m.d.comb += [
-            obs.m.eq(self.window.m), obs.window.eq(self.window.window),
-            obs.lanes.eq(self.lanes.lanes), obs.e2.eq(commit.e2),
-            obs.l_valid.eq(commit.response.valid),
-            obs.occupancy_inc.eq(commit.occupancy_inc),
-            obs.occupancy_dec.eq(commit.occupancy_dec),
-            obs.inflight.eq(self.admission.inflight), obs.fifo_level.eq(self.fifo.level),
-            obs.sweep_row.eq(self.admission.sweep_row),
-            obs.sc_mark_row.eq(self.table.sc_mark_row),
-            obs.lru_pending.eq(self.lru.pending),
-        ]
-        m.d.comb += [getattr(obs.lru, name).eq(getattr(self.lru.observe, name))
-                     for name in self.lru.observe.signature.members]

@@ -18,7 +18,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["Recovery"]
+__all__ = ["Recovery", "connect_recovery"]
 
 
 class Recovery(wiring.Component):
@@ -89,3 +89,36 @@ class Recovery(wiring.Component):
                     m.d.sync += self.active.eq(0)
                     m.next = "IDLE"
         return m
+
+
+def connect_recovery(m, recovery, *, table, lru, admission, report):
+    """Wire ``recovery`` in ``m`` to the memories it sweeps and to the error report
+    (D11).
+
+    The table's (``BucketTable``) and the LRU list's (``LruList``) checks are registered
+    before they are used: the recovery starts from the registered checks (their OR,
+    ``report.err_uncorrectable``: the detection cycle ``d``), and the report collected from
+    them (which memory, which slot; the table's first) is registered once more for the
+    register block. ``admission`` gives ``idle``; ``report`` is the core, whose ports
+    ``err_started``, ``err_corrected``, ``err_mem``, ``err_addr``, ``err_uncorrectable``,
+    ``recovery_start`` and ``recovering`` are driven here.
+    """
+    rec, rows = recovery, table.rows
+    table_first = table.err_uncorrectable | (table.err_corrected & ~lru.err_uncorrectable)
+    # The report of the detection cycle, registered for the register block.
+    m.d.sync += [
+        report.err_started.eq(rec.start),
+        report.err_corrected.eq(table.err_corrected | lru.err_corrected),
+        report.err_mem.eq(Mux(table_first, table.err_mem, lru.err_mem)),
+        report.err_addr.eq(Mux(table_first, table.err_slot, lru.err_slot)),
+    ]
+    m.d.comb += [
+        report.err_uncorrectable.eq(table.err_uncorrectable | lru.err_uncorrectable),
+        rec.error.eq(report.err_uncorrectable),
+        rec.idle.eq(admission.idle),
+        report.recovery_start.eq(rec.start),
+        report.recovering.eq(rec.active),
+        lru.sweep_en.eq(rec.sweep_en), lru.sweep_addr.eq(rec.sweep_addr),
+        table.sweep_en.eq(rec.sweep_en & (rec.sweep_addr < rows)),
+        table.sweep_row.eq(rec.sweep_addr[:max(0, rows.bit_length() - 1)]),
+    ]

@@ -10,13 +10,13 @@ mode is one move (docs/rtl-predictor.md): a live OBSERVE live -> live head; an i
 tail; a replacement live -> live head or tail; EVICT the live tail -> ghost head; freeing
 the ghost tail ghost -> none.
 
-The storage and the pipeline are ``hdl.lru``'s (its ``_CodedArray``: ``prev`` and ``next``
-as XOR-coded pairs of block-RAM banks, the command read in C1, the words registered in C2,
-the links decided in C3 with the writes in flight forwarded, feedback reads in C4, C5 and
-the writes in C6; three stages with ``registered=False``): an unlink is port A of each
-array and a link port B, as there. What is added is the decision in C3: which list's ends
-an unlink and a link use, and the link at a tail (the mirror of the link at a head). The
-ends of both lists and the ghost list's length are registers.
+The storage and the pipeline are ``hdl.lru``'s (``hdl.lru_banks.XorCodedArray``: ``prev``
+and ``next`` as XOR-coded pairs of block-RAM banks; the command read in C1, the words
+registered in C2, the links decided in C3 with the writes in flight forwarded, feedback
+reads in C4, C5 and the writes in C6; three stages with ``registered=False``): an unlink is
+port A of each array and a link port B, as there. What is added is the decision in C3:
+which list's ends an unlink and a link use, and the link at a tail (the mirror of the link
+at a head). The ends of both lists and the ghost list's length are registers.
 
 A move may be given every cycle, for any slot that is on ``frm`` when its C3 comes (the
 caller's guarantee: for EVICT the live tail and for a free the ghost tail as the ends are
@@ -31,7 +31,8 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
-from ..lru import _CodedArray, tail_lag
+from ..lru import tail_lag
+from ..lru_banks import XorCodedArray
 
 __all__ = ["ListFrom", "ListTo", "LiveGhostLists", "move_layout"]
 
@@ -132,8 +133,8 @@ class LiveGhostLists(wiring.Component):
         p = self._params
         n, sw = p.ENTRIES, p.SLOT_WIDTH
         reg = self.registered
-        prv = _CodedArray(m, "prev", n, sw, reg, self._memory)
-        nxt = _CodedArray(m, "next", n, sw, reg, self._memory)
+        prv = XorCodedArray(m, "prev", n, sw, reg, self._memory)
+        nxt = XorCodedArray(m, "next", n, sw, reg, self._memory)
 
         # C1: the command reads at the slot; without a command, the prefetch of gtail2
         # reads prev[gtail] (the address a register either way).

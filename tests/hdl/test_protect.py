@@ -14,9 +14,9 @@ from amaranth import Module
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
+from hdl.ecc import Code, choose_protection, dp16kd_count, secded_check_bits
+from hdl.protect import ProtectedMemory
 from hdl.table import GEN_WIDTH
-from hdl.protect import (Code, ProtectedMemory, choose_protection, dp16kd_count,
-                         secded_check_bits)
 from regmap import Params
 
 from . import test_lru, test_table

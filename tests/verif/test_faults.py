@@ -12,7 +12,7 @@ import pytest
 
 from golden_model import KvAsuModel, Op
 from hdl.core import CoreOptions
-from hdl.protect import Code
+from hdl.ecc import Code
 from regmap import MEM_IDS, STAT_NAMES
 from verif import fast
 from verif.faults import (CLASSES, _first_difference, _Plan, campaign, classify, codes,
