@@ -4,7 +4,10 @@ them: ``Admission`` -> the hash and its delay line -> ``WindowRead`` (R: the win
 M: the window registered in bank order) -> ``LaneCompare`` (E1a: lane results) ->
 ``Versions`` (E1b: ``Decision`` versions, one picked) -> ``Commit`` (E2: T-level, table
 write, LRU command, response; L) -> the response FIFO. ``Commit.forward`` (E2's write) is
-wired back into the stages behind it in this one place.
+wired back into the stages behind it in this one place. What only some builds have is
+wired by a function beside its component: the predictor mode's ``connect_predictor``
+(``predictor_wiring.py``), the soft-error recovery's ``connect_recovery``
+(``recovery.py``), the formal observation port's ``drive_observation`` (``observe.py``).
 
 See docs/rtl.md for the block diagram, the pipeline and the timing.
 """
