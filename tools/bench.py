@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """The KV-ASU performance report: throughput, latency, Fmax, resources, simulation speed.
 
-``python -m tools.bench --out build/bench.json [--fpga] [--cocotb]``
+``python -m tools.bench --out build/bench.json [--fpga] [--cocotb] [--asic-dir build]``
 
 * Requests per cycle and latency, measured cycle-accurately on the Verilated RTL (the fast
   C++ harness, response consumer always ready) for each access pattern of the benchmark,
   every response checked against the golden model while at it.
 * Fmax and resources from the FPGA flow's reports (``build/fpga/*/report.json``; with
   ``--fpga`` the flow is run first), and the derived lookups per second at Fmax.
+* The ASIC estimates ``make asic`` and ``make asic-predictor`` left
+  (``build/asic*/report.json``): area, the period each closes at, power, latency.
 * Simulation speed: requests per second through the golden model, the fast harness, and
   (with ``--cocotb``) cocotb on Verilator and on Icarus.
 
@@ -134,6 +136,28 @@ def _fpga_reports(root: Path) -> dict:
     return out
 
 
+def asic_reports(root: Path) -> dict:
+    """The key figures of every ASIC estimate under ``root`` (``asic*/report.json``, as
+    ``python -m asic.flow`` writes them), by folder name."""
+    out = {}
+    for report in sorted(root.glob("asic*/report.json")):
+        data = json.loads(report.read_text())
+        timing, power = data["timing"], data["power"]
+        out[report.parent.name] = {
+            "params": data["params"], "options": data.get("options"),
+            "area_mm2": round(data["area_um2"]["total"] / 1e6, 4),
+            "area_um2": data["area_um2"], "cells": {k: data["cells"][k] for k in
+                                                     ("std_cells", "flops", "macros")},
+            "closing_period_ns": timing["closing_period_ns"], "fmax_mhz": timing["fmax_mhz"],
+            "worst_path": {k: timing["worst_path"][k] for k in
+                           ("start", "end", "arrival_ns", "setup_ns")},
+            "power_mw": power["total_mw"], "power_activity": power["activity"],
+            "latency_cycles": data["latency_cycles"],
+            "latency_ns": data["lookup_latency_ns"],
+        }
+    return out
+
+
 def _model_speed(params: Params, n: int = 300_000, seed: int = 1) -> float:
     rng = np.random.default_rng(seed)
     cycles = np.cumsum(rng.integers(0, 3, n)).astype(np.uint64)
@@ -172,6 +196,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fpga", action="store_true", help="run the FPGA flow first")
     ap.add_argument("--fpga-dir", type=Path, default=Path("build/fpga"))
     ap.add_argument("--build", type=Path, default=Path("build/bench"))
+    ap.add_argument("--asic-dir", type=Path, default=Path("build"),
+                    help="where make asic / make asic-predictor wrote their asic*/ folders")
     ap.add_argument("--cocotb", action="store_true",
                     help="also measure cocotb on Verilator and Icarus (random_mix test)")
     args = ap.parse_args(argv)
@@ -201,6 +227,17 @@ def main(argv=None) -> int:
               f"latency {data['latency_cycles']} cycles as built{ns}, {res}")
     if not report["fpga"]:
         print(f"(no FPGA reports in {args.fpga_dir}: run `make fpga` or pass --fpga)")
+
+    report["asic"] = asic_reports(args.asic_dir)
+    for name, a in report["asic"].items():
+        o = a["options"] or {}
+        print(f"{name} (protection {o.get('protection', '?')}"
+              f"{', predictor' if o.get('predictor') else ''}): {a['area_mm2']} mm^2, "
+              f"closes at {a['closing_period_ns']} ns ({a['fmax_mhz']} MHz), "
+              f"{a['power_mw']:.1f} mW at activity {a['power_activity']}, "
+              f"latency {a['latency_cycles']} cycles = {a['latency_ns']} ns")
+    if not report["asic"]:
+        print(f"(no ASIC reports in {args.asic_dir}/asic*: run `make asic`)")
 
     speed = {"golden_model_req_per_s": round(_model_speed(params))}
     n = 200_000

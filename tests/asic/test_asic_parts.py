@@ -232,3 +232,31 @@ def test_cli_passes_the_build_options_to_the_flow(tmp_path, monkeypatch):
                    "--param", "ENTRIES=64"])
     assert seen["options"] == CoreOptions(protection="none", predictor=True)
     assert seen["params"].ENTRIES == 64 and seen["out"] == tmp_path
+
+
+def test_bench_collects_every_asic_report(tmp_path):
+    """`make bench` lists each ASIC estimate it finds (``asic*/report.json``) with its key
+    figures, and nothing else."""
+    import json
+    from tools.bench import asic_reports
+    path = {"start": "a", "end": "b", "arrival_ns": 1.2, "setup_ns": 0.04, "steps": []}
+    for name, area, predictor in (("asic", 1_000_000.0, False),
+                                  ("asic-predictor", 1_500_000.0, True)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "report.json").write_text(json.dumps({
+            "params": {"ENTRIES": 2048},
+            "options": {"protection": "none", "predictor": predictor},
+            "area_um2": {"logic": 1.0, "flops": 2.0, "macros": 3.0, "total": area},
+            "cells": {"std_cells": 10, "flops": 4, "macros": 2, "by_type": {}},
+            "timing": {"closing_period_ns": 2.0, "fmax_mhz": 500.0, "worst_path": path},
+            "power": {"total_mw": 100.0, "activity": 0.1},
+            "latency_cycles": 19, "lookup_latency_ns": 38.0}))
+    (tmp_path / "fpga").mkdir()
+    (tmp_path / "fpga" / "report.json").write_text("{}")
+    found = asic_reports(tmp_path)
+    assert sorted(found) == ["asic", "asic-predictor"]
+    assert found["asic"]["area_mm2"] == 1.0 and found["asic-predictor"]["area_mm2"] == 1.5
+    assert found["asic-predictor"]["options"]["predictor"] is True
+    assert found["asic"]["worst_path"] == {"start": "a", "end": "b", "arrival_ns": 1.2,
+                                           "setup_ns": 0.04}
+    assert asic_reports(tmp_path / "nowhere") == {}
