@@ -50,13 +50,13 @@ with ``ready`` low. The scrubber's copy keeps no ``gen``: its ``sc_valid`` is th
 alone, so the scrubber may mark a slot of an older generation stale, which nothing reads
 (the write that next tracks the slot clears the mark).
 
-The window's reads are transparent for the write port of their memory: a read issued in
-the cycle of a write to the same slot returns the written entry. (The block RAM ports are
-not transparent: a bypass register per memory, set by comparing the window's rows with
-the write sources' registered rows, does it. The scrubber's read of ``scrub`` is not
-transparent at all; it snoops the writes instead, see ``sc_d``.) So a window read issued
-in cycle ``c`` sees every update made in cycles up to and including ``c``: a pipeline
-that reads in one cycle and writes in the next needs no forwarding.
+The window's reads are transparent for the write port of their memory: a read issued in the
+cycle of a write to the same slot returns the written entry. (The block RAM ports are not
+transparent: a bypass register per memory (``hdl.table_bypass``), set by comparing the
+window's rows with the write sources' registered rows, does it. The scrubber's read of
+``scrub`` is not transparent at all; it snoops the writes instead, see ``sc_d``.) So a
+window read issued in cycle ``c`` sees every update made in cycles up to and including
+``c``: a pipeline that reads in one cycle and writes in the next needs no forwarding.
 
 **The registered read** (``output_register``, the fast pipeline). A block RAM's word takes
 most of a cycle to leave the RAM (about 5.8 ns on the ECP5 at speed 6), so any logic
@@ -88,6 +88,7 @@ from .match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS, Match
 from .ecc import PROTECTIONS
 from .protect import ProtectedMemory, collect_errors
 from .ram import IMPLEMENTATIONS, RegisteredReadRam
+from .table_bypass import WindowRows, read_bypass, registered_read_bypass
 
 __all__ = ["BucketTable", "probe_order", "sides_layout", "GEN_WIDTH"]
 
@@ -409,45 +410,16 @@ class BucketTable(wiring.Component):
             m.d.comb += meta_addr.eq(w_row)
         m.d.comb += scrub_w.addr.eq(meta_addr)
 
-        # The window reads return what a read transparent for the write port would, but
-        # the bypass is made here, not by Yosys: Yosys compares the read address (the row
-        # add behind the hash / tail choice) with the write address, whereas "bank b's
-        # row is row r" is compared as h_hi == r - (b < h_lo), against each write source's
-        # row and that row minus one, both from registers and shared by every bank. The
-        # memories carry `no_rw_check`: a read that meets a write is never used as read.
-        def row_cmp(src_row, name):
-            """(h_hi == src_row, h_hi == src_row - 1) for a write source's row."""
-            if not rw:
-                return Const(1), Const(1)
-            eq0, eq1 = Signal(name=f"{name}_at_hi"), Signal(name=f"{name}_at_hi_m1")
-            m.d.comb += [eq0.eq(h_hi == src_row), eq1.eq(h_hi == (src_row - 1)[:rw])]
-            return eq0, eq1
-
-        def row_is(cmp, b):
-            """Bank b's window row is the source's row (``cmp``: from row_cmp)."""
-            eq0, eq1 = cmp
-            return Mux(Const(b, pb) < h_lo, eq1, eq0) if pb else eq0
-
-        w_cmp = row_cmp(w_row, "wr")
+        # The window reads return what a read transparent for the write port would, from
+        # bypass registers beside the block RAMs (hdl/table_bypass.py).
+        rows_at = WindowRows(m, h_lo, h_hi, rw)
+        w_cmp = rows_at.compare(w_row, "wr")
         if self.pmeta_width:
             pm_bank, pm_row = split(self.pm_slot)
-            pm_cmp = row_cmp(pm_row, "pm")
-        i_cmp = row_cmp(i_row, "inv")
-        clr_cmp = row_cmp(self.clear_row, "clear")
-        sc_cmp = row_cmp(sc_row_qqq, "sc_mark")
-
-        # With protection the bypass registers also mask the check of the word they
-        # replace (a read that met a write returns an undefined word); a reset does not
-        # cancel that read, so they are not reset then.
-        def bypass(rp, wp, shape, hit, name):
-            """Read port ``rp``'s data, or what write port ``wp`` wrote to the row read in
-            the read cycle (``hit``: it did)."""
-            hit_q = Signal(name=f"{name}_byp", reset_less=protected)
-            data_q = Signal(shape, name=f"{name}_byp_data", reset_less=protected)
-            out = Signal(shape, name=f"{name}_rd")
-            m.d.sync += [hit_q.eq(hit), data_q.eq(wp.data)]
-            m.d.comb += out.eq(Mux(hit_q, data_q, rp.data))
-            return out
+            pm_cmp = rows_at.compare(pm_row, "pm")
+        i_cmp = rows_at.compare(i_row, "inv")
+        clr_cmp = rows_at.compare(self.clear_row, "clear")
+        sc_cmp = rows_at.compare(sc_row_qqq, "sc_mark")
 
         def window_array(name, shape):
             """One bank's array of the window read: (write port, read port), each with
@@ -474,30 +446,6 @@ class BucketTable(wiring.Component):
                     SimpleNamespace(addr=ram.rd_addr, data=ram.rd_data, en=Signal(),
                                     error=ram.rd_error if protected else None,
                                     check=ram.rd_check if protected else None))
-
-        def bypass_registered(rp, wp, shape, hit, row_q, name, summary=None):
-            """With ``output_register``: the read data of port ``rp`` (two cycles after
-            its address) as a transparent read one cycle later would return it, as
-            ``(alt, alt_data, raw)``: the word is ``alt_data`` if ``alt`` (a write of the
-            read cycle, ``hit``, or of the cycle after, to the row read, ``row_q``), else
-            ``raw``, the block RAM's registered output. ``alt`` and ``alt_data`` are
-            registers beside the block RAM's output register, so the caller's logic starts
-            from flip-flops. With ``summary`` (a function of a word) also a register of
-            ``summary(alt_data)``, made before the register (returned fourth)."""
-            hit_q = Signal(name=f"{name}_byp", reset_less=protected)
-            data_q = Signal(shape, name=f"{name}_byp_data", reset_less=protected)
-            m.d.sync += [hit_q.eq(hit), data_q.eq(wp.data)]
-            hit_next = Signal(name=f"{name}_byp_next")
-            m.d.comb += hit_next.eq(wp.en & (wp.addr == row_q))
-            alt = Signal(name=f"{name}_alt", reset_less=protected)
-            alt_data = Signal(shape, name=f"{name}_alt_data", reset_less=protected)
-            m.d.sync += [alt.eq(hit_q | hit_next),
-                         alt_data.eq(Mux(hit_next, wp.data, data_q))]
-            if summary is None:
-                return alt, alt_data, rp.data
-            alt_summary = Signal(name=f"{name}_alt_summary", reset_less=protected)
-            m.d.sync += alt_summary.eq(Mux(hit_next, summary(wp.data), summary(data_q)))
-            return alt, alt_data, rp.data, alt_summary
 
         # The tag of the request whose window is on bk_* now (rd_tag of the cycle before),
         # for bk_sides.match.
@@ -586,29 +534,31 @@ class BucketTable(wiring.Component):
                 self.sc_last[b].eq(sc_d[b].last),
                 self.sc_valid[b].eq(sc_d[b].valid),
             ]
-            ent_hit = wr_here & row_is(w_cmp, b)
+            ent_hit = wr_here & rows_at.is_row(w_cmp, b)
             if self.pmeta_width:
                 pm_w, pm_r = window_array(f"pmeta{b}", self.pmeta_width)
                 m.d.comb += [pm_r.addr.eq(row), pm_r.en.eq(1)]
                 pm_here = self.pm_en & in_bank(pm_bank, b)
                 m.d.comb += [pm_w.addr.eq(pm_row), pm_w.en.eq(pm_here),
                              pm_w.data.eq(self.pm_data)]
-                pm_hit = pm_here & row_is(pm_cmp, b)
+                pm_hit = pm_here & rows_at.is_row(pm_cmp, b)
                 if self.output_register:
-                    p_alt, p_alt_data, p_raw = bypass_registered(pm_r, pm_w, self.pmeta_width,
-                                                                 pm_hit, row_q, f"pmeta{b}")
+                    p_alt, p_alt_data, p_raw = registered_read_bypass(
+                        m, pm_r, pm_w, self.pmeta_width, pm_hit, row_q, f"pmeta{b}",
+                        reset_less=protected)
                     m.d.comb += self.bk_pmeta[b].eq(Mux(p_alt, p_alt_data, p_raw))
                 else:
                     m.d.comb += self.bk_pmeta[b].eq(
-                        bypass(pm_r, pm_w, self.pmeta_width, pm_hit, f"pmeta{b}"))
-            meta_hit = meta_write_where(row_is(clr_cmp, b), row_is(i_cmp, b),
-                                        row_is(w_cmp, b))
-            mark_hit = sc_we & row_is(sc_cmp, b)
+                        read_bypass(m, pm_r, pm_w, self.pmeta_width, pm_hit, f"pmeta{b}",
+                                    reset_less=protected))
+            meta_hit = meta_write_where(rows_at.is_row(clr_cmp, b), rows_at.is_row(i_cmp, b),
+                                        rows_at.is_row(w_cmp, b))
+            mark_hit = sc_we & rows_at.is_row(sc_cmp, b)
             m.d.comb += [self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(sc_value),
                          self.sc_mark_intent[b].eq(sc_intent)]
             if self.output_register:
                 # Two cycles after the read: every write up to the end of the cycle after
-                # the read is in (see bypass_registered); the valid bit and the
+                # the read is in (``registered_read_bypass``); the valid bit and the
                 # generation compared on each side of the choice.
                 row_qq = Signal(range(rows), name=f"rd_row_qq{b}")
                 sc_hit = Signal(name=f"rd_sc_row_hit{b}")
@@ -616,13 +566,14 @@ class BucketTable(wiring.Component):
                 # (the bypassed tag compared here, a cycle ahead, with the tag of the
                 # request the window is read for: only the raw word's comparison is
                 # behind the block RAM's output register)
-                e_alt, e_alt_data, e_raw, e_alt_tag_eq = bypass_registered(
-                    ent_r, ent_w, ent_layout, ent_hit, row_q, f"ent{b}",
-                    lambda word: word.tag == self.rd_tag)
+                e_alt, e_alt_data, e_raw, e_alt_tag_eq = registered_read_bypass(
+                    m, ent_r, ent_w, ent_layout, ent_hit, row_q, f"ent{b}",
+                    reset_less=protected, summary=lambda word: word.tag == self.rd_tag)
                 def tracked(word):
                     return word.valid & (word.gen == self.generation)
-                t_alt, t_alt_data, t_raw, alt_tracked = bypass_registered(
-                    meta_r, meta_w, meta_layout, meta_hit, row_q, f"meta{b}", tracked)
+                t_alt, t_alt_data, t_raw, alt_tracked = registered_read_bypass(
+                    m, meta_r, meta_w, meta_layout, meta_hit, row_q, f"meta{b}",
+                    reset_less=protected, summary=tracked)
                 # The match of the word as chosen, ``tracked & tag == rd_tag_q``, with
                 # the bypass choices inside the comparison: the raw tag, and the raw
                 # generation and valid bit (``tracked`` as fields compared), or the
@@ -633,8 +584,8 @@ class BucketTable(wiring.Component):
                              match.b.eq(Cat(rd_tag_q, self.generation, C(1, 1))),
                              match.sel.eq(Cat(e_alt, t_alt)),
                              match.alt.eq(Cat(e_alt_tag_eq, alt_tracked))]
-                k_alt, k_alt_data, k_raw = bypass_registered(mark_r, mark_w, 1,
-                                                             mark_hit, row_q, f"mark{b}")
+                k_alt, k_alt_data, k_raw = registered_read_bypass(
+                    m, mark_r, mark_w, 1, mark_hit, row_q, f"mark{b}", reset_less=protected)
                 mark_rd = Mux(k_alt, k_alt_data, k_raw)
                 if protected:     # the words as read, unless the bypass replaced them
                     slot = Cat(Const(b, pb), row_qq) if pb else row_qq
@@ -664,10 +615,13 @@ class BucketTable(wiring.Component):
                     self.bk_sides[b].mark_raw.eq(k_raw),
                 ]
                 continue
-            # The reads as a transparent port would return them (see bypass()).
-            ent_rd = bypass(ent_r, ent_w, ent_layout, ent_hit, f"ent{b}")
-            meta_rd = bypass(meta_r, meta_w, meta_layout, meta_hit, f"meta{b}")
-            mark_rd = bypass(mark_r, mark_w, 1, mark_hit, f"mark{b}")
+            # The reads as a transparent port would return them (``read_bypass``).
+            ent_rd = read_bypass(m, ent_r, ent_w, ent_layout, ent_hit, f"ent{b}",
+                                 reset_less=protected)
+            meta_rd = read_bypass(m, meta_r, meta_w, meta_layout, meta_hit, f"meta{b}",
+                                  reset_less=protected)
+            mark_rd = read_bypass(m, mark_r, mark_w, 1, mark_hit, f"mark{b}",
+                                  reset_less=protected)
             if protected:         # the words as read, unless the bypass replaced them
                 slot = Cat(Const(b, pb), row_q) if pb else row_q
                 for name, rp, hit in (("ent", ent_r, ent_hit), ("meta", meta_r, meta_hit),
