@@ -208,9 +208,10 @@ class BucketTable(wiring.Component):
     err_uncorrectable, err_corrected : Out(1), only with ``protection``
         One cycle after the checks (``hdl.protect.collect_errors``, registered: the
         detection cycle of D11): a read checked in the cycle before whose word the table
-        uses failed its check (uncorrectable), or was corrected (``scrub`` only: the window arrays are checked, not corrected,
-        any failed check is uncorrectable). A window read replaced by the bypass, and a
-        ``scrub`` lane replaced by the snoop, is not checked.
+        uses failed its check (uncorrectable), or was corrected (``scrub`` only: the
+        window arrays are checked, not corrected, any failed check is uncorrectable). A
+        window read replaced by the bypass, and a ``scrub`` lane replaced by the snoop, is
+        not checked.
     err_mem : Out(4), err_slot : Out(SLOT_WIDTH), only with ``protection``
         The memory (``regmap.MEM_IDS``) and slot of one of them: the first uncorrectable
         (in ``MEM_ID`` then bank order), else the first corrected.
@@ -336,16 +337,39 @@ class BucketTable(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         self.memories = {}
+        w = self._shared(m)
+        for b in range(self._params.PROBE):
+            k = self._bank_arrays(m, w, b)
+            self._bank_writes(m, w, k, b)
+            self._scrub_copy(m, w, k, b)
+            self._scrub_marks(m, w, k, b)
+            k.ent_hit = k.wr_here & w.rows_at.is_row(w.w_cmp, b)
+            if self.pmeta_width:
+                self._bank_pmeta(m, w, k, b)
+            k.meta_hit = self._meta_write_where(w, k, b, w.rows_at.is_row(w.clr_cmp, b),
+                                                w.rows_at.is_row(w.i_cmp, b),
+                                                w.rows_at.is_row(w.w_cmp, b))
+            k.mark_hit = k.sc_we & w.rows_at.is_row(w.sc_cmp, b)
+            m.d.comb += [self.sc_mark_en[b].eq(k.sc_we), self.sc_mark_value[b].eq(k.sc_value),
+                         self.sc_mark_intent[b].eq(k.sc_intent)]
+            if self.output_register:
+                self._bank_window_registered(m, w, k, b)
+            else:
+                self._bank_window(m, w, k, b)
+        m.d.comb += [self.sc_mark_row.eq(w.sc_row_qqq), self.sc_mark_row_next.eq(w.sc_row_qq)]
+        if w.protected:
+            collect_errors(m, self, sorted(w.checks, key=lambda c: c[2]), registered=True)
+        return m
+
+    def _shared(self, m):
+        """What every bank's part shares (returned as a namespace): the layouts, the
+        window's and the write sources' rows, the scrubber's row pipeline and its ``scrub``
+        memory, the meta write, the row compares of the bypass, the tag ``bk_sides.match``
+        compares with, and the checks collected (with protection)."""
         p = self._params
         P, rows = p.PROBE, self.rows
         pb = P.bit_length() - 1
         rw = max(0, rows.bit_length() - 1)            # row address bits
-
-        def split(slot):                               # -> (bank, row)
-            return slot[:pb], slot[pb:]
-
-        def in_bank(bank, b):
-            return (bank == b) if pb else Const(1)
 
         ent_layout = data.StructLayout({"tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH})
         meta_layout = data.StructLayout({"last": p.TS_WIDTH, "gen": self.gen_width,
@@ -353,10 +377,10 @@ class BucketTable(wiring.Component):
         copy_layout = data.StructLayout({"last": p.TS_WIDTH, "fresh": 1, "valid": 1})
 
         # Window addressing: bank b holds slot h + ((b - h) mod P), at row hi + (b < lo).
-        h_lo, h_hi = split(self.rd_slot)
+        h_lo, h_hi = _split(self.rd_slot, pb)
 
-        w_bank, w_row = split(self.wr_slot)
-        i_bank, i_row = split(self.inv_slot)
+        w_bank, w_row = _split(self.wr_slot, pb)
+        i_bank, i_row = _split(self.inv_slot, pb)
         # The scrubber's row: addressed in cycle c (sc_row), read data in c + 1 (sc_row_q),
         # registered and decided on in c + 2 (sc_row_qq), marked in c + 3 (sc_row_qqq): no
         # logic behind the block RAM's output in the cycle it arrives, and the mark write
@@ -414,241 +438,279 @@ class BucketTable(wiring.Component):
         # bypass registers beside the block RAMs (hdl/table_bypass.py).
         rows_at = WindowRows(m, h_lo, h_hi, rw)
         w_cmp = rows_at.compare(w_row, "wr")
+        pm_bank = pm_row = pm_cmp = None
         if self.pmeta_width:
-            pm_bank, pm_row = split(self.pm_slot)
+            pm_bank, pm_row = _split(self.pm_slot, pb)
             pm_cmp = rows_at.compare(pm_row, "pm")
         i_cmp = rows_at.compare(i_row, "inv")
         clr_cmp = rows_at.compare(self.clear_row, "clear")
         sc_cmp = rows_at.compare(sc_row_qqq, "sc_mark")
 
-        def window_array(name, shape):
-            """One bank's array of the window read: (write port, read port), each with
-            ``addr``, ``data`` and ``en``. A ``Memory`` (``memory``), or with
-            ``output_register`` a ``RegisteredReadRam`` (its read data a cycle later)."""
-            if not self.output_register:
-                if protected:     # checked, not corrected (as the registered read)
-                    mem = ProtectedMemory(shape=shape, depth=rows, attrs={"no_rw_check": 1},
-                                          protection=self.protection, correct=False,
-                                          sweep_en=self.sweep_en, sweep_addr=self.sweep_row,
-                                          memory=self._memory)
-                else:
-                    mem = self._memory(shape=shape, depth=rows, init=[],
-                                       attrs={"no_rw_check": 1})
-                m.submodules[name] = self.memories[name] = mem
-                return mem.write_port(), mem.read_port()
-            ram = RegisteredReadRam(shape=shape, depth=rows, memory=self._memory,
-                                    implementation=self.ram, protection=self.protection)
-            m.submodules[name] = ram
-            self.memories[name] = ram.memory
-            if protected:
-                m.d.comb += [ram.sweep_en.eq(self.sweep_en), ram.sweep_addr.eq(self.sweep_row)]
-            return (SimpleNamespace(addr=ram.wr_addr, data=ram.wr_data, en=ram.wr_en),
-                    SimpleNamespace(addr=ram.rd_addr, data=ram.rd_data, en=Signal(),
-                                    error=ram.rd_error if protected else None,
-                                    check=ram.rd_check if protected else None))
-
         # The tag of the request whose window is on bk_* now (rd_tag of the cycle before),
         # for bk_sides.match.
+        rd_tag_q = None
         if self.output_register:
             rd_tag_q = Signal(p.TAG_WIDTH, name="rd_tag_q")
             m.d.sync += rd_tag_q.eq(self.rd_tag)
+        return SimpleNamespace(
+            pb=pb, rw=rw, protected=protected, checks=checks,
+            ent_layout=ent_layout, meta_layout=meta_layout, copy_layout=copy_layout,
+            h_lo=h_lo, h_hi=h_hi, w_bank=w_bank, w_row=w_row, i_bank=i_bank, i_row=i_row,
+            pm_bank=pm_bank, pm_row=pm_row,
+            sc_row_q=sc_row_q, sc_row_qq=sc_row_qq, sc_row_qqq=sc_row_qqq,
+            scrub_w=scrub_w, sc_r=sc_r, sc_d=sc_d,
+            meta_data=meta_data, copy_data=copy_data, meta_addr=meta_addr,
+            rows_at=rows_at, w_cmp=w_cmp, pm_cmp=pm_cmp, i_cmp=i_cmp, clr_cmp=clr_cmp,
+            sc_cmp=sc_cmp, rd_tag_q=rd_tag_q)
 
-        for b in range(P):
-            ent_w, ent_r = window_array(f"ent{b}", ent_layout)
-            meta_w, meta_r = window_array(f"meta{b}", meta_layout)
-            mark_w, mark_r = window_array(f"mark{b}", 1)
-
-            if pb:
-                row = (h_hi + (Const(b, pb) < h_lo))[:rw] if rw else Const(0, 0)
+    def _window_array(self, m, name, shape):
+        """One bank's array of the window read: (write port, read port), each with
+        ``addr``, ``data`` and ``en``. A ``Memory`` (``memory``), or with
+        ``output_register`` a ``RegisteredReadRam`` (its read data a cycle later)."""
+        protected = self.protection != "none"
+        if not self.output_register:
+            if protected:     # checked, not corrected (as the registered read)
+                mem = ProtectedMemory(shape=shape, depth=self.rows, attrs={"no_rw_check": 1},
+                                      protection=self.protection, correct=False,
+                                      sweep_en=self.sweep_en, sweep_addr=self.sweep_row,
+                                      memory=self._memory)
             else:
-                row = h_hi
-            row_q = Signal(range(rows), name=f"rd_row_q{b}")
-            m.d.sync += row_q.eq(row)
-            for rp in (ent_r, meta_r, mark_r):
-                m.d.comb += [rp.addr.eq(row), rp.en.eq(1)]
-
-            # Datapath writes: an entry (ent and meta), an invalidate or a clear (meta only).
-            wr_here = self.wr_en & in_bank(w_bank, b)
-            meta_en = (self.clear_en | (self.inv_en & in_bank(i_bank, b)) |
-                       (~self.inv_en & wr_here))
-            m.d.comb += [
-                ent_w.addr.eq(w_row), ent_w.en.eq(wr_here),
-                ent_w.data.tag.eq(self.wr_tag), ent_w.data.count.eq(self.wr_count),
-                meta_w.addr.eq(meta_addr), meta_w.data.eq(meta_data), meta_w.en.eq(meta_en),
-                scrub_w.data[b].eq(copy_data), scrub_w.en[b].eq(meta_en),
-            ]
-
-            # The scrubber's copy of this bank's slot of the row in flight (see sc_d).
-            # "This bank's meta write is at `row`", compared per write source in parallel
-            # (the sources' rows come from registers) rather than behind the address mux.
-            def meta_write_where(clear_at, inv_at, wr_at):
-                """This bank's meta write is at a row, given whether each write source's
-                row is it (the sources in the priority of the meta address multiplexer)."""
-                return ((self.clear_en & clear_at) |
-                        (~self.clear_en & self.inv_en & in_bank(i_bank, b) & inv_at) |
-                        (~self.clear_en & ~self.inv_en & wr_here & wr_at))
-
-            def meta_write_at(row):
-                return meta_write_where(self.clear_row == row, i_row == row, w_row == row)
-            # With protection these mask the check of the read they describe, which a
-            # reset does not cancel: they are not reset then.
-            at_read = Signal(name=f"sc_wr_at_read{b}", reset_less=protected)
-            at_read_data = Signal(copy_layout, name=f"sc_wr_at_read_data{b}",
-                                  reset_less=protected)
-            m.d.sync += [at_read.eq(meta_write_at(self.sc_row)),
-                         at_read_data.eq(copy_data)]
-            # The snoop's choice and data, from registers only, are kept as nets of their
-            # own (`keep`) so that the block RAM's output meets one 2:1 multiplexer, not
-            # the priority chain (the block RAM's 5.8 ns clock-to-output leaves room for
-            # one LUT).
-            snoop_now = meta_write_at(sc_row_q)
-            snoop_hit = Signal(name=f"sc_snoop{b}", attrs={"keep": 1})
-            snoop_data = Signal(copy_layout, name=f"sc_snoop_data{b}", attrs={"keep": 1})
-            m.d.comb += [snoop_hit.eq(snoop_now | at_read),
-                         snoop_data.eq(Mux(snoop_now, copy_data, at_read_data))]
-            if protected:
-                snoop_hit_q = Signal(name=f"sc_snoop_q{b}", reset_less=True)
-                snoop_data_q = Signal(copy_layout, name=f"sc_snoop_data_q{b}", reset_less=True)
-                m.d.sync += [snoop_hit_q.eq(snoop_hit), snoop_data_q.eq(snoop_data)]
-                snoop_hit = snoop_hit_q
-                m.d.comb += sc_d[b].eq(Mux(snoop_hit_q, snoop_data_q, sc_r.data[b]))
-            else:
-                m.d.sync += sc_d[b].eq(Mux(snoop_hit, snoop_data, sc_r.data[b]))
-            if protected:     # the lane as read, unless the snoop replaced it
-                slot = Cat(Const(b, pb), sc_r.error_addr) if pb else sc_r.error_addr
-                checks.append((sc_r.lane_error[b] & ~snoop_hit,
-                               sc_r.lane_corrected[b] & ~snoop_hit,
-                               regmap.MEM_IDS["scrub"], slot))
-
-            # Scrubber marks: mark = not fresh, decided in c + 2 and written in c + 3,
-            # unless the datapath writes the slot in either cycle.
-            sc_intent = Signal(name=f"sc_intent{b}")
-            sc_value = Signal(name=f"sc_value{b}")
-            m.d.sync += [sc_intent.eq(self.sc_set[b] & ~(wr_here & (w_row == sc_row_qq))),
-                         sc_value.eq(~sc_d[b].fresh)]
-            sc_we = Signal(name=f"sc_we{b}")
-            m.d.comb += [
-                sc_we.eq(sc_intent & ~(wr_here & (w_row == sc_row_qqq))),
-                mark_w.addr.eq(sc_row_qqq), mark_w.en.eq(sc_we),
-                mark_w.data.eq(sc_value),
-                self.sc_last[b].eq(sc_d[b].last),
-                self.sc_valid[b].eq(sc_d[b].valid),
-            ]
-            ent_hit = wr_here & rows_at.is_row(w_cmp, b)
-            if self.pmeta_width:
-                pm_w, pm_r = window_array(f"pmeta{b}", self.pmeta_width)
-                m.d.comb += [pm_r.addr.eq(row), pm_r.en.eq(1)]
-                pm_here = self.pm_en & in_bank(pm_bank, b)
-                m.d.comb += [pm_w.addr.eq(pm_row), pm_w.en.eq(pm_here),
-                             pm_w.data.eq(self.pm_data)]
-                pm_hit = pm_here & rows_at.is_row(pm_cmp, b)
-                if self.output_register:
-                    p_alt, p_alt_data, p_raw = registered_read_bypass(
-                        m, pm_r, pm_w, self.pmeta_width, pm_hit, row_q, f"pmeta{b}",
-                        reset_less=protected)
-                    m.d.comb += self.bk_pmeta[b].eq(Mux(p_alt, p_alt_data, p_raw))
-                else:
-                    m.d.comb += self.bk_pmeta[b].eq(
-                        read_bypass(m, pm_r, pm_w, self.pmeta_width, pm_hit, f"pmeta{b}",
-                                    reset_less=protected))
-            meta_hit = meta_write_where(rows_at.is_row(clr_cmp, b), rows_at.is_row(i_cmp, b),
-                                        rows_at.is_row(w_cmp, b))
-            mark_hit = sc_we & rows_at.is_row(sc_cmp, b)
-            m.d.comb += [self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(sc_value),
-                         self.sc_mark_intent[b].eq(sc_intent)]
-            if self.output_register:
-                # Two cycles after the read: every write up to the end of the cycle after
-                # the read is in (``registered_read_bypass``); the valid bit and the
-                # generation compared on each side of the choice.
-                row_qq = Signal(range(rows), name=f"rd_row_qq{b}")
-                sc_hit = Signal(name=f"rd_sc_row_hit{b}")
-                m.d.sync += [row_qq.eq(row_q), sc_hit.eq(row_q == sc_row_qq)]
-                # (the bypassed tag compared here, a cycle ahead, with the tag of the
-                # request the window is read for: only the raw word's comparison is
-                # behind the block RAM's output register)
-                e_alt, e_alt_data, e_raw, e_alt_tag_eq = registered_read_bypass(
-                    m, ent_r, ent_w, ent_layout, ent_hit, row_q, f"ent{b}",
-                    reset_less=protected, summary=lambda word: word.tag == self.rd_tag)
-                def tracked(word):
-                    return word.valid & (word.gen == self.generation)
-                t_alt, t_alt_data, t_raw, alt_tracked = registered_read_bypass(
-                    m, meta_r, meta_w, meta_layout, meta_hit, row_q, f"meta{b}",
-                    reset_less=protected, summary=tracked)
-                # The match of the word as chosen, ``tracked & tag == rd_tag_q``, with
-                # the bypass choices inside the comparison: the raw tag, and the raw
-                # generation and valid bit (``tracked`` as fields compared), or the
-                # bypassed words' results registered in M.
-                match = Match((p.TAG_WIDTH, self.gen_width + 1), self.match)
-                m.submodules[f"match{b}"] = match
-                m.d.comb += [match.a.eq(Cat(e_raw.tag, t_raw.gen, t_raw.valid)),
-                             match.b.eq(Cat(rd_tag_q, self.generation, C(1, 1))),
-                             match.sel.eq(Cat(e_alt, t_alt)),
-                             match.alt.eq(Cat(e_alt_tag_eq, alt_tracked))]
-                k_alt, k_alt_data, k_raw = registered_read_bypass(
-                    m, mark_r, mark_w, 1, mark_hit, row_q, f"mark{b}", reset_less=protected)
-                mark_rd = Mux(k_alt, k_alt_data, k_raw)
-                if protected:     # the words as read, unless the bypass replaced them
-                    slot = Cat(Const(b, pb), row_qq) if pb else row_qq
-                    for name, rp, alt in (("ent", ent_r, e_alt), ("meta", meta_r, t_alt),
-                                          ("mark", mark_r, k_alt)):
-                        # (the check's rows, registered and ORed after the register)
-                        checks.append((rp.check & ~alt.replicate(len(rp.check)), C(0, 1),
-                                       regmap.MEM_IDS[name], slot))
-                m.d.comb += [
-                    self.bk_tag[b].eq(Mux(e_alt, e_alt_data.tag, e_raw.tag)),
-                    self.bk_count[b].eq(Mux(e_alt, e_alt_data.count, e_raw.count)),
-                    self.bk_last[b].eq(Mux(t_alt, t_alt_data.last, t_raw.last)),
-                    self.bk_valid[b].eq(Mux(t_alt, alt_tracked, tracked(t_raw))),
-                    self.bk_fresh[b].eq(Mux(t_alt, t_alt_data.fresh, t_raw.fresh)),
-                    self.bk_mark[b].eq(mark_rd), self.bk_mark_raw[b].eq(mark_rd),
-                    self.bk_row[b].eq(row_qq), self.bk_sc_row_hit[b].eq(sc_hit),
-                    self.bk_sides[b].ent.eq(e_alt), self.bk_sides[b].meta.eq(t_alt),
-                    self.bk_sides[b].count_byp.eq(e_alt_data.count),
-                    self.bk_sides[b].count_raw.eq(e_raw.count),
-                    self.bk_sides[b].last_byp.eq(t_alt_data.last),
-                    self.bk_sides[b].last_raw.eq(t_raw.last),
-                    self.bk_sides[b].match.eq(match.match),
-                    self.bk_sides[b].fresh_byp.eq(t_alt_data.fresh),
-                    self.bk_sides[b].fresh_raw.eq(t_raw.fresh),
-                    self.bk_sides[b].mark.eq(k_alt),
-                    self.bk_sides[b].mark_byp.eq(k_alt_data),
-                    self.bk_sides[b].mark_raw.eq(k_raw),
-                ]
-                continue
-            # The reads as a transparent port would return them (``read_bypass``).
-            ent_rd = read_bypass(m, ent_r, ent_w, ent_layout, ent_hit, f"ent{b}",
-                                 reset_less=protected)
-            meta_rd = read_bypass(m, meta_r, meta_w, meta_layout, meta_hit, f"meta{b}",
-                                  reset_less=protected)
-            mark_rd = read_bypass(m, mark_r, mark_w, 1, mark_hit, f"mark{b}",
-                                  reset_less=protected)
-            if protected:         # the words as read, unless the bypass replaced them
-                slot = Cat(Const(b, pb), row_q) if pb else row_q
-                for name, rp, hit in (("ent", ent_r, ent_hit), ("meta", meta_r, meta_hit),
-                                      ("mark", mark_r, mark_hit)):
-                    hit_q = Signal(name=f"{name}{b}_chk_byp")
-                    m.d.sync += hit_q.eq(hit)
-                    checks.append((rp.error & ~hit_q, C(0, 1), regmap.MEM_IDS[name], slot))
-            # The mark at the end of this cycle: this cycle's scrubber write included.
-            mark_now = Signal(name=f"mark_now{b}")
-            m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_qqq), sc_value,
-                                        mark_rd))
-            m.d.comb += [
-                self.bk_tag[b].eq(ent_rd.tag), self.bk_count[b].eq(ent_rd.count),
-                self.bk_last[b].eq(meta_rd.last),
-                self.bk_valid[b].eq(meta_rd.valid & (meta_rd.gen == self.generation)),
-                self.bk_fresh[b].eq(meta_rd.fresh), self.bk_mark[b].eq(mark_now),
-                self.bk_mark_raw[b].eq(mark_rd),
-                self.bk_row[b].eq(row_q),
-                self.bk_sc_row_hit[b].eq(row_q == sc_row_qqq),
-                self.bk_sides[b].count_raw.eq(ent_rd.count),
-                self.bk_sides[b].last_raw.eq(meta_rd.last),
-                self.bk_sides[b].fresh_raw.eq(meta_rd.fresh),
-                self.bk_sides[b].mark_raw.eq(mark_rd),
-            ]
-
-        m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]
+                mem = self._memory(shape=shape, depth=self.rows, init=[],
+                                   attrs={"no_rw_check": 1})
+            m.submodules[name] = self.memories[name] = mem
+            return mem.write_port(), mem.read_port()
+        ram = RegisteredReadRam(shape=shape, depth=self.rows, memory=self._memory,
+                                implementation=self.ram, protection=self.protection)
+        m.submodules[name] = ram
+        self.memories[name] = ram.memory
         if protected:
-            collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True)
-        return m
+            m.d.comb += [ram.sweep_en.eq(self.sweep_en), ram.sweep_addr.eq(self.sweep_row)]
+        return (SimpleNamespace(addr=ram.wr_addr, data=ram.wr_data, en=ram.wr_en),
+                SimpleNamespace(addr=ram.rd_addr, data=ram.rd_data, en=Signal(),
+                                error=ram.rd_error if protected else None,
+                                check=ram.rd_check if protected else None))
 
+    def _bank_arrays(self, m, w, b):
+        """Bank ``b``'s ``ent``, ``meta`` and ``mark`` arrays, read at the bank's row of
+        the window (``row``, registered as ``row_q``); returned as the bank's namespace."""
+        pb, rw = w.pb, w.rw
+        ent_w, ent_r = self._window_array(m, f"ent{b}", w.ent_layout)
+        meta_w, meta_r = self._window_array(m, f"meta{b}", w.meta_layout)
+        mark_w, mark_r = self._window_array(m, f"mark{b}", 1)
+
+        if pb:
+            row = (w.h_hi + (Const(b, pb) < w.h_lo))[:rw] if rw else Const(0, 0)
+        else:
+            row = w.h_hi
+        row_q = Signal(range(self.rows), name=f"rd_row_q{b}")
+        m.d.sync += row_q.eq(row)
+        for rp in (ent_r, meta_r, mark_r):
+            m.d.comb += [rp.addr.eq(row), rp.en.eq(1)]
+        return SimpleNamespace(ent_w=ent_w, ent_r=ent_r, meta_w=meta_w, meta_r=meta_r,
+                               mark_w=mark_w, mark_r=mark_r, row=row, row_q=row_q)
+
+    def _bank_writes(self, m, w, k, b):
+        """The datapath's writes into bank ``b``: an entry (``ent`` and ``meta``), an
+        invalidate or a clear (``meta`` only), and the same ``meta`` word into the
+        bank's lane of ``scrub``."""
+        k.wr_here = self.wr_en & _in_bank(w.w_bank, b)
+        k.meta_en = (self.clear_en | (self.inv_en & _in_bank(w.i_bank, b)) |
+                     (~self.inv_en & k.wr_here))
+        m.d.comb += [
+            k.ent_w.addr.eq(w.w_row), k.ent_w.en.eq(k.wr_here),
+            k.ent_w.data.tag.eq(self.wr_tag), k.ent_w.data.count.eq(self.wr_count),
+            k.meta_w.addr.eq(w.meta_addr), k.meta_w.data.eq(w.meta_data),
+            k.meta_w.en.eq(k.meta_en),
+            w.scrub_w.data[b].eq(w.copy_data), w.scrub_w.en[b].eq(k.meta_en),
+        ]
+
+    def _meta_write_where(self, w, k, b, clear_at, inv_at, wr_at):
+        """Bank ``b``'s meta write is at a row, given whether each write source's row is
+        it (the sources in the priority of the meta address multiplexer). "At the row" is
+        compared per write source in parallel (the sources' rows come from registers)
+        rather than behind the address multiplexer."""
+        return ((self.clear_en & clear_at) |
+                (~self.clear_en & self.inv_en & _in_bank(w.i_bank, b) & inv_at) |
+                (~self.clear_en & ~self.inv_en & k.wr_here & wr_at))
+
+    def _scrub_copy(self, m, w, k, b):
+        """The scrubber's copy of bank ``b``'s slot of the row in flight (``sc_d``): the
+        ``scrub`` read's lane, or the meta write of the read's or the arrival's cycle
+        that it missed (the snoop)."""
+        protected, copy_layout = w.protected, w.copy_layout
+
+        def meta_write_at(row):
+            return self._meta_write_where(w, k, b, self.clear_row == row, w.i_row == row,
+                                          w.w_row == row)
+        # With protection these mask the check of the read they describe, which a
+        # reset does not cancel: they are not reset then.
+        at_read = Signal(name=f"sc_wr_at_read{b}", reset_less=protected)
+        at_read_data = Signal(copy_layout, name=f"sc_wr_at_read_data{b}",
+                              reset_less=protected)
+        m.d.sync += [at_read.eq(meta_write_at(self.sc_row)),
+                     at_read_data.eq(w.copy_data)]
+        # The snoop's choice and data, from registers only, are kept as nets of their
+        # own (`keep`) so that the block RAM's output meets one 2:1 multiplexer, not
+        # the priority chain (the block RAM's 5.8 ns clock-to-output leaves room for
+        # one LUT).
+        snoop_now = meta_write_at(w.sc_row_q)
+        snoop_hit = Signal(name=f"sc_snoop{b}", attrs={"keep": 1})
+        snoop_data = Signal(copy_layout, name=f"sc_snoop_data{b}", attrs={"keep": 1})
+        m.d.comb += [snoop_hit.eq(snoop_now | at_read),
+                     snoop_data.eq(Mux(snoop_now, w.copy_data, at_read_data))]
+        sc_r, sc_d = w.sc_r, w.sc_d
+        if protected:
+            snoop_hit_q = Signal(name=f"sc_snoop_q{b}", reset_less=True)
+            snoop_data_q = Signal(copy_layout, name=f"sc_snoop_data_q{b}", reset_less=True)
+            m.d.sync += [snoop_hit_q.eq(snoop_hit), snoop_data_q.eq(snoop_data)]
+            snoop_hit = snoop_hit_q
+            m.d.comb += sc_d[b].eq(Mux(snoop_hit_q, snoop_data_q, sc_r.data[b]))
+        else:
+            m.d.sync += sc_d[b].eq(Mux(snoop_hit, snoop_data, sc_r.data[b]))
+        if protected:     # the lane as read, unless the snoop replaced it
+            slot = Cat(Const(b, w.pb), sc_r.error_addr) if w.pb else sc_r.error_addr
+            w.checks.append((sc_r.lane_error[b] & ~snoop_hit,
+                             sc_r.lane_corrected[b] & ~snoop_hit,
+                             regmap.MEM_IDS["scrub"], slot))
+
+    def _scrub_marks(self, m, w, k, b):
+        """The scrubber's marks of bank ``b``: mark = not fresh, decided in c + 2
+        (``sc_intent``, ``sc_value``) and written in c + 3 (``sc_we``), unless the datapath
+        writes the slot in either cycle."""
+        sc_intent = Signal(name=f"sc_intent{b}")
+        sc_value = Signal(name=f"sc_value{b}")
+        m.d.sync += [sc_intent.eq(self.sc_set[b] & ~(k.wr_here & (w.w_row == w.sc_row_qq))),
+                     sc_value.eq(~w.sc_d[b].fresh)]
+        sc_we = Signal(name=f"sc_we{b}")
+        m.d.comb += [
+            sc_we.eq(sc_intent & ~(k.wr_here & (w.w_row == w.sc_row_qqq))),
+            k.mark_w.addr.eq(w.sc_row_qqq), k.mark_w.en.eq(sc_we),
+            k.mark_w.data.eq(sc_value),
+            self.sc_last[b].eq(w.sc_d[b].last),
+            self.sc_valid[b].eq(w.sc_d[b].valid),
+        ]
+        k.sc_intent, k.sc_value, k.sc_we = sc_intent, sc_value, sc_we
+
+    def _bank_pmeta(self, m, w, k, b):
+        """The predictor mode's ``pmeta`` array of bank ``b``: written by ``pm``, read with
+        the window, bypassed as the other arrays are, onto ``bk_pmeta``."""
+        pm_w, pm_r = self._window_array(m, f"pmeta{b}", self.pmeta_width)
+        m.d.comb += [pm_r.addr.eq(k.row), pm_r.en.eq(1)]
+        pm_here = self.pm_en & _in_bank(w.pm_bank, b)
+        m.d.comb += [pm_w.addr.eq(w.pm_row), pm_w.en.eq(pm_here),
+                     pm_w.data.eq(self.pm_data)]
+        pm_hit = pm_here & w.rows_at.is_row(w.pm_cmp, b)
+        if self.output_register:
+            p_alt, p_alt_data, p_raw = registered_read_bypass(
+                m, pm_r, pm_w, self.pmeta_width, pm_hit, k.row_q, f"pmeta{b}",
+                reset_less=w.protected)
+            m.d.comb += self.bk_pmeta[b].eq(Mux(p_alt, p_alt_data, p_raw))
+        else:
+            m.d.comb += self.bk_pmeta[b].eq(
+                read_bypass(m, pm_r, pm_w, self.pmeta_width, pm_hit, f"pmeta{b}",
+                            reset_less=w.protected))
+
+    def _bank_window_registered(self, m, w, k, b):
+        """Bank ``b``'s window word with ``output_register``, two cycles after the read:
+        every write up to the end of the cycle after the read is in
+        (``registered_read_bypass``); the valid bit and the generation compared on each
+        side of the choice, and both sides on ``bk_sides``."""
+        p, protected, pb = self._params, w.protected, w.pb
+        row_q = k.row_q
+        row_qq = Signal(range(self.rows), name=f"rd_row_qq{b}")
+        sc_hit = Signal(name=f"rd_sc_row_hit{b}")
+        m.d.sync += [row_qq.eq(row_q), sc_hit.eq(row_q == w.sc_row_qq)]
+        # (the bypassed tag compared here, a cycle ahead, with the tag of the
+        # request the window is read for: only the raw word's comparison is
+        # behind the block RAM's output register)
+        e_alt, e_alt_data, e_raw, e_alt_tag_eq = registered_read_bypass(
+            m, k.ent_r, k.ent_w, w.ent_layout, k.ent_hit, row_q, f"ent{b}",
+            reset_less=protected, summary=lambda word: word.tag == self.rd_tag)
+
+        def tracked(word):
+            return word.valid & (word.gen == self.generation)
+        t_alt, t_alt_data, t_raw, alt_tracked = registered_read_bypass(
+            m, k.meta_r, k.meta_w, w.meta_layout, k.meta_hit, row_q, f"meta{b}",
+            reset_less=protected, summary=tracked)
+        # The match of the word as chosen, ``tracked & tag == rd_tag_q``, with
+        # the bypass choices inside the comparison: the raw tag, and the raw
+        # generation and valid bit (``tracked`` as fields compared), or the
+        # bypassed words' results registered in M.
+        match = Match((p.TAG_WIDTH, self.gen_width + 1), self.match)
+        m.submodules[f"match{b}"] = match
+        m.d.comb += [match.a.eq(Cat(e_raw.tag, t_raw.gen, t_raw.valid)),
+                     match.b.eq(Cat(w.rd_tag_q, self.generation, C(1, 1))),
+                     match.sel.eq(Cat(e_alt, t_alt)),
+                     match.alt.eq(Cat(e_alt_tag_eq, alt_tracked))]
+        k_alt, k_alt_data, k_raw = registered_read_bypass(
+            m, k.mark_r, k.mark_w, 1, k.mark_hit, row_q, f"mark{b}", reset_less=protected)
+        mark_rd = Mux(k_alt, k_alt_data, k_raw)
+        if protected:     # the words as read, unless the bypass replaced them
+            slot = Cat(Const(b, pb), row_qq) if pb else row_qq
+            for name, rp, alt in (("ent", k.ent_r, e_alt), ("meta", k.meta_r, t_alt),
+                                  ("mark", k.mark_r, k_alt)):
+                # (the check's rows, registered and ORed after the register)
+                w.checks.append((rp.check & ~alt.replicate(len(rp.check)), C(0, 1),
+                                 regmap.MEM_IDS[name], slot))
+        sides = self.bk_sides[b]
+        m.d.comb += [
+            self.bk_tag[b].eq(Mux(e_alt, e_alt_data.tag, e_raw.tag)),
+            self.bk_count[b].eq(Mux(e_alt, e_alt_data.count, e_raw.count)),
+            self.bk_last[b].eq(Mux(t_alt, t_alt_data.last, t_raw.last)),
+            self.bk_valid[b].eq(Mux(t_alt, alt_tracked, tracked(t_raw))),
+            self.bk_fresh[b].eq(Mux(t_alt, t_alt_data.fresh, t_raw.fresh)),
+            self.bk_mark[b].eq(mark_rd), self.bk_mark_raw[b].eq(mark_rd),
+            self.bk_row[b].eq(row_qq), self.bk_sc_row_hit[b].eq(sc_hit),
+            sides.ent.eq(e_alt), sides.meta.eq(t_alt),
+            sides.count_byp.eq(e_alt_data.count), sides.count_raw.eq(e_raw.count),
+            sides.last_byp.eq(t_alt_data.last), sides.last_raw.eq(t_raw.last),
+            sides.match.eq(match.match),
+            sides.fresh_byp.eq(t_alt_data.fresh), sides.fresh_raw.eq(t_raw.fresh),
+            sides.mark.eq(k_alt), sides.mark_byp.eq(k_alt_data), sides.mark_raw.eq(k_raw),
+        ]
+
+    def _bank_window(self, m, w, k, b):
+        """Bank ``b``'s window word without ``output_register``, one cycle after the read:
+        the reads as a transparent port would return them (``read_bypass``), and the mark
+        with this cycle's scrubber write in it."""
+        protected, pb, row_q = w.protected, w.pb, k.row_q
+        ent_rd = read_bypass(m, k.ent_r, k.ent_w, w.ent_layout, k.ent_hit, f"ent{b}",
+                             reset_less=protected)
+        meta_rd = read_bypass(m, k.meta_r, k.meta_w, w.meta_layout, k.meta_hit, f"meta{b}",
+                              reset_less=protected)
+        mark_rd = read_bypass(m, k.mark_r, k.mark_w, 1, k.mark_hit, f"mark{b}",
+                              reset_less=protected)
+        if protected:         # the words as read, unless the bypass replaced them
+            slot = Cat(Const(b, pb), row_q) if pb else row_q
+            for name, rp, hit in (("ent", k.ent_r, k.ent_hit), ("meta", k.meta_r, k.meta_hit),
+                                  ("mark", k.mark_r, k.mark_hit)):
+                hit_q = Signal(name=f"{name}{b}_chk_byp")
+                m.d.sync += hit_q.eq(hit)
+                w.checks.append((rp.error & ~hit_q, C(0, 1), regmap.MEM_IDS[name], slot))
+        # The mark at the end of this cycle: this cycle's scrubber write included.
+        mark_now = Signal(name=f"mark_now{b}")
+        m.d.comb += mark_now.eq(Mux(k.sc_we & (row_q == w.sc_row_qqq), k.sc_value,
+                                    mark_rd))
+        m.d.comb += [
+            self.bk_tag[b].eq(ent_rd.tag), self.bk_count[b].eq(ent_rd.count),
+            self.bk_last[b].eq(meta_rd.last),
+            self.bk_valid[b].eq(meta_rd.valid & (meta_rd.gen == self.generation)),
+            self.bk_fresh[b].eq(meta_rd.fresh), self.bk_mark[b].eq(mark_now),
+            self.bk_mark_raw[b].eq(mark_rd),
+            self.bk_row[b].eq(row_q),
+            self.bk_sc_row_hit[b].eq(row_q == w.sc_row_qqq),
+            self.bk_sides[b].count_raw.eq(ent_rd.count),
+            self.bk_sides[b].last_raw.eq(meta_rd.last),
+            self.bk_sides[b].fresh_raw.eq(meta_rd.fresh),
+            self.bk_sides[b].mark_raw.eq(mark_rd),
+        ]
+
+
+def _split(slot, pb):
+    """``(bank, row)`` of a slot: its low ``pb`` bits and the rest."""
+    return slot[:pb], slot[pb:]
+
+
+def _in_bank(bank, b):
+    """The slot whose bank is ``bank`` (from ``_split``) is in bank ``b``."""
+    return (bank == b) if len(bank) else Const(1)
