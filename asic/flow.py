@@ -2,15 +2,15 @@
 """The ASIC estimate: the KV-ASU's logic synthesised to the NanGate45 (FreePDK45) standard
 cells, its memories as SRAM macros of stated figures, timed and powered with OpenSTA.
 
-``python -m asic.flow [--out build/asic] [--param NAME=VALUE ...] [--protection P]
-[--predictor] [--target-ps 1000] [--activity 0.1] [--macro-min-words 256]``
+``python -m asic.flow [--out build/asic] [BUILD ...] [--target-ps 1000] [--activity 0.1]
+[--macro-min-words 256]``, where ``BUILD`` are the build's arguments of ``python -m
+hdl.generate`` (``--param NAME=VALUE``, ``--protection P``, ``--predictor``, ...).
 
 Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
 
 1. The core's Verilog from the project's generator (:func:`hdl.generate.generate`), for
-   the elaboration parameters and the build options given (``--protection``, D11's check
-   bits, ``auto`` by default as in the shipped build; ``--predictor``, the predictor mode
-   of docs/spec-predictor.md, which needs ``--protection none``).
+   the elaboration parameters and the build options given (by default the shipped build;
+   ``--protection none --predictor`` is the predictor mode of docs/spec-predictor.md).
 2. Yosys, coarse: ``synth -run :fine`` (``memory -nomap``: every Amaranth memory is kept
    as one ``$mem_v2`` cell) -> ``coarse.json``.
 3. Every memory of at least ``--macro-min-words`` words with synchronous read ports is
@@ -382,20 +382,12 @@ def print_summary(r: dict) -> None:
 
 
 def main(argv=None) -> int:
-    from hdl.core import CoreOptions
-    from hdl.ecc import PROTECTIONS
-    from hdl.generate import parse_params
+    from hdl.generate import add_build_arguments, build_from_args
 
     ap = argparse.ArgumentParser(prog="python -m asic.flow", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("build/asic"))
-    ap.add_argument("--param", action="append", metavar="NAME=VALUE",
-                    help="elaboration parameter of regmap.Params (repeatable)")
-    ap.add_argument("--protection", choices=PROTECTIONS, default="auto",
-                    help="soft-error check bits on every memory (D11; CoreOptions.protection)")
-    ap.add_argument("--predictor", action="store_true",
-                    help="add the predictor mode (CoreOptions.predictor; needs "
-                         "--protection none)")
+    add_build_arguments(ap)
     ap.add_argument("--target-ps", type=int, default=1000,
                     help="ABC's delay target and the first STA period (ps)")
     ap.add_argument("--activity", type=float, default=0.1,
@@ -406,8 +398,7 @@ def main(argv=None) -> int:
     if args.target_ps <= 0 or not 0 < args.activity <= 1 or args.macro_min_words < 1:
         ap.error("--target-ps and --macro-min-words must be positive, --activity in (0, 1]")
     try:
-        params = parse_params(args.param)
-        options = CoreOptions(protection=args.protection, predictor=args.predictor)
+        params, options = build_from_args(args)
     except (TypeError, ValueError) as exc:
         ap.error(str(exc))
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")

@@ -30,7 +30,7 @@ from .core import CoreOptions, check_core_params
 from .top import KvAsu
 from .ecc import PROTECTIONS
 
-__all__ = ["generate", "to_verilog", "main"]
+__all__ = ["generate", "to_verilog", "add_build_arguments", "build_from_args", "main"]
 
 DEFAULT_OUT = Path("build/verilog/kv_asu.v")
 
@@ -107,12 +107,11 @@ def generate(params=None, options=None, *, name="kv_asu"):
     return to_verilog(top, name=name)
 
 
-def main(argv=None):
-    # installed, it is the console script kv-asu-generate
-    prog = "python -m hdl.generate" if sys.argv[0].endswith(".py") else Path(sys.argv[0]).name
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output Verilog file")
+def add_build_arguments(parser):
+    """Add to ``parser`` the arguments that choose a build: ``--param NAME=VALUE``
+    (repeatable, ``regmap.Params``) and the flags of ``hdl.core.CoreOptions``. Every
+    command line that builds a core (this generator, ``asic.flow``) takes them, and
+    ``build_from_args`` turns them into the build."""
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="elaboration parameter (repeatable)")
     parser.add_argument("--not-pipelined", action="store_true",
@@ -132,13 +131,29 @@ def main(argv=None):
     parser.add_argument("--predictor", action="store_true",
                         help="add the predictor mode, POLICY.MODE = 1 (docs/spec-predictor.md; "
                              "CoreOptions.predictor; needs --protection none)")
+
+
+def build_from_args(args):
+    """``(Params, CoreOptions)`` of arguments parsed with ``add_build_arguments``;
+    ``TypeError`` / ``ValueError`` for a build that cannot be made."""
+    params = parse_params(args.param)
+    options = CoreOptions(serial=args.not_pipelined, compact=args.compact,
+                          hash_mul_stages=args.hash_mul_stages,
+                          mode_reset=args.mode_reset, protection=args.protection,
+                          predictor=args.predictor)
+    return params, options
+
+
+def main(argv=None):
+    # installed, it is the console script kv-asu-generate
+    prog = "python -m hdl.generate" if sys.argv[0].endswith(".py") else Path(sys.argv[0]).name
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output Verilog file")
+    add_build_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        params = parse_params(args.param)
-        options = CoreOptions(serial=args.not_pipelined, compact=args.compact,
-                              hash_mul_stages=args.hash_mul_stages,
-                              mode_reset=args.mode_reset, protection=args.protection,
-                              predictor=args.predictor)
+        params, options = build_from_args(args)
         text = generate(params, options)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

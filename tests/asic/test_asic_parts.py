@@ -229,8 +229,9 @@ def test_cli_passes_the_build_options_to_the_flow(tmp_path, monkeypatch):
     monkeypatch.setattr(flow, "run", fake_run)
     with pytest.raises(SystemExit):
         flow.main(["--out", str(tmp_path), "--protection", "none", "--predictor",
-                   "--param", "ENTRIES=64"])
-    assert seen["options"] == CoreOptions(protection="none", predictor=True)
+                   "--hash-mul-stages", "0", "--param", "ENTRIES=64"])
+    assert seen["options"] == CoreOptions(protection="none", predictor=True,
+                                          hash_mul_stages=0)
     assert seen["params"].ENTRIES == 64 and seen["out"] == tmp_path
 
 
