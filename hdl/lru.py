@@ -75,6 +75,7 @@ never read (so the banks need no initialisation).
 """
 
 import functools
+from types import SimpleNamespace
 
 from amaranth.lib import enum
 
@@ -273,9 +274,36 @@ class LruList(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        prv, nxt = self._pointer_arrays(m)
+        ch = self._chain(m)
+        cmd = self._command_stages(m, prv, nxt, ch)
+        link = self._links(m, prv, nxt, ch, cmd)
+        if self.registered:
+            self._chain_update(m, ch, cmd, link.p_of)
+            self._evict_slot(m, ch, cmd)
+        else:
+            m.d.comb += [self.evict_slot.eq(self.tail), self.evict_known.eq(~self.empty)]
+        kept = CHAIN if self.registered else 1
+        m.d.comb += [self.chain[k].eq(ch.slot[k]) for k in range(kept)]
+        m.d.comb += [self.chain_valid[k].eq(ch.valid[k]) for k in range(kept)]
+
+        prv.request(link.pa, link.pb)
+        nxt.request(link.na, link.nb)
+        self.memories = {f"{a.name}{i}": mem for a in (prv, nxt) for i, mem in enumerate(a.banks)}
+        if self.protection != "none":
+            checks = [(rp.error, rp.corrected, regmap.MEM_IDS[f"{a.name}{i}"], rp.error_addr)
+                      for a in (prv, nxt) for i in range(2)
+                      for rp in (a.cmd_rp[i], a.fb_rp[i])]
+            collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True)
+        if self.observed:
+            self._observe(m, prv, nxt)
+        return m
+
+    def _pointer_arrays(self, m):
+        """The ``prev`` and ``next`` arrays (``XorCodedArray``), each two coded banks of
+        ``memory`` (with protection a ``ProtectedMemory`` of it)."""
         p = self._params
         n, sw = p.ENTRIES, p.SLOT_WIDTH
-
         reg = self.registered
         memory = self._memory
         if self.protection != "none":
@@ -285,9 +313,14 @@ class LruList(wiring.Component):
         coded = self.protection != "none" and reg    # C2 and C5 in the read ports
         prv = XorCodedArray(m, "prev", n, sw, reg, memory, coded)
         nxt = XorCodedArray(m, "next", n, sw, reg, memory, coded)
+        return prv, nxt
 
-        # The chain (registered only): chain[0] is tail; ch[1], ch[2] with valid bits.
-        head, tail, empty = self.head, self.tail, self.empty
+    def _chain(self, m):
+        """The chain's slots and valid bits (registered only; element 0 is ``tail``), its
+        last valid slot (``end``) and whether this cycle's command read is a refill
+        (``refill``, registered along the pipeline as ``refill_q``, ``refill_qq``)."""
+        sw = self._params.SLOT_WIDTH
+        tail, empty = self.tail, self.empty
         ch = [tail] + [Signal(sw, name=f"chain{k}") for k in range(1, CHAIN)]
         ch_v = [~empty] + [Signal(name=f"chain{k}_valid") for k in range(1, CHAIN)]
         refill = Signal()            # the command read of this cycle is a refill
@@ -298,11 +331,18 @@ class LruList(wiring.Component):
         for k in range(1, CHAIN):
             with m.If(ch_v[k]):
                 m.d.comb += ch_end.eq(ch[k])
+        return SimpleNamespace(slot=ch, valid=ch_v, end=ch_end,
+                               refill=refill, refill_q=refill_q, refill_qq=refill_qq)
 
-        # C1: issue the command reads (at the slot port: a POP's is the tail it will
-        # unlink), or in a cycle without a command the chain's refill.
+    def _command_stages(self, m, prv, nxt, ch):
+        """C1: the command reads (at the ``slot`` port: a POP's is the tail it will
+        unlink), or in a cycle without a command the chain's refill; C2: the command
+        travels along its registered words (and through C3 with ``registered``)."""
+        sw = self._params.SLOT_WIDTH
+        reg = self.registered
+        refill, refill_q, refill_qq = ch.refill, ch.refill_q, ch.refill_qq
         raddr = Signal(sw)
-        m.d.comb += raddr.eq(Mux(refill, ch_end, self.slot))
+        m.d.comb += raddr.eq(Mux(refill, ch.end, self.slot))
         prv.read(raddr)
         nxt.read(raddr)
         # C2: the words are registered (in XorCodedArray); the command travels along.
@@ -319,7 +359,7 @@ class LruList(wiring.Component):
             # chain) and not the head (whose prev is meaningless); else it is dropped.
             # (`no_cmd` comes from registers, not from the command's decode, so the read
             # address is a choice of registers by registers)
-            m.d.comb += refill.eq(self.no_cmd & ~ch_v[CHAIN - 1])
+            m.d.comb += refill.eq(self.no_cmd & ~ch.valid[CHAIN - 1])
             m.d.sync += [refill_q.eq(refill), refill_qq.eq(refill_q)]
             m.d.comb += self.busy.eq((cmd_q != LruCmd.NONE) | (cmd_qq != LruCmd.NONE))
         else:
@@ -328,9 +368,18 @@ class LruList(wiring.Component):
         m.d.comb += [self.pending[0].cmd.eq(cmd_q), self.pending[0].slot.eq(slot_q)]
         if reg:
             m.d.comb += [self.pending[1].cmd.eq(cmd_qq), self.pending[1].slot.eq(slot_qq)]
+        return SimpleNamespace(cmd_q=cmd_q, slot_q=slot_q, cmd_qq=cmd_qq, slot_qq=slot_qq)
 
-        # C3 (not registered: C2): the pointers of slot_qq, then the writes and the
-        # head/tail update.
+    def _links(self, m, prv, nxt, ch, cmd):
+        """C3 (not registered: C2): the pointers of the command's slot (``p_of``,
+        ``n_of``), the pointer writes it requests (returned: ``pa``, ``pb``, ``na``,
+        ``nb``, each ``[enable, address, value]``) and the ``head`` / ``tail`` / ``empty``
+        update."""
+        sw = self._params.SLOT_WIDTH
+        reg = self.registered
+        head, tail, empty = self.head, self.tail, self.empty
+        ch_v, chain = ch.valid, ch.slot
+        slot_q, cmd_qq, slot_qq = cmd.slot_q, cmd.cmd_qq, cmd.slot_qq
         p_of = Signal(sw)
         n_of = Signal(sw)
         m.d.comb += [p_of.eq(prv.value(slot_q, slot_qq)),
@@ -367,56 +416,47 @@ class LruList(wiring.Component):
                 with m.Else():
                     # prev[tail]: the chain's second slot if valid (the same slot), so the
                     # tail an EVICT read in R follows from the chain alone
-                    m.d.sync += tail.eq(Mux(ch_v[1], ch[1], p_of) if reg else p_of)
+                    m.d.sync += tail.eq(Mux(ch_v[1], chain[1], p_of) if reg else p_of)
         with m.If(self.flush):
             m.d.sync += empty.eq(1)
+        return SimpleNamespace(p_of=p_of, pa=pa, pb=pb, na=na, nb=nb)
 
-        if reg:
-            # The chain: a POP shifts it, a TOUCH / INSERT or a flush leaves only tail, a
-            # refill's C3 appends prev of the slot it read if that is still the last.
-            with m.Switch(cmd_qq):
-                with m.Case(LruCmd.POP):
-                    m.d.sync += [x.eq(y) for x, y in zip(ch[1:-1], ch[2:])]
-                    m.d.sync += [x.eq(y) for x, y in zip(ch_v[1:-1], ch_v[2:])]
-                    m.d.sync += ch_v[CHAIN - 1].eq(0)
-                with m.Case(LruCmd.TOUCH, LruCmd.INSERT):
-                    m.d.sync += [v.eq(0) for v in ch_v[1:]]
-                with m.Default():
-                    with m.If(refill_qq & (slot_qq == ch_end) & (ch_end != head) & ~empty):
-                        for k in range(1, CHAIN):
-                            with m.If(~ch_v[k] & ch_v[k - 1]):
-                                m.d.sync += [ch[k].eq(p_of), ch_v[k].eq(1)]
-            with m.If(self.flush):
+    def _chain_update(self, m, ch, cmd, p_of):
+        """The chain (registered only): a POP shifts it, a TOUCH / INSERT or a flush
+        leaves only ``tail``, a refill's C3 appends ``prev`` of the slot it read if that
+        is still the last."""
+        chain, ch_v, ch_end = ch.slot, ch.valid, ch.end
+        with m.Switch(cmd.cmd_qq):
+            with m.Case(LruCmd.POP):
+                m.d.sync += [x.eq(y) for x, y in zip(chain[1:-1], chain[2:])]
+                m.d.sync += [x.eq(y) for x, y in zip(ch_v[1:-1], ch_v[2:])]
+                m.d.sync += ch_v[CHAIN - 1].eq(0)
+            with m.Case(LruCmd.TOUCH, LruCmd.INSERT):
                 m.d.sync += [v.eq(0) for v in ch_v[1:]]
-            # evict_slot: the tail after the POP given now or in C2 / C3 (one at most:
-            # with two, evict_known is low), a 2:1 choice of registers by an OR of two:
-            # whether a POP is in C2 or C3 is registered a cycle ahead (`pop_q_any`), so
-            # no command decode sits in front of R's read address.
-            pop_q_any = Signal(name="pop_q_any")
-            m.d.sync += pop_q_any.eq((self.cmd == LruCmd.POP) | (cmd_q == LruCmd.POP))
-            ahead = [self.pop_now, cmd_q == LruCmd.POP, cmd_qq == LruCmd.POP]
-            one_ahead = Signal()
-            m.d.comb += [
-                one_ahead.eq(self.pop_now | pop_q_any),
-                self.evict_slot.eq(Mux(one_ahead, ch[1], tail)),
-                self.evict_known.eq(Mux(one_ahead, ch_v[1], ~empty) & (sum(ahead) < 2)),
-            ]
-        else:
-            m.d.comb += [self.evict_slot.eq(tail), self.evict_known.eq(~empty)]
-        m.d.comb += [self.chain[k].eq(ch[k]) for k in range(CHAIN if reg else 1)]
-        m.d.comb += [self.chain_valid[k].eq(ch_v[k]) for k in range(CHAIN if reg else 1)]
+            with m.Default():
+                with m.If(ch.refill_qq & (cmd.slot_qq == ch_end) & (ch_end != self.head) &
+                          ~self.empty):
+                    for k in range(1, CHAIN):
+                        with m.If(~ch_v[k] & ch_v[k - 1]):
+                            m.d.sync += [chain[k].eq(p_of), ch_v[k].eq(1)]
+        with m.If(self.flush):
+            m.d.sync += [v.eq(0) for v in ch_v[1:]]
 
-        prv.request(pa, pb)
-        nxt.request(na, nb)
-        self.memories = {f"{a.name}{i}": mem for a in (prv, nxt) for i, mem in enumerate(a.banks)}
-        if self.protection != "none":
-            checks = [(rp.error, rp.corrected, regmap.MEM_IDS[f"{a.name}{i}"], rp.error_addr)
-                      for a in (prv, nxt) for i in range(2)
-                      for rp in (a.cmd_rp[i], a.fb_rp[i])]
-            collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True)
-        if self.observed:
-            self._observe(m, prv, nxt)
-        return m
+    def _evict_slot(self, m, ch, cmd):
+        """``evict_slot``: the tail after the POP given now or in C2 / C3 (one at most:
+        with two, ``evict_known`` is low), a 2:1 choice of registers by an OR of two:
+        whether a POP is in C2 or C3 is registered a cycle ahead (``pop_q_any``), so no
+        command decode sits in front of R's read address."""
+        cmd_q, cmd_qq = cmd.cmd_q, cmd.cmd_qq
+        pop_q_any = Signal(name="pop_q_any")
+        m.d.sync += pop_q_any.eq((self.cmd == LruCmd.POP) | (cmd_q == LruCmd.POP))
+        ahead = [self.pop_now, cmd_q == LruCmd.POP, cmd_qq == LruCmd.POP]
+        one_ahead = Signal()
+        m.d.comb += [
+            one_ahead.eq(self.pop_now | pop_q_any),
+            self.evict_slot.eq(Mux(one_ahead, ch.slot[1], self.tail)),
+            self.evict_known.eq(Mux(one_ahead, ch.valid[1], ~self.empty) & (sum(ahead) < 2)),
+        ]
 
     def _observe(self, m, *arrays):
         obs = self.observe
