@@ -54,7 +54,7 @@ The window's reads are transparent for the write port of their memory: a read is
 cycle of a write to the same slot returns the written entry. (The block RAM ports are not
 transparent: a bypass register per memory (``hdl.table_bypass``), set by comparing the
 window's rows with the write sources' registered rows, does it. The scrubber's read of
-``scrub`` is not transparent at all; it snoops the writes instead, see ``sc_d``.) So a
+``scrub`` is not transparent at all; it snoops the writes instead, ``hdl.table_scrub``.) So a
 window read issued in cycle ``c`` sees every update made in cycles up to and including
 ``c``: a pipeline that reads in one cycle and writes in the next needs no forwarding.
 
@@ -81,14 +81,14 @@ from amaranth.lib import wiring, data
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-import regmap
-
 from .layouts import check_params
-from .match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS, Match
+from .match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
 from .ecc import PROTECTIONS
 from .protect import ProtectedMemory, collect_errors
 from .ram import IMPLEMENTATIONS, RegisteredReadRam
-from .table_bypass import WindowRows, read_bypass, registered_read_bypass
+from .table_bypass import (WindowRows, bank_window, bank_window_registered, read_bypass,
+                           registered_read_bypass)
+from .table_scrub import scrub_copy, scrub_marks, scrub_port
 
 __all__ = ["BucketTable", "probe_order", "sides_layout", "GEN_WIDTH"]
 
@@ -341,8 +341,8 @@ class BucketTable(wiring.Component):
         for b in range(self._params.PROBE):
             k = self._bank_arrays(m, w, b)
             self._bank_writes(m, w, k, b)
-            self._scrub_copy(m, w, k, b)
-            self._scrub_marks(m, w, k, b)
+            scrub_copy(self, m, w, k, b)
+            scrub_marks(self, m, w, k, b)
             k.ent_hit = k.wr_here & w.rows_at.is_row(w.w_cmp, b)
             if self.pmeta_width:
                 self._bank_pmeta(m, w, k, b)
@@ -353,16 +353,17 @@ class BucketTable(wiring.Component):
             m.d.comb += [self.sc_mark_en[b].eq(k.sc_we), self.sc_mark_value[b].eq(k.sc_value),
                          self.sc_mark_intent[b].eq(k.sc_intent)]
             if self.output_register:
-                self._bank_window_registered(m, w, k, b)
+                bank_window_registered(self, m, w, k, b)
             else:
-                self._bank_window(m, w, k, b)
+                bank_window(self, m, w, k, b)
         m.d.comb += [self.sc_mark_row.eq(w.sc_row_qqq), self.sc_mark_row_next.eq(w.sc_row_qq)]
         if w.protected:
             collect_errors(m, self, sorted(w.checks, key=lambda c: c[2]), registered=True)
         return m
 
     def _shared(self, m):
-        """What every bank's part shares (returned as a namespace): the layouts, the
+        """What every bank's part shares (returned as a namespace ``w``, which the parts in
+        ``hdl.table_scrub`` and ``hdl.table_bypass`` also take): the layouts, the
         window's and the write sources' rows, the scrubber's row pipeline and its ``scrub``
         memory, the meta write, the row compares of the bypass, the tag ``bk_sides.match``
         compares with, and the checks collected (with protection)."""
@@ -381,41 +382,10 @@ class BucketTable(wiring.Component):
 
         w_bank, w_row = _split(self.wr_slot, pb)
         i_bank, i_row = _split(self.inv_slot, pb)
-        # The scrubber's row: addressed in cycle c (sc_row), read data in c + 1 (sc_row_q),
-        # registered and decided on in c + 2 (sc_row_qq), marked in c + 3 (sc_row_qqq): no
-        # logic behind the block RAM's output in the cycle it arrives, and the mark write
-        # (and what the core's lanes take from it) comes from registers.
-        sc_row_q = Signal(range(rows))
-        sc_row_qq = Signal(range(rows))
-        sc_row_qqq = Signal(range(rows))
-        m.d.sync += [sc_row_q.eq(self.sc_row), sc_row_qq.eq(sc_row_q),
-                     sc_row_qqq.eq(sc_row_qq)]
-
-        # The scrubber's copy of every bank's meta, one row per word.
-        # Read without transparency, and registered as it arrives (no logic behind the
-        # block RAM beyond one multiplexer): the meta writes of the read cycle and of the
-        # arrival cycle are snooped into the register instead, so that `sc_d` is the row
-        # exactly as it is at the end of the arrival cycle, as a transparent read one
-        # cycle later would return it. A read that meets a write of its row is therefore
-        # never used, and `no_rw_check` tells Yosys so (no read-old emulation).
         protected = self.protection != "none"
         checks = []           # (uncorrectable, corrected, MEM_ID, slot) of every read
-        if protected:
-            scrub = ProtectedMemory(shape=data.ArrayLayout(copy_layout, P), depth=rows,
-                                    attrs={"no_rw_check": 1}, protection=self.protection,
-                                    sweep_en=self.sweep_en, sweep_addr=self.sweep_row,
-                                    memory=self._memory)
-            self.memories["scrub"] = scrub
-        else:
-            scrub = self._memory(shape=data.ArrayLayout(copy_layout, P), depth=rows,
-                                 init=[], attrs={"no_rw_check": 1})
-        m.submodules.scrub = scrub
-        scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
-        # Protected, the register is the read port's (the coded word, corrected after it)
-        # and the snoop's choice and data are registered beside it.
-        sc_r = scrub.read_port(**({"registered": True} if protected else {}))
-        m.d.comb += [sc_r.addr.eq(self.sc_row), sc_r.en.eq(1)]
-        sc_d = Signal.like(sc_r.data, name="sc_data_q")
+        # The scrubber's rows and its copy of every bank's meta (hdl/table_scrub.py).
+        scrub = scrub_port(self, m, copy_layout, self._memory)
         meta_data = Signal(meta_layout)
         copy_data = Signal(copy_layout)               # meta_data without gen
         meta_addr = Signal(range(rows))
@@ -432,7 +402,7 @@ class BucketTable(wiring.Component):
             m.d.comb += meta_addr.eq(i_row)
         with m.Else():
             m.d.comb += meta_addr.eq(w_row)
-        m.d.comb += scrub_w.addr.eq(meta_addr)
+        m.d.comb += scrub.write.addr.eq(meta_addr)
 
         # The window reads return what a read transparent for the write port would, from
         # bypass registers beside the block RAMs (hdl/table_bypass.py).
@@ -444,7 +414,7 @@ class BucketTable(wiring.Component):
             pm_cmp = rows_at.compare(pm_row, "pm")
         i_cmp = rows_at.compare(i_row, "inv")
         clr_cmp = rows_at.compare(self.clear_row, "clear")
-        sc_cmp = rows_at.compare(sc_row_qqq, "sc_mark")
+        sc_cmp = rows_at.compare(scrub.row_qqq, "sc_mark")
 
         # The tag of the request whose window is on bk_* now (rd_tag of the cycle before),
         # for bk_sides.match.
@@ -453,12 +423,13 @@ class BucketTable(wiring.Component):
             rd_tag_q = Signal(p.TAG_WIDTH, name="rd_tag_q")
             m.d.sync += rd_tag_q.eq(self.rd_tag)
         return SimpleNamespace(
+            params=p, meta_write_where=self._meta_write_where,
             pb=pb, rw=rw, protected=protected, checks=checks,
             ent_layout=ent_layout, meta_layout=meta_layout, copy_layout=copy_layout,
             h_lo=h_lo, h_hi=h_hi, w_bank=w_bank, w_row=w_row, i_bank=i_bank, i_row=i_row,
             pm_bank=pm_bank, pm_row=pm_row,
-            sc_row_q=sc_row_q, sc_row_qq=sc_row_qq, sc_row_qqq=sc_row_qqq,
-            scrub_w=scrub_w, sc_r=sc_r, sc_d=sc_d,
+            sc_row_q=scrub.row_q, sc_row_qq=scrub.row_qq, sc_row_qqq=scrub.row_qqq,
+            scrub_w=scrub.write, sc_r=scrub.read, sc_d=scrub.data,
             meta_data=meta_data, copy_data=copy_data, meta_addr=meta_addr,
             rows_at=rows_at, w_cmp=w_cmp, pm_cmp=pm_cmp, i_cmp=i_cmp, clr_cmp=clr_cmp,
             sc_cmp=sc_cmp, rd_tag_q=rd_tag_q)
@@ -533,64 +504,6 @@ class BucketTable(wiring.Component):
                 (~self.clear_en & self.inv_en & _in_bank(w.i_bank, b) & inv_at) |
                 (~self.clear_en & ~self.inv_en & k.wr_here & wr_at))
 
-    def _scrub_copy(self, m, w, k, b):
-        """The scrubber's copy of bank ``b``'s slot of the row in flight (``sc_d``): the
-        ``scrub`` read's lane, or the meta write of the read's or the arrival's cycle
-        that it missed (the snoop)."""
-        protected, copy_layout = w.protected, w.copy_layout
-
-        def meta_write_at(row):
-            return self._meta_write_where(w, k, b, self.clear_row == row, w.i_row == row,
-                                          w.w_row == row)
-        # With protection these mask the check of the read they describe, which a
-        # reset does not cancel: they are not reset then.
-        at_read = Signal(name=f"sc_wr_at_read{b}", reset_less=protected)
-        at_read_data = Signal(copy_layout, name=f"sc_wr_at_read_data{b}",
-                              reset_less=protected)
-        m.d.sync += [at_read.eq(meta_write_at(self.sc_row)),
-                     at_read_data.eq(w.copy_data)]
-        # The snoop's choice and data, from registers only, are kept as nets of their
-        # own (`keep`) so that the block RAM's output meets one 2:1 multiplexer, not
-        # the priority chain (the block RAM's 5.8 ns clock-to-output leaves room for
-        # one LUT).
-        snoop_now = meta_write_at(w.sc_row_q)
-        snoop_hit = Signal(name=f"sc_snoop{b}", attrs={"keep": 1})
-        snoop_data = Signal(copy_layout, name=f"sc_snoop_data{b}", attrs={"keep": 1})
-        m.d.comb += [snoop_hit.eq(snoop_now | at_read),
-                     snoop_data.eq(Mux(snoop_now, w.copy_data, at_read_data))]
-        sc_r, sc_d = w.sc_r, w.sc_d
-        if protected:
-            snoop_hit_q = Signal(name=f"sc_snoop_q{b}", reset_less=True)
-            snoop_data_q = Signal(copy_layout, name=f"sc_snoop_data_q{b}", reset_less=True)
-            m.d.sync += [snoop_hit_q.eq(snoop_hit), snoop_data_q.eq(snoop_data)]
-            snoop_hit = snoop_hit_q
-            m.d.comb += sc_d[b].eq(Mux(snoop_hit_q, snoop_data_q, sc_r.data[b]))
-        else:
-            m.d.sync += sc_d[b].eq(Mux(snoop_hit, snoop_data, sc_r.data[b]))
-        if protected:     # the lane as read, unless the snoop replaced it
-            slot = Cat(Const(b, w.pb), sc_r.error_addr) if w.pb else sc_r.error_addr
-            w.checks.append((sc_r.lane_error[b] & ~snoop_hit,
-                             sc_r.lane_corrected[b] & ~snoop_hit,
-                             regmap.MEM_IDS["scrub"], slot))
-
-    def _scrub_marks(self, m, w, k, b):
-        """The scrubber's marks of bank ``b``: mark = not fresh, decided in c + 2
-        (``sc_intent``, ``sc_value``) and written in c + 3 (``sc_we``), unless the datapath
-        writes the slot in either cycle."""
-        sc_intent = Signal(name=f"sc_intent{b}")
-        sc_value = Signal(name=f"sc_value{b}")
-        m.d.sync += [sc_intent.eq(self.sc_set[b] & ~(k.wr_here & (w.w_row == w.sc_row_qq))),
-                     sc_value.eq(~w.sc_d[b].fresh)]
-        sc_we = Signal(name=f"sc_we{b}")
-        m.d.comb += [
-            sc_we.eq(sc_intent & ~(k.wr_here & (w.w_row == w.sc_row_qqq))),
-            k.mark_w.addr.eq(w.sc_row_qqq), k.mark_w.en.eq(sc_we),
-            k.mark_w.data.eq(sc_value),
-            self.sc_last[b].eq(w.sc_d[b].last),
-            self.sc_valid[b].eq(w.sc_d[b].valid),
-        ]
-        k.sc_intent, k.sc_value, k.sc_we = sc_intent, sc_value, sc_we
-
     def _bank_pmeta(self, m, w, k, b):
         """The predictor mode's ``pmeta`` array of bank ``b``: written by ``pm``, read with
         the window, bypassed as the other arrays are, onto ``bk_pmeta``."""
@@ -609,102 +522,6 @@ class BucketTable(wiring.Component):
             m.d.comb += self.bk_pmeta[b].eq(
                 read_bypass(m, pm_r, pm_w, self.pmeta_width, pm_hit, f"pmeta{b}",
                             reset_less=w.protected))
-
-    def _bank_window_registered(self, m, w, k, b):
-        """Bank ``b``'s window word with ``output_register``, two cycles after the read:
-        every write up to the end of the cycle after the read is in
-        (``registered_read_bypass``); the valid bit and the generation compared on each
-        side of the choice, and both sides on ``bk_sides``."""
-        p, protected, pb = self._params, w.protected, w.pb
-        row_q = k.row_q
-        row_qq = Signal(range(self.rows), name=f"rd_row_qq{b}")
-        sc_hit = Signal(name=f"rd_sc_row_hit{b}")
-        m.d.sync += [row_qq.eq(row_q), sc_hit.eq(row_q == w.sc_row_qq)]
-        # (the bypassed tag compared here, a cycle ahead, with the tag of the
-        # request the window is read for: only the raw word's comparison is
-        # behind the block RAM's output register)
-        e_alt, e_alt_data, e_raw, e_alt_tag_eq = registered_read_bypass(
-            m, k.ent_r, k.ent_w, w.ent_layout, k.ent_hit, row_q, f"ent{b}",
-            reset_less=protected, summary=lambda word: word.tag == self.rd_tag)
-
-        def tracked(word):
-            return word.valid & (word.gen == self.generation)
-        t_alt, t_alt_data, t_raw, alt_tracked = registered_read_bypass(
-            m, k.meta_r, k.meta_w, w.meta_layout, k.meta_hit, row_q, f"meta{b}",
-            reset_less=protected, summary=tracked)
-        # The match of the word as chosen, ``tracked & tag == rd_tag_q``, with
-        # the bypass choices inside the comparison: the raw tag, and the raw
-        # generation and valid bit (``tracked`` as fields compared), or the
-        # bypassed words' results registered in M.
-        match = Match((p.TAG_WIDTH, self.gen_width + 1), self.match)
-        m.submodules[f"match{b}"] = match
-        m.d.comb += [match.a.eq(Cat(e_raw.tag, t_raw.gen, t_raw.valid)),
-                     match.b.eq(Cat(w.rd_tag_q, self.generation, C(1, 1))),
-                     match.sel.eq(Cat(e_alt, t_alt)),
-                     match.alt.eq(Cat(e_alt_tag_eq, alt_tracked))]
-        k_alt, k_alt_data, k_raw = registered_read_bypass(
-            m, k.mark_r, k.mark_w, 1, k.mark_hit, row_q, f"mark{b}", reset_less=protected)
-        mark_rd = Mux(k_alt, k_alt_data, k_raw)
-        if protected:     # the words as read, unless the bypass replaced them
-            slot = Cat(Const(b, pb), row_qq) if pb else row_qq
-            for name, rp, alt in (("ent", k.ent_r, e_alt), ("meta", k.meta_r, t_alt),
-                                  ("mark", k.mark_r, k_alt)):
-                # (the check's rows, registered and ORed after the register)
-                w.checks.append((rp.check & ~alt.replicate(len(rp.check)), C(0, 1),
-                                 regmap.MEM_IDS[name], slot))
-        sides = self.bk_sides[b]
-        m.d.comb += [
-            self.bk_tag[b].eq(Mux(e_alt, e_alt_data.tag, e_raw.tag)),
-            self.bk_count[b].eq(Mux(e_alt, e_alt_data.count, e_raw.count)),
-            self.bk_last[b].eq(Mux(t_alt, t_alt_data.last, t_raw.last)),
-            self.bk_valid[b].eq(Mux(t_alt, alt_tracked, tracked(t_raw))),
-            self.bk_fresh[b].eq(Mux(t_alt, t_alt_data.fresh, t_raw.fresh)),
-            self.bk_mark[b].eq(mark_rd), self.bk_mark_raw[b].eq(mark_rd),
-            self.bk_row[b].eq(row_qq), self.bk_sc_row_hit[b].eq(sc_hit),
-            sides.ent.eq(e_alt), sides.meta.eq(t_alt),
-            sides.count_byp.eq(e_alt_data.count), sides.count_raw.eq(e_raw.count),
-            sides.last_byp.eq(t_alt_data.last), sides.last_raw.eq(t_raw.last),
-            sides.match.eq(match.match),
-            sides.fresh_byp.eq(t_alt_data.fresh), sides.fresh_raw.eq(t_raw.fresh),
-            sides.mark.eq(k_alt), sides.mark_byp.eq(k_alt_data), sides.mark_raw.eq(k_raw),
-        ]
-
-    def _bank_window(self, m, w, k, b):
-        """Bank ``b``'s window word without ``output_register``, one cycle after the read:
-        the reads as a transparent port would return them (``read_bypass``), and the mark
-        with this cycle's scrubber write in it."""
-        protected, pb, row_q = w.protected, w.pb, k.row_q
-        ent_rd = read_bypass(m, k.ent_r, k.ent_w, w.ent_layout, k.ent_hit, f"ent{b}",
-                             reset_less=protected)
-        meta_rd = read_bypass(m, k.meta_r, k.meta_w, w.meta_layout, k.meta_hit, f"meta{b}",
-                              reset_less=protected)
-        mark_rd = read_bypass(m, k.mark_r, k.mark_w, 1, k.mark_hit, f"mark{b}",
-                              reset_less=protected)
-        if protected:         # the words as read, unless the bypass replaced them
-            slot = Cat(Const(b, pb), row_q) if pb else row_q
-            for name, rp, hit in (("ent", k.ent_r, k.ent_hit), ("meta", k.meta_r, k.meta_hit),
-                                  ("mark", k.mark_r, k.mark_hit)):
-                hit_q = Signal(name=f"{name}{b}_chk_byp")
-                m.d.sync += hit_q.eq(hit)
-                w.checks.append((rp.error & ~hit_q, C(0, 1), regmap.MEM_IDS[name], slot))
-        # The mark at the end of this cycle: this cycle's scrubber write included.
-        mark_now = Signal(name=f"mark_now{b}")
-        m.d.comb += mark_now.eq(Mux(k.sc_we & (row_q == w.sc_row_qqq), k.sc_value,
-                                    mark_rd))
-        m.d.comb += [
-            self.bk_tag[b].eq(ent_rd.tag), self.bk_count[b].eq(ent_rd.count),
-            self.bk_last[b].eq(meta_rd.last),
-            self.bk_valid[b].eq(meta_rd.valid & (meta_rd.gen == self.generation)),
-            self.bk_fresh[b].eq(meta_rd.fresh), self.bk_mark[b].eq(mark_now),
-            self.bk_mark_raw[b].eq(mark_rd),
-            self.bk_row[b].eq(row_q),
-            self.bk_sc_row_hit[b].eq(row_q == w.sc_row_qqq),
-            self.bk_sides[b].count_raw.eq(ent_rd.count),
-            self.bk_sides[b].last_raw.eq(meta_rd.last),
-            self.bk_sides[b].fresh_raw.eq(meta_rd.fresh),
-            self.bk_sides[b].mark_raw.eq(mark_rd),
-        ]
-
 
 def _split(slot, pb):
     """``(bank, row)`` of a slot: its low ``pb`` bits and the rest."""
