@@ -26,7 +26,11 @@ from . import fast
 __all__ = ["replay", "main"]
 
 
-def replay(trace_path: Path, params: Params, build: Path, ready_permille: int = 1000) -> dict:
+def replay(trace_path: Path, params: Params, build: Path, ready_permille: int = 1000,
+           progress=None) -> dict:
+    """Replay ``trace_path`` through the harness built for ``params`` in ``build``; return a
+    summary (``fast.check``'s, with both sets of statistics and OCCUPANCY). ``progress``:
+    as ``fast.run``'s. Raises ``fast.Mismatch`` on any difference."""
     trace = load_trace(trace_path)
     requests = list(zip(trace.cycle.tolist(), trace.op.tolist(), trace.addr.tolist(),
                         trace.min_tlevel.tolist()))
@@ -35,7 +39,8 @@ def replay(trace_path: Path, params: Params, build: Path, ready_permille: int = 
         reads += [fast.AxiOp("read", reg.offset), fast.AxiOp("read", reg.offset + 4)]
     reads += [fast.AxiOp("read", REG["OCCUPANCY"].offset), fast.AxiOp("release")]
     exe = fast.build(params, build)
-    result = fast.run(exe, params, requests, reads, ready_permille=ready_permille)
+    result = fast.run(exe, params, requests, reads, ready_permille=ready_permille,
+                      progress=progress)
     model = KvAsuModel(params)
     summary = fast.check(params, model, requests, reads, result)   # raises on a difference
     rtl_stats = {}
@@ -54,16 +59,22 @@ def main(argv=None) -> int:
     ap.add_argument("--ready", type=int, default=1000, help="response ready, per mille")
     ap.add_argument("--build", type=Path, default=Path("build/replay"))
     args = ap.parse_args(argv)
+    trace = load_trace(args.trace)
     # Only block parameters: a workload generator may keep its own settings in the meta.
-    meta = load_trace(args.trace).meta.get("params") or {}
+    meta = trace.meta.get("params") or {}
     meta_params = {k.upper(): v for k, v in meta.items() if k.upper() in PARAM_NAMES}
     for item in args.param:
         name, _, value = item.partition("=")
         meta_params[name.upper()] = int(value, 0)
     params = Params(**meta_params)
     name = "_".join(f"{k}{v}" for k, v in sorted(params.as_dict().items()))
+    last_cycle = int(trace.cycle[-1]) if len(trace) else 0
+
+    def progress(cycle, accepted, left):
+        print(f"replay: cycle {cycle:,} of about {last_cycle:,}, {accepted:,} requests "
+              f"accepted, {left:,} to go", file=sys.stderr, flush=True)
     try:
-        s = replay(args.trace, params, args.build / name, args.ready)
+        s = replay(args.trace, params, args.build / name, args.ready, progress=progress)
     except fast.Mismatch as err:
         print(f"replay: MISMATCH between the RTL and the golden model:\n{err}")
         return 1

@@ -10,10 +10,14 @@ reproduce a failure.
 import os
 import random
 
+import numpy as np
 import pytest
 
+from golden_model.trace import save_trace
+from regmap import OPS
 from verif import fast
 from verif.hostile import attack_rtl, colliding_lines
+from verif.replay import replay
 from verif.soak import CONFIGS, soak
 
 
@@ -59,3 +63,35 @@ def test_secret_seed_spreads_hostile_lines_on_the_rtl(seed, build_root):
                         build_root / "small")    # every response checked against the model
     after = report["secret_seed_on_rtl"]
     assert after["tracked_at_end"] > params.PROBE, after   # no longer confined to one window
+
+
+def test_a_gap_longer_than_the_hang_bound_replays_clean(build_root, tmp_path):
+    """A trace may be idle for longer than the harness's 100 000-cycle hang bound (a video
+    trace waits a frame period between frames): waiting for a request's cycle is not a hang.
+    The requests after the gap find the lines before it (their ages saturated). The gap
+    passes cycle 2**24, where the harness reports its progress."""
+    gap = (1 << 24) + 1000
+    lines = [0x40 * k for k in range(6)]
+    cycle = list(range(6)) + [gap + k for k in range(12)]
+    op = [OPS["OBSERVE"]] * 6 + [OPS["QUERY"], OPS["OBSERVE"]] * 6
+    addr = lines + [a for line in lines for a in (line, line)]
+    path = tmp_path / "gap.npz"
+    save_trace(path, np.array(cycle, np.uint64), np.array(op, np.uint8),
+               np.array(addr, np.uint64), np.zeros(len(cycle), np.uint8))
+    reports = []
+    s = replay(path, CONFIGS["small"], build_root / "small",
+               progress=lambda *report: reports.append(report))   # raises fast.Mismatch
+    assert s["requests"] == len(cycle)
+    assert s["model_stats"]["queries"] == 6 and s["model_stats"]["observes"] == 12
+    assert s["rtl_stats"] == s["model_stats"]
+    assert reports == [(1 << 24, 6, 12)]
+
+
+def test_a_block_that_stops_answering_is_reported_as_a_hang(build_root):
+    """The hang bound still holds while the block owes a handshake: with the response
+    consumer never ready, the block stops taking requests and the harness gives up."""
+    params = CONFIGS["small"]
+    exe = fast.build(params, build_root / "small")
+    requests = [(k, OPS["QUERY"], 0x40 * k, 0) for k in range(200)]
+    with pytest.raises(fast.Hang, match="no progress"):
+        fast.run(exe, params, requests, ready_permille=0)

