@@ -178,7 +178,9 @@ def markdown(C: dict, table) -> str:
       "table stopped tracking is evicted when it reaches the bank's LRU end); `kv_asu_article` / `_gate` is the "
       "article's runtime (watermark GC with EVICT; gate off / gate T>=2). libCacheSim 0.3.5 gives ARC, LIRS, S3-FIFO, "
       "SIEVE, W-TinyLFU and the learned LRB and GLCache (its LRU equals the project's, its Belady is within a "
-      "fraction of a percent of the project's MIN with bypass). MCC: the KV-ASU's answer against 'accessed again within "
+      "fraction of a percent of the project's MIN with bypass, and its SIEVE hits where the algorithm as published "
+      "does, access by access, `tests/evaluation/test_compare.py`: SIEVE's low figures on the video and MiniLM "
+      "traces are the algorithm's, not the binding's). MCC: the KV-ASU's answer against 'accessed again within "
       "100 cycles' (predictor: OBSERVE `tlevel >= 3`; article: T-level after the OBSERVE `>= 2`).\n")
     A("**Split.** The predictor (its 40 keys, the 1-in-4 rule, the 4-bit counters; the loop detector's 1-in-16 "
       "sampling, its -8/+1 selector steps and reset value; the ghost-rule guard's -3/+1 steps, 6-bit selector and "
