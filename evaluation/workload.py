@@ -486,13 +486,32 @@ def describe(params: VideoKVParams) -> str:
             f"seed={params.seed}")
 
 
-if __name__ == "__main__":  # quick look: python -m evaluation.workload [preset]
-    import sys
+def main(argv=None) -> int:
+    """``python -m evaluation.workload [PRESET] [--trace FILE]``: print a preset's size (its
+    accesses, distinct lines, requests and the cycle of the last one); with ``--trace``
+    also write its request stream as a golden-model trace (:func:`write_trace`), for
+    ``python -m verif.replay`` or ``python -m evaluation.compare``."""
+    import argparse
 
-    name = sys.argv[1] if len(sys.argv) > 1 else "small"
-    prm = PRESETS[name]
+    ap = argparse.ArgumentParser(prog="python -m evaluation.workload",
+                                 description=main.__doc__.splitlines()[0])
+    ap.add_argument("preset", nargs="?", default="small", choices=list(PRESETS))
+    ap.add_argument("--trace", type=str, default=None, metavar="FILE",
+                    help="write the request stream to FILE (.npz)")
+    args = ap.parse_args(argv)
+    prm = PRESETS[args.preset]
     acc = generate_accesses(prm)
     req = video_kv_requests(prm)
     print(describe(prm))
     print(f"accesses={len(acc)} reads={int(acc.reads.sum())} distinct lines={len(np.unique(acc.addr))}"
           f" requests={len(req[0])} last cycle={int(req[0][-1])}")
+    if args.trace:
+        n = write_trace(args.trace, prm)
+        print(f"wrote {n} requests to {args.trace}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

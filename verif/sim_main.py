@@ -22,6 +22,12 @@ from pathlib import Path
 from verif import runner as R
 
 
+#: The longest trace (in cycles) ``make sim`` simulates: cocotb runs a few thousand cycles
+#: per second here (the built-in trace, 118 937 cycles, in about half a minute), so a
+#: preset at its real frame rate (500 M cycles) would take days.
+MAX_CYCLES = 10_000_000
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m verif.sim_main", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -30,6 +36,16 @@ def main(argv=None) -> int:
     ap.add_argument("--no-waves", action="store_true", help="do not dump a waveform")
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args(argv)
+    from evaluation.workload import PRESETS, video_kv_requests
+    if args.preset not in PRESETS:
+        ap.error(f"--preset must be one of {', '.join(PRESETS)}, not {args.preset!r}")
+    span = int(video_kv_requests(PRESETS[args.preset])[0][-1]) + 1
+    if span > MAX_CYCLES:
+        ap.error(f"the {args.preset!r} trace spans {span:,} cycles (its frames at their real "
+                 f"rate), more than cocotb simulates in reasonable time ({MAX_CYCLES:,}); "
+                 f"replay it on the fast harness instead: python -m evaluation.workload "
+                 f"{args.preset} --trace {args.preset}.npz && python -m verif.replay "
+                 f"{args.preset}.npz")
     R.ensure_path()
     logging.basicConfig(level=logging.WARNING)
     for name in ("cocotb", "Verilator", "cocotb_tools"):

@@ -113,6 +113,18 @@ def test_write_trace_round_trip(tmp_path):
     assert t.meta["params"]["seed"] == SMALL.seed
 
 
+def test_cli_writes_a_presets_trace(tmp_path, capsys):
+    """``python -m evaluation.workload PRESET --trace FILE`` writes what write_trace does."""
+    from evaluation.workload import main
+    from golden_model.trace import load_trace
+    path = tmp_path / "small.npz"
+    assert main(["small", "--trace", str(path)]) == 0
+    cycle, op, addr, _, _ = video_kv_requests()
+    t = load_trace(path)
+    assert np.array_equal(t.cycle, cycle) and np.array_equal(t.op, op) and np.array_equal(t.addr, addr)
+    assert f"wrote {len(cycle)} requests" in capsys.readouterr().out
+
+
 def test_reuse_is_mostly_short_range_within_a_frame():
     a = generate_accesses(SMALL)
     lab = reuse_within(a.line, a.cycle, 100)
