@@ -69,7 +69,9 @@ distinct lines instead (the bank alone could ask for more memory than the machin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 import time
 from collections import OrderedDict
@@ -167,6 +169,22 @@ def libcachesim_params(name: str, bank_lines: int) -> dict:
     return {}
 
 
+@contextlib.contextmanager
+def _c_stderr_silenced():
+    """File descriptor 2 on the null device for the block: what C code writes there (the
+    library's own log lines) is dropped; Python's ``sys.stderr`` is flushed first and
+    restored after."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def libcachesim_hits(name: str, lines: np.ndarray, bank_lines: int) -> np.ndarray:
     """Per access: True if libCacheSim's policy ``name`` (a key of
     :data:`LIBCACHESIM_POLICIES`) hits, with a cache of ``bank_lines`` objects of size 1
@@ -177,8 +195,9 @@ def libcachesim_hits(name: str, lines: np.ndarray, bank_lines: int) -> np.ndarra
     smallest = LIBCACHESIM_MIN_LINES.get(name, 1)
     if bank_lines < smallest:
         raise ValueError(f"{name} needs a bank of at least {smallest} lines, not {bank_lines}")
-    cache = getattr(libcachesim, LIBCACHESIM_POLICIES[name])(
-        bank_lines, **libcachesim_params(name, bank_lines))
+    with _c_stderr_silenced():       # GLCache logs its settings from C at construction
+        cache = getattr(libcachesim, LIBCACHESIM_POLICIES[name])(
+            bank_lines, **libcachesim_params(name, bank_lines))
     req = libcachesim.Request()
     req.obj_size = 1
     n = len(lines)

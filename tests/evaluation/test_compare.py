@@ -116,6 +116,13 @@ def test_libcachesim_sieve_is_the_papers_sieve(seed, capacity):
                           _sieve_hits(lines, capacity))
 
 
+def test_libcachesim_logs_nothing_on_stderr(capfd):
+    """GLCache logs its settings from C when it is built; the comparison's output stays
+    its own."""
+    cmp.libcachesim_hits("glcache", _random_lines(7, n=500), 40)
+    assert "GLCache" not in capfd.readouterr().err
+
+
 def test_belady_bounds_every_policy(doc):
     bound = doc["policies"]["belady"]["hit_rate"]
     for name, entry in doc["policies"].items():
