@@ -18,6 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from golden_model import KvAsuModel, load_trace
 from regmap import PARAM_NAMES, REG, STAT_REGISTERS, Params
 
@@ -32,6 +34,10 @@ def replay(trace_path: Path, params: Params, build: Path, ready_permille: int = 
     summary (``fast.check``'s, with both sets of statistics and OCCUPANCY). ``progress``:
     as ``fast.run``'s. Raises ``fast.Mismatch`` on any difference."""
     trace = load_trace(trace_path)
+    if len(trace) and int(trace.addr.max()) >> params.ADDR_WIDTH:
+        first = int(np.argmax(trace.addr >> np.uint64(params.ADDR_WIDTH) != 0))
+        raise ValueError(f"request {first} of {trace_path} has address {int(trace.addr[first]):#x}, "
+                         f"wider than ADDR_WIDTH = {params.ADDR_WIDTH}")
     requests = list(zip(trace.cycle.tolist(), trace.op.tolist(), trace.addr.tolist(),
                         trace.min_tlevel.tolist()))
     reads = [fast.AxiOp("barrier", len(requests))]
@@ -53,7 +59,8 @@ def replay(trace_path: Path, params: Params, build: Path, ready_permille: int = 
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m verif.replay",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("trace", type=Path)
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--ready", type=int, default=1000, help="response ready, per mille")
@@ -63,10 +70,19 @@ def main(argv=None) -> int:
     # Only block parameters: a workload generator may keep its own settings in the meta.
     meta = trace.meta.get("params") or {}
     meta_params = {k.upper(): v for k, v in meta.items() if k.upper() in PARAM_NAMES}
-    for item in args.param:
-        name, _, value = item.partition("=")
-        meta_params[name.upper()] = int(value, 0)
-    params = Params(**meta_params)
+    try:
+        for item in args.param:
+            name, _, value = item.partition("=")
+            if name.upper() not in PARAM_NAMES:
+                raise ValueError(f"--param {item}: no parameter {name!r} "
+                                 f"(one of {', '.join(PARAM_NAMES)})")
+            try:
+                meta_params[name.upper()] = int(value, 0)
+            except ValueError:
+                raise ValueError(f"--param {item}: {value!r} is not an integer") from None
+        params = Params(**meta_params)
+    except ValueError as err:
+        ap.error(str(err))
     name = "_".join(f"{k}{v}" for k, v in sorted(params.as_dict().items()))
     last_cycle = int(trace.cycle[-1]) if len(trace) else 0
 
@@ -78,6 +94,8 @@ def main(argv=None) -> int:
     except fast.Mismatch as err:
         print(f"replay: MISMATCH between the RTL and the golden model:\n{err}")
         return 1
+    except ValueError as err:
+        ap.error(str(err))
     print(f"replay: {s['requests']} requests over {s['cycles']} cycles; every response and "
           f"statistic equal to the golden model's")
     print(f"  {'statistic':14s} {'RTL':>12s} {'model':>12s}")
