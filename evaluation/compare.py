@@ -504,7 +504,8 @@ def main(argv=None) -> int:
         doc = compare(lines, cycles, bank_lines, entries=args.entries, window=args.window,
                       progress=say)
     except (ValueError, TypeError, OSError) as error:
-        ap.error(f"{args.trace}: {error}")
+        text = str(error)
+        ap.error(text if text.startswith(str(args.trace)) else f"{args.trace}: {text}")
     doc["trace"] = str(args.trace)
     print("\n".join(_format(doc)))
     if args.json:

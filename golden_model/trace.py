@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 
 import numpy as np
 
@@ -98,9 +99,20 @@ def save_trace(path: str | os.PathLike, cycle, op, addr, min_tlevel, meta=None) 
 def load_trace(path: str | os.PathLike) -> Trace:
     """Read and validate a trace written by :func:`save_trace`.
 
-    Raises ``ValueError`` if an array is missing or the stream is not a valid trace.
+    Raises ``ValueError`` if the file is not an ``.npz`` archive, an array is missing or the
+    stream is not a valid trace (``FileNotFoundError`` if there is no file).
     """
-    with np.load(path, allow_pickle=False) as data:
+    try:
+        data = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace (an .npz archive): "
+                         f"{error or type(error).__name__}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: one array, not an .npz "
+                         f"archive")
+    with data:
         missing = [name for name in TRACE_ARRAYS if name not in data.files]
         if missing:
             raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: "

@@ -66,7 +66,10 @@ def main(argv=None) -> int:
     ap.add_argument("--ready", type=int, default=1000, help="response ready, per mille")
     ap.add_argument("--build", type=Path, default=Path("build/replay"))
     args = ap.parse_args(argv)
-    trace = load_trace(args.trace)
+    try:
+        trace = load_trace(args.trace)
+    except (OSError, ValueError) as err:
+        ap.error(str(err))
     # Only block parameters: a workload generator may keep its own settings in the meta.
     meta = trace.meta.get("params") or {}
     meta_params = {k.upper(): v for k, v in meta.items() if k.upper() in PARAM_NAMES}

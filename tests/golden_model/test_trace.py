@@ -2,6 +2,7 @@
 """The trace format (golden_model.trace) and the replay command (golden_model.replay)."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -79,6 +80,24 @@ def test_load_validates_too(tmp_path):
     np.savez(path, cycle=np.array([3], np.uint64), op=np.array([0], np.uint8))
     with pytest.raises(ValueError, match="missing array"):
         load_trace(path)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "not a KV-ASU trace (an .npz archive)"),
+    (b"cycle,op,addr\n0,0,256\n", "not a KV-ASU trace (an .npz archive)"),
+    (None, "one array, not an .npz archive"),          # a single array saved with np.save
+])
+def test_a_file_that_is_no_archive_is_a_value_error(tmp_path, content, message):
+    path = tmp_path / "t.npz"
+    if content is None:
+        with open(path, "wb") as f:
+            np.save(f, np.arange(3))
+    else:
+        path.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_trace(path)
+    with pytest.raises(FileNotFoundError):
+        load_trace(tmp_path / "none.npz")
 
 
 def test_replay_equals_run(tmp_path, capsys):

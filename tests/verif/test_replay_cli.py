@@ -17,6 +17,17 @@ def wide_trace(tmp_path):
     return path
 
 
+def test_a_missing_or_unreadable_trace_is_a_usage_error(tmp_path, capsys):
+    for path, message in ((tmp_path / "none.npz", "No such file"),
+                          (tmp_path / "empty.npz", "is not a KV-ASU trace")):
+        if path.name == "empty.npz":
+            path.write_bytes(b"")
+        with pytest.raises(SystemExit) as exit_:
+            replay.main([str(path), "--build", str(tmp_path / "build")])
+        assert exit_.value.code == 2
+        assert message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, message", [
     (["--param", "ADDR_WIDTH=32"], "request 1 of"),
     (["--param", "FOO=1"], "no parameter 'FOO'"),
