@@ -33,7 +33,7 @@ from regmap import OPS, REG, Params
 from . import fast
 from .soak import Traffic, _stat_reads
 
-__all__ = ["CONFIGS", "OPTIONS", "predictor_soak", "main"]
+__all__ = ["CONFIGS", "OPTIONS", "commit_policy", "predictor_soak", "main"]
 
 #: The build under test: the predictor mode, unprotected (its requirement), one DSP stage
 #: per hash multiply (the simulation benches' choice).
@@ -54,7 +54,7 @@ CTRL = REG["CTRL"]
 POLICY = REG["POLICY"]
 
 
-def _commit_policy(value: int, not_before: int = 0) -> list:
+def commit_policy(value: int, not_before: int = 0) -> list:
     """POLICY = ``value`` committed (with MODE 0, which fuzzing may have left with
     reserved bits: the soak stays blocking, as verif.soak's)."""
     return [fast.AxiOp("write", POLICY.offset, value, 0xF, not_before),
@@ -99,16 +99,16 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
             k = min(n - len(requests), rng.randrange(200, 2000))
             requests += (traffic.requests(k, 0) if rng.random() < 0.4
                          else _loop_requests(params, rng, k, 0))
-        axi = [fast.AxiOp("barrier", 0)] + _commit_policy(1) + [fast.AxiOp("release")]
+        axi = [fast.AxiOp("barrier", 0)] + commit_policy(1) + [fast.AxiOp("release")]
         for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
             axi += traffic.fuzz(fuzz)
             axi += [fast.AxiOp("barrier", k)] + _stat_reads(0)
             if rng.random() < 0.7:
                 axi += traffic.config_writes(0)[:-1]
             if rng.random() < 0.25:          # a switch to the article's policy and back
-                axi += _commit_policy(0) + _stat_reads(0)
+                axi += commit_policy(0) + _stat_reads(0)
                 switches += 1
-            axi += _commit_policy(1) + _stat_reads(0) + [fast.AxiOp("release")]
+            axi += commit_policy(1) + _stat_reads(0) + [fast.AxiOp("release")]
         axi += [fast.AxiOp("barrier", n)] + _stat_reads(0) + [fast.AxiOp("release")]
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
                           seed=rng.getrandbits(32))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Replay a request trace through the Verilated RTL and check it against the golden model.
 
-``python -m verif.replay TRACE.npz [--param NAME=VALUE ...] [--ready PERMILLE]``
+``python -m verif.replay TRACE.npz [--param NAME=VALUE ...] [--ready PERMILLE] [--predictor]``
 
 The trace is a golden-model trace file (``golden_model.trace``; the evaluation's workloads
 write them). Its ``meta["params"]`` choose the configuration unless ``--param`` overrides
@@ -9,7 +9,8 @@ it. Each request is offered at its trace cycle (later if the block holds ``ready
 the golden model answers each one at the cycle the RTL accepted it. Every response is
 compared field by field, then all statistics registers and OCCUPANCY are read over
 AXI4-Lite and compared with the model's. Prints both sets of statistics; exits 1 on any
-difference.
+difference. ``--predictor`` replays on the predictor build in ``POLICY.MODE = 1``
+(docs/spec-predictor.md), committed before the first request.
 """
 
 from __future__ import annotations
@@ -24,15 +25,19 @@ from golden_model import KvAsuModel, load_trace
 from regmap import PARAM_NAMES, REG, STAT_REGISTERS, Params
 
 from . import fast
+from .predictor_soak import OPTIONS as PREDICTOR_OPTIONS, commit_policy
 
 __all__ = ["replay", "main"]
 
 
 def replay(trace_path: Path, params: Params, build: Path, ready_permille: int = 1000,
-           progress=None) -> dict:
+           progress=None, predictor: bool = False) -> dict:
     """Replay ``trace_path`` through the harness built for ``params`` in ``build``; return a
     summary (``fast.check``'s, with both sets of statistics and OCCUPANCY). ``progress``:
-    as ``fast.run``'s. Raises ``fast.Mismatch`` on any difference."""
+    as ``fast.run``'s. With ``predictor`` the build is ``verif.predictor_soak.OPTIONS``'s
+    (``CoreOptions.predictor``) and ``POLICY.MODE = 1`` is committed before the first
+    request, the golden model following the commit. Raises ``fast.Mismatch`` on any
+    difference."""
     trace = load_trace(trace_path)
     if len(trace) and int(trace.addr.max()) >> params.ADDR_WIDTH:
         first = int(np.argmax(trace.addr >> np.uint64(params.ADDR_WIDTH) != 0))
@@ -40,21 +45,26 @@ def replay(trace_path: Path, params: Params, build: Path, ready_permille: int = 
                          f"wider than ADDR_WIDTH = {params.ADDR_WIDTH}")
     requests = list(zip(trace.cycle.tolist(), trace.op.tolist(), trace.addr.tolist(),
                         trace.min_tlevel.tolist()))
-    reads = [fast.AxiOp("barrier", len(requests))]
+    # (with the predictor: the requests held until POLICY.MODE = 1 is committed)
+    axi = ([fast.AxiOp("barrier", 0), *commit_policy(1), fast.AxiOp("release")]
+           if predictor else [])
+    axi += [fast.AxiOp("barrier", len(requests))]
     for reg in STAT_REGISTERS:
-        reads += [fast.AxiOp("read", reg.offset), fast.AxiOp("read", reg.offset + 4)]
-    reads += [fast.AxiOp("read", REG["OCCUPANCY"].offset), fast.AxiOp("release")]
-    exe = fast.build(params, build)
-    result = fast.run(exe, params, requests, reads, ready_permille=ready_permille,
+        axi += [fast.AxiOp("read", reg.offset), fast.AxiOp("read", reg.offset + 4)]
+    axi += [fast.AxiOp("read", REG["OCCUPANCY"].offset), fast.AxiOp("release")]
+    exe = fast.build(params, build, options=PREDICTOR_OPTIONS if predictor else None)
+    result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
                       progress=progress)
     model = KvAsuModel(params)
-    summary = fast.check(params, model, requests, reads, result)   # raises on a difference
+    summary = fast.check(params, model, requests, axi, result,   # raises on a difference
+                         predictor=predictor)
     rtl_stats = {}
-    words = [rec[2] for rec in result.axi]
+    words = [rec[2] for rec in result.axi if rec[0] == 2]          # the reads' data
     for i, reg in enumerate(STAT_REGISTERS):
         rtl_stats[reg.stat] = words[2 * i] | words[2 * i + 1] << 32
     summary.update(rtl_stats=rtl_stats, model_stats=model.stats.as_dict(),
-                   rtl_occupancy=words[-1], model_occupancy=model.occupancy)
+                   rtl_occupancy=words[-1], model_occupancy=model.occupancy,
+                   policy=model.policy)
     return summary
 
 
@@ -65,6 +75,8 @@ def main(argv=None) -> int:
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--ready", type=int, default=1000, help="response ready, per mille")
     ap.add_argument("--build", type=Path, default=Path("build/replay"))
+    ap.add_argument("--predictor", action="store_true",
+                    help="the predictor build, POLICY.MODE = 1 committed before the first request")
     args = ap.parse_args(argv)
     try:
         trace = load_trace(args.trace)
@@ -87,20 +99,23 @@ def main(argv=None) -> int:
     except ValueError as err:
         ap.error(str(err))
     name = "_".join(f"{k}{v}" for k, v in sorted(params.as_dict().items()))
+    if args.predictor:
+        name += "_predictor"
     last_cycle = int(trace.cycle[-1]) if len(trace) else 0
 
     def progress(cycle, accepted, left):
         print(f"replay: cycle {cycle:,} of about {last_cycle:,}, {accepted:,} requests "
               f"accepted, {left:,} to go", file=sys.stderr, flush=True)
     try:
-        s = replay(args.trace, params, args.build / name, args.ready, progress=progress)
+        s = replay(args.trace, params, args.build / name, args.ready, progress=progress,
+                   predictor=args.predictor)
     except fast.Mismatch as err:
         print(f"replay: MISMATCH between the RTL and the golden model:\n{err}")
         return 1
     except ValueError as err:
         ap.error(str(err))
-    print(f"replay: {s['requests']} requests over {s['cycles']} cycles; every response and "
-          f"statistic equal to the golden model's")
+    print(f"replay: {s['requests']} requests over {s['cycles']} cycles ({s['policy']} mode); "
+          f"every response and statistic equal to the golden model's")
     print(f"  {'statistic':14s} {'RTL':>12s} {'model':>12s}")
     for k, v in s["rtl_stats"].items():
         print(f"  {k:14s} {v:12d} {s['model_stats'][k]:12d}")

@@ -17,6 +17,7 @@ from golden_model.trace import save_trace
 from regmap import OPS
 from verif import fast
 from verif.hostile import attack_rtl, colliding_lines
+from verif.predictor_soak import CONFIGS as PREDICTOR_CONFIGS
 from verif.replay import replay
 from verif.soak import CONFIGS, soak
 
@@ -85,6 +86,28 @@ def test_a_gap_longer_than_the_hang_bound_replays_clean(build_root, tmp_path):
     assert s["model_stats"]["queries"] == 6 and s["model_stats"]["observes"] == 12
     assert s["rtl_stats"] == s["model_stats"]
     assert reports == [(1 << 24, 6, 12)]
+
+
+def test_replay_in_the_predictor_mode(build_root, tmp_path):
+    """``verif.replay --predictor``: the predictor build, POLICY.MODE = 1 committed before the
+    first request, every response and statistic equal to the model in that mode. The trace
+    loops over 1.5 times the table with EVICTs between, so ghosts and their frees occur."""
+    params = PREDICTOR_CONFIGS["small"]
+    rng = random.Random(3)
+    loop = [rng.getrandbits(params.TAG_WIDTH) << params.LINE_SHIFT
+            for _ in range(params.ENTRIES * 3 // 2)]
+    cycle, op, addr = [], [], []
+    for k in range(3000):
+        line = loop[k % len(loop)]
+        cycle.append(k)
+        op.append(OPS["EVICT"] if k % 3 == 2 else OPS["QUERY"] if k % 7 == 0 else OPS["OBSERVE"])
+        addr.append(0 if op[-1] == OPS["EVICT"] else line)
+    path = tmp_path / "loop.npz"
+    save_trace(path, np.array(cycle, np.uint64), np.array(op, np.uint8),
+               np.array(addr, np.uint64), np.full(len(cycle), 3, np.uint8))
+    s = replay(path, params, build_root / "predictor_small", predictor=True)
+    assert s["policy"] == "predictor" and s["rtl_stats"] == s["model_stats"]
+    assert s["model_stats"]["evicts"] > 0 and s["model_stats"]["inserts"] > 0
 
 
 def test_a_block_that_stops_answering_is_reported_as_a_hang(build_root):
