@@ -356,7 +356,7 @@ class BucketTable(wiring.Component):
                 bank_window_registered(self, m, w, k, b)
             else:
                 bank_window(self, m, w, k, b)
-        m.d.comb += [self.sc_mark_row.eq(w.sc_row_qqq), self.sc_mark_row_next.eq(w.sc_row_qq)]
+        m.d.comb += [self.sc_mark_row.eq(w.scrub.row_qqq), self.sc_mark_row_next.eq(w.scrub.row_qq)]
         if w.protected:
             collect_errors(m, self, sorted(w.checks, key=lambda c: c[2]), registered=True)
         return m
@@ -428,8 +428,7 @@ class BucketTable(wiring.Component):
             ent_layout=ent_layout, meta_layout=meta_layout, copy_layout=copy_layout,
             h_lo=h_lo, h_hi=h_hi, w_bank=w_bank, w_row=w_row, i_bank=i_bank, i_row=i_row,
             pm_bank=pm_bank, pm_row=pm_row,
-            sc_row_q=scrub.row_q, sc_row_qq=scrub.row_qq, sc_row_qqq=scrub.row_qqq,
-            scrub_w=scrub.write, sc_r=scrub.read, sc_d=scrub.data,
+            scrub=scrub,
             meta_data=meta_data, copy_data=copy_data, meta_addr=meta_addr,
             rows_at=rows_at, w_cmp=w_cmp, pm_cmp=pm_cmp, i_cmp=i_cmp, clr_cmp=clr_cmp,
             sc_cmp=sc_cmp, rd_tag_q=rd_tag_q)
@@ -492,7 +491,7 @@ class BucketTable(wiring.Component):
             k.ent_w.data.tag.eq(self.wr_tag), k.ent_w.data.count.eq(self.wr_count),
             k.meta_w.addr.eq(w.meta_addr), k.meta_w.data.eq(w.meta_data),
             k.meta_w.en.eq(k.meta_en),
-            w.scrub_w.data[b].eq(w.copy_data), w.scrub_w.en[b].eq(k.meta_en),
+            w.scrub.write.data[b].eq(w.copy_data), w.scrub.write.en[b].eq(k.meta_en),
         ]
 
     def _meta_write_where(self, w, k, b, clear_at, inv_at, wr_at):

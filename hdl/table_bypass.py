@@ -110,7 +110,7 @@ def bank_window_registered(table, m, w, k, b):
     row_q = k.row_q
     row_qq = Signal(range(table.rows), name=f"rd_row_qq{b}")
     sc_hit = Signal(name=f"rd_sc_row_hit{b}")
-    m.d.sync += [row_qq.eq(row_q), sc_hit.eq(row_q == w.sc_row_qq)]
+    m.d.sync += [row_qq.eq(row_q), sc_hit.eq(row_q == w.scrub.row_qq)]
     # (the bypassed tag compared here, a cycle ahead, with the tag of the
     # request the window is read for: only the raw word's comparison is
     # behind the block RAM's output register)
@@ -181,7 +181,7 @@ def bank_window(table, m, w, k, b):
             w.checks.append((rp.error & ~hit_q, C(0, 1), regmap.MEM_IDS[name], slot))
     # The mark at the end of this cycle: this cycle's scrubber write included.
     mark_now = Signal(name=f"mark_now{b}")
-    m.d.comb += mark_now.eq(Mux(k.sc_we & (row_q == w.sc_row_qqq), k.sc_value,
+    m.d.comb += mark_now.eq(Mux(k.sc_we & (row_q == w.scrub.row_qqq), k.sc_value,
                                 mark_rd))
     m.d.comb += [
         table.bk_tag[b].eq(ent_rd.tag), table.bk_count[b].eq(ent_rd.count),
@@ -190,7 +190,7 @@ def bank_window(table, m, w, k, b):
         table.bk_fresh[b].eq(meta_rd.fresh), table.bk_mark[b].eq(mark_now),
         table.bk_mark_raw[b].eq(mark_rd),
         table.bk_row[b].eq(row_q),
-        table.bk_sc_row_hit[b].eq(row_q == w.sc_row_qqq),
+        table.bk_sc_row_hit[b].eq(row_q == w.scrub.row_qqq),
         table.bk_sides[b].count_raw.eq(ent_rd.count),
         table.bk_sides[b].last_raw.eq(meta_rd.last),
         table.bk_sides[b].fresh_raw.eq(meta_rd.fresh),

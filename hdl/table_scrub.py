@@ -86,12 +86,12 @@ def scrub_copy(table, m, w, k, b):
     # own (`keep`) so that the block RAM's output meets one 2:1 multiplexer, not
     # the priority chain (the block RAM's 5.8 ns clock-to-output leaves room for
     # one LUT).
-    snoop_now = meta_write_at(w.sc_row_q)
+    snoop_now = meta_write_at(w.scrub.row_q)
     snoop_hit = Signal(name=f"sc_snoop{b}", attrs={"keep": 1})
     snoop_data = Signal(copy_layout, name=f"sc_snoop_data{b}", attrs={"keep": 1})
     m.d.comb += [snoop_hit.eq(snoop_now | at_read),
                  snoop_data.eq(Mux(snoop_now, w.copy_data, at_read_data))]
-    sc_r, sc_d = w.sc_r, w.sc_d
+    sc_r, sc_d = w.scrub.read, w.scrub.data
     if protected:
         snoop_hit_q = Signal(name=f"sc_snoop_q{b}", reset_less=True)
         snoop_data_q = Signal(copy_layout, name=f"sc_snoop_data_q{b}", reset_less=True)
@@ -113,14 +113,14 @@ def scrub_marks(table, m, w, k, b):
     writes the slot in either cycle."""
     sc_intent = Signal(name=f"sc_intent{b}")
     sc_value = Signal(name=f"sc_value{b}")
-    m.d.sync += [sc_intent.eq(table.sc_set[b] & ~(k.wr_here & (w.w_row == w.sc_row_qq))),
-                 sc_value.eq(~w.sc_d[b].fresh)]
+    m.d.sync += [sc_intent.eq(table.sc_set[b] & ~(k.wr_here & (w.w_row == w.scrub.row_qq))),
+                 sc_value.eq(~w.scrub.data[b].fresh)]
     sc_we = Signal(name=f"sc_we{b}")
     m.d.comb += [
-        sc_we.eq(sc_intent & ~(k.wr_here & (w.w_row == w.sc_row_qqq))),
-        k.mark_w.addr.eq(w.sc_row_qqq), k.mark_w.en.eq(sc_we),
+        sc_we.eq(sc_intent & ~(k.wr_here & (w.w_row == w.scrub.row_qqq))),
+        k.mark_w.addr.eq(w.scrub.row_qqq), k.mark_w.en.eq(sc_we),
         k.mark_w.data.eq(sc_value),
-        table.sc_last[b].eq(w.sc_d[b].last),
-        table.sc_valid[b].eq(w.sc_d[b].valid),
+        table.sc_last[b].eq(w.scrub.data[b].last),
+        table.sc_valid[b].eq(w.scrub.data[b].valid),
     ]
     k.sc_intent, k.sc_value, k.sc_we = sc_intent, sc_value, sc_we
