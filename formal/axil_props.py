@@ -199,7 +199,7 @@ class AxilProps(AxilHarness):
         m.d.comb += Assert(~regs.flush | (regs.hold & regs.core_idle & ~regs.core_flushing))
 
         # Helper invariant for induction: while a CTRL action waits in HOLD, the registered
-        # legality bit is current (the shadows cannot change in HOLD; hdl/regs.py relies on
+        # legality bit is current (the shadows cannot change in HOLD; hdl/regs/ctrl.py relies on
         # it: "always current when used").
         sh = {n: self.spy[f"shadow_{n.lower()}"] for n in regmap.CONFIG_NAMES}
         mode = self.spy["shadow_mode"]           # D13: no reserved MODE bit

@@ -16,7 +16,8 @@ from amaranth.sim import Simulator
 import regmap
 from regmap import MEM_IDS, REG, REGISTERS, STAT_NAMES, Params
 from hdl.axil import AxiLiteSignature, AxiLiteSubordinate, AxiResp
-from hdl.regs import KvAsuRegisters, _kind
+from hdl.regs import KvAsuRegisters
+from hdl.regs.kinds import register_kind
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
 OKAY, SLVERR, DECERR = AxiResp.OKAY.value, AxiResp.SLVERR.value, AxiResp.DECERR.value
@@ -223,9 +224,9 @@ def test_ports_and_validation():
     with pytest.raises(TypeError):
         KvAsuRegisters(params={"ENTRIES": 16})
     with pytest.raises(ValueError):
-        _kind(regmap.Register(name="NEW_THING", offset=0x200, access="ro", doc=""))
+        register_kind(regmap.Register(name="NEW_THING", offset=0x200, access="ro", doc=""))
     with pytest.raises(ValueError):
-        _kind(regmap.Register(name="C9", offset=0x200, access="ro", config=True, doc=""))
+        register_kind(regmap.Register(name="C9", offset=0x200, access="ro", config=True, doc=""))
 
 
 def test_axil_signature():
@@ -969,12 +970,12 @@ def test_soft_error_registers_unprotected_read_zero():
 
 
 def test_error_counters_saturate():
-    """The ERR_* counters' add (``regs.saturating_add``): ``min(value + n, 2**32 - 1)``
+    """The ERR_* counters' add (``hdl.regs.soft_errors.saturating_add``): ``min(value + n, 2**32 - 1)``
     at and around the bound, for the increments the register block makes (0 to 2)."""
     from amaranth import Module, Signal
     from amaranth.sim import Simulator as Sim
 
-    from hdl.regs import saturating_add
+    from hdl.regs.soft_errors import saturating_add
     m = Module()
     value, n = Signal(32), Signal(2)
     out = Signal(32)
