@@ -84,11 +84,11 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
-def plots(C: dict, outdir, plt, prefix: str = "policy_") -> list[str]:
+def plots(comparison: dict, outdir, plt, prefix: str = "policy_") -> list[str]:
     """One figure per workload, ``outdir/<prefix><workload>.png``: hit rate per policy at each
     bank size."""
     made = []
-    for name, entry in C.items():
+    for name, entry in comparison.items():
         fig, ax = plt.subplots(figsize=(10, 3.8))
         banks = list(entry["banks"])
         x = np.arange(len(SHOWN))
@@ -118,10 +118,10 @@ def _pct(x):
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
 
-def targets(C: dict) -> list[dict]:
+def targets(comparison: dict) -> list[dict]:
     """Per workload and bank: the issue's hit-rate and MCC targets, met or not."""
     rows = []
-    for name, entry in C.items():
+    for name, entry in comparison.items():
         for bank, doc in entry["banks"].items():
             pol = doc["policies"]
             lru, belady = pol["lru"]["hit_rate"], pol["belady"]["hit_rate"]
@@ -166,99 +166,99 @@ def targets_summary(what: str, rows: list[dict]) -> str:
             f"{sum(r['mcc_ok'] for r in rows)}.\n")
 
 
-def markdown(C: dict, table) -> str:
+def markdown(comparison: dict, table) -> str:
     """The report section (``table(rows, header)`` is the report's markdown table helper)."""
-    L = []
-    A = L.append
-    A("## 8. The predictor mode against LRU, Belady and libCacheSim\n")
-    A("`python -m evaluation.compare TRACE.npz --bank-lines N` on every workload above, with banks of 1/8, 1/4 and "
-      "1/2 of the workload's distinct lines. Every access counts (no steady-state mask here, unlike sections 1-7: "
-      "the CLI scores whole traces). `kv_asu_predictor` is the KV-ASU in the mode of "
-      "[spec-predictor.md](spec-predictor.md) choosing the bank's victims (a resident line that the KV-ASU's hashed "
-      "table stopped tracking is evicted when it reaches the bank's LRU end); `kv_asu_article` / `_gate` is the "
-      "article's runtime (watermark GC with EVICT; gate off / gate T>=2). libCacheSim 0.3.5 gives ARC, LIRS, S3-FIFO, "
-      "SIEVE, W-TinyLFU and the learned LRB and GLCache (its LRU equals the project's, its Belady is within a "
-      "fraction of a percent of the project's MIN with bypass, and its SIEVE hits where the algorithm as published "
-      "does, access by access, `tests/evaluation/test_compare.py`: SIEVE's low figures on the video and MiniLM "
-      "traces are the algorithm's, not the binding's). MCC: the KV-ASU's answer against 'accessed again within "
-      "100 cycles' (predictor: OBSERVE `tlevel >= 3`; article: T-level after the OBSERVE `>= 2`).\n")
-    A("**Split.** The predictor (its 40 keys, the 1-in-4 rule, the 4-bit counters; the loop detector's 1-in-16 "
-      "sampling, its -8/+1 selector steps and reset value; the ghost-rule guard's -3/+1 steps, 6-bit selector and "
-      "reset value) was chosen on the *training* traces of "
-      "`evaluation/predictor_prototype.py`: video 480p seed 1, 720p seed 2 with 30 px motion, 1080p seed 3 with "
-      "radius 2; MiniLM in prefill order; and SmolLM2 decoding the *training* text (the GPL-3, first 192 tokens, "
-      "sparse top-4 pages). It is judged on the *held-out* ones: the report's video workloads (seed 0), MiniLM in "
-      "decode order, and SmolLM2 decoding the held-out text (the GFDL-1.3). 'MiniLM attention, prefill order' below "
-      "is a training trace and is marked so. The dense decoder trace reads every earlier token at every step, so its "
-      "addresses do not depend on the text: the training text's dense trace is the same address stream as the "
-      "held-out one, and it was therefore *not* used for tuning (only the sparse one, whose page choices depend on "
-      "the text).\n")
-    reused = sorted({k for e in C.values() for d in e["banks"].values() for k in d.get("reused_from_previous_run", ())})
+    doc_lines = []
+    add = doc_lines.append
+    add("## 8. The predictor mode against LRU, Belady and libCacheSim\n")
+    add("`python -m evaluation.compare TRACE.npz --bank-lines N` on every workload above, with banks of 1/8, 1/4 and "
+        "1/2 of the workload's distinct lines. Every access counts (no steady-state mask here, unlike sections 1-7: "
+        "the CLI scores whole traces). `kv_asu_predictor` is the KV-ASU in the mode of "
+        "[spec-predictor.md](spec-predictor.md) choosing the bank's victims (a resident line that the KV-ASU's hashed "
+        "table stopped tracking is evicted when it reaches the bank's LRU end); `kv_asu_article` / `_gate` is the "
+        "article's runtime (watermark GC with EVICT; gate off / gate T>=2). libCacheSim 0.3.5 gives ARC, LIRS, S3-FIFO, "
+        "SIEVE, W-TinyLFU and the learned LRB and GLCache (its LRU equals the project's, its Belady is within a "
+        "fraction of a percent of the project's MIN with bypass, and its SIEVE hits where the algorithm as published "
+        "does, access by access, `tests/evaluation/test_compare.py`: SIEVE's low figures on the video and MiniLM "
+        "traces are the algorithm's, not the binding's). MCC: the KV-ASU's answer against 'accessed again within "
+        "100 cycles' (predictor: OBSERVE `tlevel >= 3`; article: T-level after the OBSERVE `>= 2`).\n")
+    add("**Split.** The predictor (its 40 keys, the 1-in-4 rule, the 4-bit counters; the loop detector's 1-in-16 "
+        "sampling, its -8/+1 selector steps and reset value; the ghost-rule guard's -3/+1 steps, 6-bit selector and "
+        "reset value) was chosen on the *training* traces of "
+        "`evaluation/predictor_prototype.py`: video 480p seed 1, 720p seed 2 with 30 px motion, 1080p seed 3 with "
+        "radius 2; MiniLM in prefill order; and SmolLM2 decoding the *training* text (the GPL-3, first 192 tokens, "
+        "sparse top-4 pages). It is judged on the *held-out* ones: the report's video workloads (seed 0), MiniLM in "
+        "decode order, and SmolLM2 decoding the held-out text (the GFDL-1.3). 'MiniLM attention, prefill order' below "
+        "is a training trace and is marked so. The dense decoder trace reads every earlier token at every step, so its "
+        "addresses do not depend on the text: the training text's dense trace is the same address stream as the "
+        "held-out one, and it was therefore *not* used for tuning (only the sparse one, whose page choices depend on "
+        "the text).\n")
+    reused = sorted({k for e in comparison.values() for d in e["banks"].values() for k in d.get("reused_from_previous_run", ())})
     if reused:
-        A(f"**Provenance.** This section was last rerun with `python -m evaluation.compare_report --reuse-baselines`: "
-          f"LRU, FIFO, Belady and `kv_asu_predictor` were run again; {', '.join(f'`{k}`' for k in reused)} come from "
-          "the previous full run of this comparison (the same traces and bank sizes; their code did not change, and "
-          "the rerun LRU and Belady hit counts equal that run's in every case, which the command checks). "
-          "`make eval` reruns everything.\n")
-    rows = targets(C)
-    A("### The targets, per workload and bank size\n")
-    A("'loop mode': the share of OBSERVEs answered in the loop mode of spec-predictor.md P11; 'ghost rule on': the "
-      "share after which the guard of P12 had the ghost rule of P6.2 on (off: predicted-cold ghosts go to the head, "
-      "as LRU inserts them).\n")
-    A(targets_table(rows, table))
-    A("")
+        add(f"**Provenance.** This section was last rerun with `python -m evaluation.compare_report --reuse-baselines`: "
+            f"LRU, FIFO, Belady and `kv_asu_predictor` were run again; {', '.join(f'`{k}`' for k in reused)} come from "
+            "the previous full run of this comparison (the same traces and bank sizes; their code did not change, and "
+            "the rerun LRU and Belady hit counts equal that run's in every case, which the command checks). "
+            "`make eval` reruns everything.\n")
+    rows = targets(comparison)
+    add("### The targets, per workload and bank size\n")
+    add("'loop mode': the share of OBSERVEs answered in the loop mode of spec-predictor.md P11; 'ghost rule on': the "
+        "share after which the guard of P12 had the ghost rule of P6.2 on (off: predicted-cold ghosts go to the head, "
+        "as LRU inserts them).\n")
+    add(targets_table(rows, table))
+    add("")
     held = [r for r in rows if r["split"] == "held-out"]
     if held:
-        A(targets_summary("Held-out", held))
-    for name, entry in C.items():
-        A(f"### {name} ({entry['split']})\n")
+        add(targets_summary("Held-out", held))
+    for name, entry in comparison.items():
+        add(f"### {name} ({entry['split']})\n")
         banks = list(entry["banks"])
         def cell(e):
             return _pct(e.get("hit_rate")) + ("" if e.get("gap_closed") is None
                                               else f" ({100 * e['gap_closed']:+.0f} %)")
 
-        A(table([[p] + [cell(entry["banks"][b]["policies"].get(p, {})) for b in banks] for p in SHOWN],
-                ["policy"] + [f"bank {b} = {entry['banks'][b]['bank_lines']} lines (gap closed)" for b in banks]))
-        A("")
-        A(f"![{name}](eval/policy_{slug(name)}.png)\n")
+        add(table([[p] + [cell(entry["banks"][b]["policies"].get(p, {})) for b in banks] for p in SHOWN],
+                  ["policy"] + [f"bank {b} = {entry['banks'][b]['bank_lines']} lines (gap closed)" for b in banks]))
+        add("")
+        add(f"![{name}](eval/policy_{slug(name)}.png)\n")
     below = [r for r in held if not r["not_below_lru"]]
     if below:
-        A("**Where it loses to LRU** (held-out; in brackets the share of OBSERVEs answered in loop mode): " + "; ".join(
+        add("**Where it loses to LRU** (held-out; in brackets the share of OBSERVEs answered in loop mode): " + "; ".join(
             f"{r['workload']} {r['bank']}: {100 * (r['predictor'] - r['lru']):+.3f} points "
             f"({_pct(r['loop_mode_share'])})" for r in below)
-          + ". A loss comes from loop mode (P11) where bimodal insertion is not better after all, from the ghost "
-          "rule of P6.2 while the guard of P12 has it on (a revived ghost put at the LRU end that LRU would have "
-          "kept), or from the hashed table (a line whose window is full of recent lines is not tracked; the "
-          "runtime evicts such lines when they reach its LRU end).\n")
+            + ". A loss comes from loop mode (P11) where bimodal insertion is not better after all, from the ghost "
+            "rule of P6.2 while the guard of P12 has it on (a revived ghost put at the LRU end that LRU would have "
+            "kept), or from the hashed table (a line whose window is full of recent lines is not tracked; the "
+            "runtime evicts such lines when they reach its LRU end).\n")
     missed = [r for r in held if not r["half_gap"] and r["gap_closed"] is not None]
     if missed:
-        best_gap = max(((C[r["workload"]]["banks"][r["bank"]]["policies"][r["best_libcachesim"]]["gap_closed"] or 0.0)
+        best_gap = max(((comparison[r["workload"]]["banks"][r["bank"]]["policies"][r["best_libcachesim"]]["gap_closed"] or 0.0)
                         for r in missed if r["best_libcachesim"]), default=None)
-        A(f"**What bounds it.** Where the half-gap target is missed ({len(missed)} held-out cases)"
-          + ("" if best_gap is None else f", the best libCacheSim policy closes at most {100 * best_gap:.0f} % of "
-             "the gap either") + ". The predictor gains in two "
-          "ways. Where LRU fails on a loop somewhat longer than the bank (the video decode steps read the whole current "
-          "frame once per step), a ghost whose history counter is 0 goes to the LRU end. Where the loop is many "
-          "times the bank (a decoder step reads every layer, head and page), no ghost memory of the bank's size sees "
-          "it; the loop detector does: its BIP shadow hits where its LRU shadow does not, the block switches to "
-          "bimodal insertion, and a stable part of the loop stays resident, as SIEVE and LIRS keep it. Where the loop "
-          "fits, what LRU still misses is reuse across frames: a line of frame f-k is read again one frame later, "
-          "two to three bank sizes of other lines in between, beyond the ghost memory and the table. "
-          "Where the ghost rule would lose (the 1/4 and 1/2 banks of video, MiniLM in either order, the sparse "
-          "decoder at 1/2), the guard of P12 keeps it off and the block equals LRU: there it closes none of the "
-          "gap, and what is left is reuse that neither the burst/gap history nor a ghost memory of the bank's size "
-          "sees (the best libCacheSim policy gains at most a few tenths of a point there too). Before the guard, "
-          "the rule cost up to 1.7 points on these (MiniLM decode order, 1/8). Where LRU is within half a point "
-          "of Belady (MiniLM at 1/2, the sparse decoder at 1/2), the half gap is a quarter of a point or less. "
-          "Mechanisms tried on the training split and dropped (SRRIP/BRRIP as lists, SHiP with address signatures, "
-          "ghost-guided insertion without the predictor, DIP (LRU against bimodal insertion, dueled on shadow "
-          "directories, without the predictor), predicted-cold-first eviction, Hawkeye's OPTgen-trained insertion "
-          "keyed on address or on history, a second table learning per key whether reviving a ghost at the MRU end "
-          "pays, DIP with leader lines in the shared list instead of shadows (its BIP leaders are evicted by the "
-          "others' insertions, so it never leaves LRU on the decoder), a hashed filter of evicted lines as a longer "
-          "ghost memory, a third sampled shadow running the ghost rule as the guard's reference) and their numbers are in `docs/eval/predictor_prototype.json` "
-          "(`python -m evaluation.predictor_prototype`).\n")
-    return "\n".join(L)
+        add(f"**What bounds it.** Where the half-gap target is missed ({len(missed)} held-out cases)"
+            + ("" if best_gap is None else f", the best libCacheSim policy closes at most {100 * best_gap:.0f} % of "
+               "the gap either") + ". The predictor gains in two "
+            "ways. Where LRU fails on a loop somewhat longer than the bank (the video decode steps read the whole current "
+            "frame once per step), a ghost whose history counter is 0 goes to the LRU end. Where the loop is many "
+            "times the bank (a decoder step reads every layer, head and page), no ghost memory of the bank's size sees "
+            "it; the loop detector does: its BIP shadow hits where its LRU shadow does not, the block switches to "
+            "bimodal insertion, and a stable part of the loop stays resident, as SIEVE and LIRS keep it. Where the loop "
+            "fits, what LRU still misses is reuse across frames: a line of frame f-k is read again one frame later, "
+            "two to three bank sizes of other lines in between, beyond the ghost memory and the table. "
+            "Where the ghost rule would lose (the 1/4 and 1/2 banks of video, MiniLM in either order, the sparse "
+            "decoder at 1/2), the guard of P12 keeps it off and the block equals LRU: there it closes none of the "
+            "gap, and what is left is reuse that neither the burst/gap history nor a ghost memory of the bank's size "
+            "sees (the best libCacheSim policy gains at most a few tenths of a point there too). Before the guard, "
+            "the rule cost up to 1.7 points on these (MiniLM decode order, 1/8). Where LRU is within half a point "
+            "of Belady (MiniLM at 1/2, the sparse decoder at 1/2), the half gap is a quarter of a point or less. "
+            "Mechanisms tried on the training split and dropped (SRRIP/BRRIP as lists, SHiP with address signatures, "
+            "ghost-guided insertion without the predictor, DIP (LRU against bimodal insertion, dueled on shadow "
+            "directories, without the predictor), predicted-cold-first eviction, Hawkeye's OPTgen-trained insertion "
+            "keyed on address or on history, a second table learning per key whether reviving a ghost at the MRU end "
+            "pays, DIP with leader lines in the shared list instead of shadows (its BIP leaders are evicted by the "
+            "others' insertions, so it never leaves LRU on the decoder), a hashed filter of evicted lines as a longer "
+            "ghost memory, a third sampled shadow running the ghost rule as the guard's reference) and their numbers are in `docs/eval/predictor_prototype.json` "
+            "(`python -m evaluation.predictor_prototype`).\n")
+    return "\n".join(doc_lines)
 
 
 SECTION = "## 8. The predictor mode against LRU, Belady and libCacheSim"
@@ -323,13 +323,13 @@ def main(argv=None) -> int:
     if args.from_results:
         if "policy_comparison" not in results:
             ap.error(f"{results_path}: no policy_comparison to rewrite from")
-        C = results["policy_comparison"]
+        comparison = results["policy_comparison"]
     else:
-        C = run(report_workloads(say), say, results.get("policy_comparison") if args.reuse_baselines else None)
-    plots(C, args.docs / "eval", plt)
-    results["policy_comparison"] = C
+        comparison = run(report_workloads(say), say, results.get("policy_comparison") if args.reuse_baselines else None)
+    plots(comparison, args.docs / "eval", plt)
+    results["policy_comparison"] = comparison
     results_path.write_text(json.dumps(results, indent=1))
-    doc_path.write_text(splice(text, markdown(C, table)))
+    doc_path.write_text(splice(text, markdown(comparison, table)))
     say(f"wrote section 8 of {doc_path}, its figures and results.json's policy_comparison")
     return 0
 

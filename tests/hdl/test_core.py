@@ -27,7 +27,7 @@ MODES = [pytest.param(SERIAL, id="serial"), pytest.param(BENCH_OPTIONS, id="pipe
 CFG = dict(c3=3, c2=2, w3=2, w2=4, w1=8)
 
 
-def Z(**kw):
+def rsp(**kw):
     """A response with every field zero except ``kw`` (decision D5)."""
     r = dict(op=0, present=0, tlevel_before=0, tracked=0, tlevel=0, hit=0, victim_valid=0,
              count=0, slot=0, victim_tag=0)
@@ -84,20 +84,20 @@ def test_levels_counts_and_cold_reset(options):
     )
     bench, res = run(p, script, options)
     assert [c for _, c in res["accepted"]] == [SCALE * x for x in (0, 1, 2, 3, 8, 12, 20, 22, 23)]
-    R = res["responses"]
-    assert R[0] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=sa)
-    assert R[1] == Z(present=1, tlevel_before=1, tracked=1, tlevel=2, hit=1, count=2, slot=sa)
-    assert R[2] == Z(present=1, tlevel_before=2, tracked=1, tlevel=3, hit=1, count=3, slot=sa)
-    assert R[3] == Z(op=1, present=1, tlevel_before=3, tracked=1, tlevel=3, hit=1, count=3,
-                     slot=sa)
-    assert R[4] == Z(op=1, present=1, tlevel_before=2, tracked=1, tlevel=2, hit=0, count=3,
-                     slot=sa)
-    assert R[5] == Z(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=3,
-                     slot=sa)
-    assert R[6] == Z(op=1, present=1, tlevel_before=0, tracked=1, tlevel=0, hit=0, count=3,
-                     slot=sa)
-    assert R[7] == Z(present=1, tlevel_before=0, tracked=1, tlevel=1, hit=0, count=1, slot=sa)
-    assert R[8] == Z(op=1, hit=1)
+    got = res["responses"]
+    assert got[0] == rsp(tracked=1, tlevel=1, hit=1, count=1, slot=sa)
+    assert got[1] == rsp(present=1, tlevel_before=1, tracked=1, tlevel=2, hit=1, count=2, slot=sa)
+    assert got[2] == rsp(present=1, tlevel_before=2, tracked=1, tlevel=3, hit=1, count=3, slot=sa)
+    assert got[3] == rsp(op=1, present=1, tlevel_before=3, tracked=1, tlevel=3, hit=1, count=3,
+                         slot=sa)
+    assert got[4] == rsp(op=1, present=1, tlevel_before=2, tracked=1, tlevel=2, hit=0, count=3,
+                         slot=sa)
+    assert got[5] == rsp(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=3,
+                         slot=sa)
+    assert got[6] == rsp(op=1, present=1, tlevel_before=0, tracked=1, tlevel=0, hit=0, count=3,
+                         slot=sa)
+    assert got[7] == rsp(present=1, tlevel_before=0, tracked=1, tlevel=1, hit=0, count=1, slot=sa)
+    assert got[8] == rsp(op=1, hit=1)
     st = res["stats"]
     assert (st["observes"], st["observe_hits"], st["inserts"], st["queries"],
             st["query_hits"]) == (4, 3, 1, 5, 3)
@@ -120,17 +120,17 @@ def test_window_full_drop_and_saturated_replacement(options):
         (51, qry(p, t0)), (52, qry(p, t4)),
     )
     bench, res = run(p, script, options)
-    R = res["responses"]
+    got = res["responses"]
     for i in range(4):
-        assert R[i] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=slots[i])
-    assert R[4] == Z(hit=1)                                   # drop
-    assert R[5] == Z(present=1, tlevel_before=1, tracked=1, tlevel=2, hit=1, count=2,
-                     slot=slots[0])
-    assert R[6] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=slots[0], victim_valid=1,
-                     victim_tag=t0)
-    assert R[7] == Z(op=1, hit=1)                             # t0 gone
-    assert R[8] == Z(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=1,
-                     slot=slots[0])
+        assert got[i] == rsp(tracked=1, tlevel=1, hit=1, count=1, slot=slots[i])
+    assert got[4] == rsp(hit=1)                                   # drop
+    assert got[5] == rsp(present=1, tlevel_before=1, tracked=1, tlevel=2, hit=1, count=2,
+                         slot=slots[0])
+    assert got[6] == rsp(tracked=1, tlevel=1, hit=1, count=1, slot=slots[0], victim_valid=1,
+                         victim_tag=t0)
+    assert got[7] == rsp(op=1, hit=1)                             # t0 gone
+    assert got[8] == rsp(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=1,
+                         slot=slots[0])
     st = res["stats"]
     assert (st["inserts"], st["drops"], st["replacements"], st["observe_hits"]) == (4, 1, 1, 1)
     assert res["occupancy"][-1] == 4
@@ -150,9 +150,9 @@ def test_replacement_prefers_oldest_below_saturation(options):
         (26, obs(p, t4)),         # t=13: ages 13, 11, 11, 9: the oldest, t0, is T0
     )
     bench, res = run(p, script, options)
-    R = res["responses"]
-    assert R[4] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=slots[0], victim_valid=1,
-                     victim_tag=t0)
+    got = res["responses"]
+    assert got[4] == rsp(tracked=1, tlevel=1, hit=1, count=1, slot=slots[0], victim_valid=1,
+                         victim_tag=t0)
 
 
 @pytest.mark.parametrize("options", MODES)
@@ -174,15 +174,15 @@ def test_lru_order_and_evicts(options):
         (64, ("req", EVICT_ANY, 0, 0)),      # b
     )
     bench, res = run(p, script, options)
-    R = res["responses"]
-    assert R[0] == Z(op=2) and R[1] == Z(op=3)
-    assert R[6] == Z(op=2)
-    assert R[7] == Z(op=3, victim_valid=1, victim_tag=b, slot=sb)
-    assert R[8] == Z(op=2, victim_valid=1, victim_tag=c, slot=sc)
-    assert R[9] == Z(op=3, victim_valid=1, victim_tag=a, slot=sa)
-    assert R[10] == Z(op=3)
-    assert R[11]["slot"] == sb and R[11]["tracked"] == 1
-    assert R[12] == Z(op=3, victim_valid=1, victim_tag=b, slot=sb)
+    got = res["responses"]
+    assert got[0] == rsp(op=2) and got[1] == rsp(op=3)
+    assert got[6] == rsp(op=2)
+    assert got[7] == rsp(op=3, victim_valid=1, victim_tag=b, slot=sb)
+    assert got[8] == rsp(op=2, victim_valid=1, victim_tag=c, slot=sc)
+    assert got[9] == rsp(op=3, victim_valid=1, victim_tag=a, slot=sa)
+    assert got[10] == rsp(op=3)
+    assert got[11]["slot"] == sb and got[11]["tracked"] == 1
+    assert got[12] == rsp(op=3, victim_valid=1, victim_tag=b, slot=sb)
     st = res["stats"]
     assert (st["evicts"], st["evicts_empty"]) == (4, 4)
     assert res["occupancy"][-1] == 0
@@ -202,9 +202,9 @@ def test_no_aliasing_after_long_idle(options):
         start += gap + 12 + 1
         script += [("at", start), qry(p, a), obs(p, a)]
     bench, res = run(p, script, options, cfg=cfg)
-    R = res["responses"]
-    for n in range(1, len(R), 2):
-        q, o = R[n], R[n + 1]
+    got = res["responses"]
+    for n in range(1, len(got), 2):
+        q, o = got[n], got[n + 1]
         assert q["present"] == 1 and q["slot"] == sa
     check_against_ref(p, res, cfg)
     # every gap above is > W1 ticks after the previous observe except 3:
@@ -213,7 +213,7 @@ def test_no_aliasing_after_long_idle(options):
     for n in range(1, len(acc), 2):
         ages.append(acc[n] - acc[n - 1])
     for n, age in enumerate(ages):
-        q = R[1 + 2 * n]
+        q = got[1 + 2 * n]
         assert (q["tlevel_before"] == 0) == (age > cfg["w1"]), (age, q)
 
 
@@ -227,10 +227,10 @@ def test_flush_and_config(options):
         ("at", 60), qry(p, 2),          # age > 0 = W1: T0
     ]
     bench, res = run(p, script, options)
-    R = res["responses"]
-    assert R[8] == Z(op=1, hit=1)
-    assert R[9]["tracked"] == 1 and R[9]["present"] == 0
-    assert R[10]["present"] == 1 and R[10]["tlevel_before"] == 0
+    got = res["responses"]
+    assert got[8] == rsp(op=1, hit=1)
+    assert got[9]["tracked"] == 1 and got[9]["present"] == 0
+    assert got[10]["present"] == 1 and got[10]["tlevel_before"] == 0
     assert res["occupancy"][-1] == 1
 
 
@@ -380,13 +380,13 @@ def test_evict_without_waits_beside_queries(options):
     bench, res = run(p, script, options)
     acc = [c for _, c in res["accepted"]]
     assert acc[2:] == list(range(acc[2], acc[2] + 5)), acc      # one per cycle
-    R = res["responses"]
-    assert R[2] == Z(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=1,
-                     slot=sa)
-    assert R[3] == Z(op=3, victim_valid=1, victim_tag=a, slot=sa)
-    assert R[4] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=sa)      # present=0
-    assert R[5]["present"] == 1 and R[5]["slot"] == sa and R[5]["count"] == 1
-    assert R[6]["present"] == 1 and R[6]["slot"] == sb
+    got = res["responses"]
+    assert got[2] == rsp(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=1,
+                         slot=sa)
+    assert got[3] == rsp(op=3, victim_valid=1, victim_tag=a, slot=sa)
+    assert got[4] == rsp(tracked=1, tlevel=1, hit=1, count=1, slot=sa)      # present=0
+    assert got[5]["present"] == 1 and got[5]["slot"] == sa and got[5]["count"] == 1
+    assert got[6]["present"] == 1 and got[6]["slot"] == sb
     assert res["occupancy"][-1] == 2
     check_against_ref(p, res, CFG)
 
@@ -411,14 +411,14 @@ def test_evicts_interleaved_with_queries_at_full_rate(options, backpressure):
     rsp_ready = (lambda c: c % 3 != 0) if backpressure else None
     bench, res = run(p, script, options, rsp_ready=rsp_ready)
     n = len(lines)
-    R = res["responses"]
-    assert all(r["tracked"] for r in R[:n])
+    got = res["responses"]
+    assert all(r["tracked"] for r in got[:n])
     acc = [c for _, c in res["accepted"]][n:]
     if not backpressure:
         assert acc == list(range(acc[0], acc[0] + len(acc))), acc
     gone = set()
     popped = []
-    for line, r in zip(asked, R[n:]):
+    for line, r in zip(asked, got[n:]):
         if line is None:
             assert r["victim_valid"] == (r["op"] == EVICT_ANY and len(popped) < n), r
             if r["victim_valid"]:
@@ -445,10 +445,10 @@ def test_evict_right_after_insert_of_the_tail(options):
     acc = [c for _, c in res["accepted"]]
     gap = bench.core.evict_gap
     assert acc == [0] + list(range(gap + 1, gap + 10)), acc
-    R = res["responses"]
-    assert R[1] == Z(op=3, victim_valid=1, victim_tag=a, slot=sa)
-    assert all(r == Z(op=1, hit=1) for r in R[2:8] + R[9:])
-    assert R[8] == Z(op=3)
+    got = res["responses"]
+    assert got[1] == rsp(op=3, victim_valid=1, victim_tag=a, slot=sa)
+    assert all(r == rsp(op=1, hit=1) for r in got[2:8] + got[9:])
+    assert got[8] == rsp(op=3)
     check_against_ref(p, res, CFG)
 
 
@@ -497,10 +497,10 @@ def test_evict_burst_back_to_back(options):
     assert acc[n + len(young):] == [late + step * k for k in range(5)], acc
     if options is BENCH_OPTIONS:
         assert step == 4 and core.evict_gap == 6
-    R = res["responses"][n:]
-    victims = [r["victim_tag"] if r["victim_valid"] else None for r in R]
+    got = res["responses"][n:]
+    victims = [r["victim_tag"] if r["victim_valid"] else None for r in got]
     assert victims == [40, None, 41, 42, None, 43] + [44, 45, None, None, None], victims
-    assert all(r == Z(op=r["op"]) for r in R if not r["victim_valid"])
+    assert all(r == rsp(op=r["op"]) for r in got if not r["victim_valid"])
     assert res["stats"]["evicts"] == 6 and res["stats"]["evicts_empty"] == 5
     assert res["occupancy"][-1] == 0
     check_against_ref(p, res, CFG)
