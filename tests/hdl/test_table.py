@@ -22,7 +22,7 @@ def window(ctx, dut, h):
     table's bank-order ports ``bk_*``: lane ``i`` is bank ``(h + i) mod PROBE``, at the row
     of slot ``h + i``. ``valid``, ``stale``, ``mark``: bit ``i`` per lane; ``tag``,
     ``count``, ``last``: lists."""
-    p = dut._params
+    p = dut.params
     P = p.PROBE
     out = SimpleNamespace(valid=0, stale=0, mark=0, tag=[], count=[], last=[])
     for i in range(P):
@@ -43,7 +43,7 @@ def random_source(ctx, dut, rng, target, model):
     """Set one random write source of the table for this cycle, aimed at slot ``target``
     (a write, an invalidate, a clear of its row, or none), and apply it to ``model``
     (slot -> ``(tag, count, last)`` of the tracked slots); return its name."""
-    p = dut._params
+    p = dut.params
     probe = p.PROBE
     op = rng.choices(["wr", "inv", "clear", "none"], [5, 2, 1, 2])[0]
     ctx.set(dut.wr_en, op == "wr")
@@ -72,7 +72,7 @@ def check_window(ctx, dut, h, model, context):
     """The window at ``h`` on the ``bk_*`` ports is ``model``'s (slot -> ``(tag, count,
     last)`` of the tracked slots): tracked exactly where the model has the slot, with its
     entry."""
-    p = dut._params
+    p = dut.params
     win = window(ctx, dut, h)
     for i in range(p.PROBE):
         s = (h + i) % p.ENTRIES

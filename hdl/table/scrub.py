@@ -6,17 +6,18 @@ and the scrubber's mark writes into each bank's ``mark`` array.
 
 These are parts of ``BucketTable.elaborate``: ``table`` is the ``BucketTable`` (its ports
 and parameters), ``m`` its module, ``w`` the namespace of what the banks share
-(``BucketTable._shared``), ``k`` bank ``b``'s.
+(``shared.py``), ``k`` bank ``b``'s.
 """
 
 from types import SimpleNamespace
 
-from amaranth import *
+from amaranth import Cat, Const, Mux, Signal
 from amaranth.lib import data
 
 import regmap
 
-from .protect import ProtectedMemory
+from ..protect import ProtectedMemory
+from .banks import meta_write_where
 
 __all__ = ["scrub_port", "scrub_copy", "scrub_marks"]
 
@@ -73,8 +74,8 @@ def scrub_copy(table, m, w, k, b):
     protected, copy_layout = w.protected, w.copy_layout
 
     def meta_write_at(row):
-        return w.meta_write_where(w, k, b, table.clear_row == row, w.i_row == row,
-                                  w.w_row == row)
+        return meta_write_where(table, w, k, b, table.clear_row == row, w.i_row == row,
+                                w.w_row == row)
     # With protection these mask the check of the read they describe, which a
     # reset does not cancel: they are not reset then.
     at_read = Signal(name=f"sc_wr_at_read{b}", reset_less=protected)

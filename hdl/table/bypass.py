@@ -16,14 +16,14 @@ they are then not reset (``reset_less``).
 ``bank_window_registered`` and ``bank_window`` are parts of ``BucketTable.elaborate``: bank
 ``b``'s word on the table's ``bk_*`` outputs. ``table`` is the ``BucketTable`` (its ports and
 parameters), ``m`` its module, ``w`` the namespace of what the banks share
-(``BucketTable._shared``), ``k`` bank ``b``'s.
+(``shared.py``), ``k`` bank ``b``'s.
 """
 
-from amaranth import *
+from amaranth import C, Cat, Const, Mux, Signal
 
 import regmap
 
-from .match import Match
+from ..match import Match
 
 __all__ = ["WindowRows", "read_bypass", "registered_read_bypass", "bank_window_registered",
            "bank_window"]
