@@ -22,6 +22,8 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .const_mul import csa_levels, levels_to_two, mul_low_shift_add, mul_terms, resolve
+
 __all__ = ["Murmur3Hash64", "MULTIPLIES", "CARRY_SAVE_LATENCY", "check_lut_cross_products"]
 
 #: Names of the four pipelined constant multiplies, in pipeline order: ``c1`` (both key
@@ -42,91 +44,6 @@ _F2 = 0xC2B2AE35
 def _rotl32(value, amount):
     # A rotation is wiring only: it never costs a pipeline stage.
     return Cat(value[32 - amount:], value[:32 - amount])
-
-
-def _csd(const, width):
-    """Canonical signed digits of ``const mod 2**width``: ``[(shift, +1 or -1), ...]``.
-
-    Modulo ``2**width`` a digit at ``width`` or above vanishes, so the list has at most
-    ``width // 2 + 1`` entries (against up to ``width`` set bits)."""
-    digits, value, shift = [], const % (1 << width), 0
-    while value and shift < width:
-        if value & 1:
-            digit = 2 - (value & 3)        # +1 if the next bit is 0, else -1
-            digits.append((shift, digit))
-            value -= digit
-        value >>= 1
-        shift += 1
-    return digits
-
-
-def _mul_low_shift_add(x, const, width):
-    """``x * const mod 2**width`` as a balanced tree of shifted adds, no multiplier.
-
-    The truncation is what makes this cheap: the term for digit ``i`` is only
-    ``width - i`` bits wide."""
-    terms = []
-    for shift, digit in _csd(const, width):
-        term = Cat(C(0, shift), x[:width - shift]) if shift else x[:width]
-        terms.append((term, digit))
-    if not terms:
-        return C(0, width)
-    # Keep subtraction out of the leaves: start from a positive term where there is one.
-    terms.sort(key=lambda t: -t[1])
-    level = [t if d > 0 else (-t)[:width] for t, d in terms]
-    while len(level) > 1:
-        level = [(level[i] + level[i + 1])[:width] if i + 1 < len(level) else level[i]
-                 for i in range(0, len(level), 2)]
-    return level[0][:width]
-
-
-def _mul_terms(x, const):
-    """``x * const mod 2**32`` as carry-save operands (their sum mod ``2**32``): one
-    shifted copy of ``x`` per canonical signed digit of ``const``, inverted for a negative
-    digit (``-(x << s) = ~(x << s) + 1``), and one constant that collects the ``+ 1``s."""
-    terms, ones = [], 0
-    for shift, digit in _csd(const, 32):
-        if digit > 0:
-            terms.append(Cat(C(0, shift), x[:32 - shift]) if shift else x[:32])
-        else:
-            low = C((1 << shift) - 1, shift)
-            terms.append(Cat(low, ~x[:32 - shift]) if shift else ~x[:32])
-            ones += 1
-    if ones:
-        terms.append(C(ones, 32))
-    return terms
-
-
-def _csa_levels(vectors, levels):
-    """``levels`` rounds of 3:2 carry-save reduction of 32-bit ``vectors`` (mod ``2**32``):
-    every three become their bitwise sum and their carries shifted up, one LUT level with
-    no carry chain. Stops early at two vectors (what an adder takes)."""
-    for _ in range(levels):
-        if len(vectors) <= 2:
-            break
-        full = len(vectors) // 3 * 3
-        reduced = []
-        for i in range(0, full, 3):
-            a, b, c = vectors[i:i + 3]
-            reduced.append(a ^ b ^ c)
-            reduced.append(Cat(C(0, 1), ((a & b) | (a & c) | (b & c))[:31]))
-        vectors = reduced + vectors[full:]
-    return vectors
-
-
-def _resolve(vectors):
-    """The sum of carry-save ``vectors`` that are down to two (or one): one carry chain."""
-    assert len(vectors) <= 2, len(vectors)
-    return vectors[0][:32] if len(vectors) == 1 else (vectors[0] + vectors[1])[:32]
-
-
-def _levels_to_two(count):
-    """3:2 reduction levels that take ``count`` vectors down to two."""
-    levels = 0
-    while count > 2:
-        count = count // 3 * 2 + count % 3
-        levels += 1
-    return levels
 
 
 def check_lut_cross_products(value):
@@ -318,8 +235,8 @@ class Murmur3Hash64(wiring.Component):
                 c_lo, c_hi = c & 0xFFFF, c >> 16
                 parts[f"{k}_p0"] = x[:16] * c_lo
                 if name in self.lut_cross_products:
-                    parts[f"{k}_p1"] = _mul_low_shift_add(x[16:], c_lo, 16)
-                    parts[f"{k}_p2"] = _mul_low_shift_add(x[:16], c_hi, 16)
+                    parts[f"{k}_p1"] = mul_low_shift_add(x[16:], c_lo, 16)
+                    parts[f"{k}_p2"] = mul_low_shift_add(x[:16], c_hi, 16)
                 else:
                     parts[f"{k}_p1"] = (x[16:] * c_lo)[:16]
                     parts[f"{k}_p2"] = (x[:16] * c_hi)[:16]
@@ -378,27 +295,27 @@ class Murmur3Hash64(wiring.Component):
 
         keys = {"k1": self.key[:32], "k2": self.key[32:]}
         # 1: k *= C1, all reduction levels but the last.
-        c1 = {k: _mul_terms(x, _C1) for k, x in keys.items()}
+        c1 = {k: mul_terms(x, _C1) for k, x in keys.items()}
         s = step("c1", seed=self.seed,
-                 **{k: _csa_levels(t, _levels_to_two(len(t)) - 1) for k, t in c1.items()})
+                 **{k: csa_levels(t, levels_to_two(len(t)) - 1) for k, t in c1.items()})
         # 2: C1's last level and its adder; rotl 15; C2's first two levels.
         s = step("c2a", seed=s["seed"],
-                 **{k: _csa_levels(_mul_terms(_rotl32(_resolve(_csa_levels(s[k], 1)), 15),
+                 **{k: csa_levels(mul_terms(_rotl32(resolve(csa_levels(s[k], 1)), 15),
                                               _C2), 2) for k in keys})
         # 3: the rest of C2 and its adder.
         s = step("c2b", seed=s["seed"],
-                 **{k: _resolve(_csa_levels(s[k], len(s[k]))) for k in keys})
+                 **{k: resolve(csa_levels(s[k], len(s[k]))) for k in keys})
         # 4: the first round whole; the second round's xor and its one reduction level.
-        h1 = _resolve(_csa_levels(round_terms(s["seed"], s["k1"]), 1))
-        s = step("r", h=_csa_levels(round_terms(h1, s["k2"]), 1))
+        h1 = resolve(csa_levels(round_terms(s["seed"], s["k1"]), 1))
+        s = step("r", h=csa_levels(round_terms(h1, s["k2"]), 1))
         # 5: the second round's adder; h ^= 8; h ^= h >> 16; F1's first two levels.
-        h = _resolve(s["h"]) ^ 8
-        s = step("f1a", h=_csa_levels(_mul_terms(h ^ (h >> 16), _F1), 2))
+        h = resolve(s["h"]) ^ 8
+        s = step("f1a", h=csa_levels(mul_terms(h ^ (h >> 16), _F1), 2))
         # 6: the rest of F1 and its adder.
-        s = step("f1b", h=_resolve(_csa_levels(s["h"], len(s["h"]))))
+        s = step("f1b", h=resolve(csa_levels(s["h"], len(s["h"]))))
         # 7: h ^= h >> 13; F2's first four levels.
         h = s["h"]
-        s = step("f2a", h=_csa_levels(_mul_terms(h ^ (h >> 13), _F2), 4))
+        s = step("f2a", h=csa_levels(mul_terms(h ^ (h >> 13), _F2), 4))
         # 8: the rest of F2, its adder and h ^= h >> 16 (registered output).
-        h = _resolve(_csa_levels(s["h"], len(s["h"])))
+        h = resolve(csa_levels(s["h"], len(s["h"])))
         return step("out", h=h ^ (h >> 16))["h"]

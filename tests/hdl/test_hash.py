@@ -135,13 +135,13 @@ def test_shift_add_helper():
     # awkward ones (all ones, a single bit, alternating bits).
     from amaranth.sim import Simulator
     from amaranth import Module, Signal
-    from hdl.hash import _mul_low_shift_add
+    from hdl.const_mul import mul_low_shift_add
     consts = [0x2D51, 0xCC9E, 0x3593, 0x1B87, 0xCA6B, 0x85EB, 0xAE35, 0xC2B2,
               0xFFFF, 0x8000, 0x5555, 0xAAAA, 0x0001, 0x0000]
     x = Signal(16)
     outs = [Signal(16, name=f"y{i}") for i in range(len(consts))]
     m = Module()
-    m.d.comb += [o.eq(_mul_low_shift_add(x, c, 16)) for o, c in zip(outs, consts)]
+    m.d.comb += [o.eq(mul_low_shift_add(x, c, 16)) for o, c in zip(outs, consts)]
     rng = random.Random(SEED)
 
     async def bench(ctx):
@@ -161,10 +161,10 @@ def test_ports():
 
 
 def test_carry_save_helpers():
-    # _mul_terms + _csa_levels + _resolve against Python for the hash's constants and
+    # mul_terms + csa_levels + resolve against Python for the hash's constants and
     # awkward ones (all ones, the top bit, alternating bits), every level count.
     from amaranth import C, Module, Signal
-    from hdl.hash import _csa_levels, _levels_to_two, _mul_terms, _resolve
+    from hdl.const_mul import csa_levels, levels_to_two, mul_terms, resolve
     consts = [0xCC9E2D51, 0x1B873593, 0x85EBCA6B, 0xC2B2AE35, 5,
               0xFFFF_FFFF, 0x8000_0000, 0x5555_5555, 0xAAAA_AAAA, 1, 0]
     x = Signal(32)
@@ -180,17 +180,17 @@ def test_carry_save_helpers():
         return out
 
     for i, c in enumerate(consts):
-        terms = _mul_terms(x, c) or [C(0, 32)]
-        levels = _levels_to_two(len(terms))
+        terms = mul_terms(x, c) or [C(0, 32)]
+        levels = levels_to_two(len(terms))
         for split in range(min(levels, 2) + 1):
             # a partial reduction in one call, then the rest level by level: the sum is the
             # same whatever the split (splits beyond 2 repeat the same calls, at a compile
             # time that doubles with every unheld level)
-            vectors = held(_csa_levels(terms, split), f"c{i}s{split}")
+            vectors = held(csa_levels(terms, split), f"c{i}s{split}")
             for level in range(split, levels):
-                vectors = held(_csa_levels(vectors, 1), f"c{i}s{split}l{level}")
+                vectors = held(csa_levels(vectors, 1), f"c{i}s{split}l{level}")
             o = Signal(32, name=f"y{i}_{split}")
-            m.d.comb += o.eq(_resolve(vectors))
+            m.d.comb += o.eq(resolve(vectors))
             outs.append((o, c))
     rng = random.Random(SEED)
 
@@ -203,4 +203,4 @@ def test_carry_save_helpers():
     sim = Simulator(m)
     sim.add_testbench(bench)
     sim.run()
-    assert _levels_to_two(14) == 6 and _levels_to_two(2) == 0 and _levels_to_two(3) == 1
+    assert levels_to_two(14) == 6 and levels_to_two(2) == 0 and levels_to_two(3) == 1
