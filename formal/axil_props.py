@@ -35,7 +35,7 @@ import regmap
 from hdl.axil import AxiResp
 from hdl.regs import KvAsuRegisters
 
-from .common import _spy_class, elaborated, reset_assumptions, spy_signals
+from .common import reset_assumptions
 
 __all__ = ["AxilHarness", "AxilProps"]
 
@@ -51,12 +51,11 @@ class AxilHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        regs = self.regs = _spy_class(KvAsuRegisters)(p, stats_stages=self.stats_stages)
-        m.submodules.regs = frag = elaborated(regs, platform)
-        # The channel state (aw_full, w_full, ar_full) is the AXI4-Lite subordinate's.
-        subordinate, = (sub for sub, name, _ in frag.fragment.subfragments
-                        if name == "subordinate")
-        self.spy = {**regs.spy, **spy_signals(subordinate)}
+        regs = self.regs = KvAsuRegisters(p, stats_stages=self.stats_stages, observe=True)
+        m.submodules.regs = regs
+        # The register block's state and the subordinate's channel state, through the
+        # block's observation port (hdl.regs.observe).
+        self.obs = regs.observe
         reset_assumptions(m)
         bus = self.bus = regs.axil
         free = [bus.awaddr, bus.awprot, bus.awvalid, bus.wdata, bus.wstrb, bus.wvalid,
@@ -120,9 +119,9 @@ class AxilProps(AxilHarness):
         # Read latency: R at most 2 cycles after AR, and for the LO word of a statistic one
         # more per stage of the block's `stat_pend` shift register (the block-RAM
         # statistics' read latency).
-        spy = self.spy
-        stat_pend = spy.get("stat_pend", Const(0, 1))
-        pend_stages = len(stat_pend) if "stat_pend" in spy else 0
+        obs, ch = self.obs, self.obs.axil
+        stat_pend = obs.stat_pend
+        pend_stages = len(stat_pend)
         r_wait = Signal(range(4))
         with m.If((ar_out == 1) & ~bus.rvalid):
             m.d.sync += r_wait.eq(r_wait + 1)
@@ -131,32 +130,32 @@ class AxilProps(AxilHarness):
         m.d.comb += Assert(r_wait <= 1 + pend_stages)
         # Helper invariants tying the counters to the block's own channel state.
         m.d.comb += [
-            Assert(aw_out == spy["aw_full"]), Assert(w_out == spy["w_full"]),
-            Assert(ar_out == (spy["ar_full"] | stat_pend.any() | bus.rvalid)),
-            Assert(~(spy["ar_full"] & bus.rvalid)),
-            Assert(~(spy["ar_full"] & stat_pend.any())),
+            Assert(aw_out == ch.aw_full), Assert(w_out == ch.w_full),
+            Assert(ar_out == (ch.ar_full | stat_pend.any() | bus.rvalid)),
+            Assert(~(ch.ar_full & bus.rvalid)),
+            Assert(~(ch.ar_full & stat_pend.any())),
             Assert(~(stat_pend.any() & bus.rvalid)),
-            Assert(~spy["ar_full"] | (r_wait == 0)),
+            Assert(~ch.ar_full | (r_wait == 0)),
             Assert((r_wait == 0) | bus.rvalid | stat_pend.any()),
         ]
         # The subordinate waits for the register file exactly while a statistic's LO read
         # is in the engine; a CTRL action is sequenced only while its write is unanswered.
         m.d.comb += [
-            Assert(spy["r_wait"] == stat_pend.any()),
-            Assert(~spy["sequencing"] | ~bus.bvalid),
+            Assert(ch.r_wait == stat_pend.any()),
+            Assert(~obs.sequencing | ~bus.bvalid),
         ]
         # The address decodes registered with the words they decode (the subordinate's
         # mapped / writable / readable bits, the register file's one-hot read select).
         sub = self.regs.subordinate
-        aw_word, ar_word = spy["aw_word"], spy["ar_word"]
+        aw_word, ar_word = ch.aw_word, ch.ar_word
         m.d.comb += [
-            Assert(~spy["aw_full"] |
-                   ((spy["w_mapped"] == sub._any_word(aw_word, sub._readable)) &
-                    (spy["w_writable"] == sub._any_word(aw_word, sub._writable)))),
-            Assert(~spy["ar_full"] |
-                   (spy["r_readable"] == sub._any_word(ar_word, sub._readable))),
-            Assert(~spy["ar_full"] |
-                   (spy["read_sel"] == Cat(ar_word == w for w in self.regs.read_words))),
+            Assert(~ch.aw_full |
+                   ((ch.w_mapped == sub.word_in(aw_word, sub.readable)) &
+                    (ch.w_writable == sub.word_in(aw_word, sub.writable)))),
+            Assert(~ch.ar_full |
+                   (ch.r_readable == sub.word_in(ar_word, sub.readable))),
+            Assert(~ch.ar_full |
+                   (obs.read_sel == Cat(ar_word == w for w in self.regs.read_words))),
         ]
         # stat_pend holds one bit at most, k + 1 cycles after the sample.
         m.d.comb += Assert((stat_pend & (stat_pend - 1))[:len(stat_pend)] == 0)
@@ -165,7 +164,7 @@ class AxilProps(AxilHarness):
         m.d.comb += [
             # HOLD (hold without the flush pulse) and RESP (bvalid) keep AW and W taken;
             # the flush pulse comes in the first RESP cycle.
-            Assert(~(bus.bvalid | regs.hold) | (spy["aw_full"] & spy["w_full"])),
+            Assert(~(bus.bvalid | regs.hold) | (ch.aw_full & ch.w_full)),
             Assert(~regs.flush | bus.bvalid),
         ]
 
@@ -201,14 +200,14 @@ class AxilProps(AxilHarness):
         # Helper invariant for induction: while a CTRL action waits in HOLD, the registered
         # legality bit is current (the shadows cannot change in HOLD; hdl/regs/ctrl.py relies on
         # it: "always current when used").
-        sh = {n: self.spy[f"shadow_{n.lower()}"] for n in regmap.CONFIG_NAMES}
-        mode = self.spy["shadow_mode"]           # D13: no reserved MODE bit
+        sh = {n: getattr(self.obs.shadow, n.lower()) for n in regmap.CONFIG_NAMES}
+        mode = self.obs.shadow.mode              # D13: no reserved MODE bit
         mode_defined = sum(1 << f.bit for f in regmap.REG["MODE"].fields)
         # spec-predictor.md P2: no POLICY bit this (article) build defines
-        policy = self.spy["shadow_policy"]
+        policy = self.obs.shadow.policy
         policy_defined = regmap.mode_defined("POLICY", predictor=self.regs.predictor)
         legal_now = ((1 <= sh["C2"]) & (sh["C2"] <= sh["C3"]) & (sh["C3"] <= p.COUNT_MAX) &
                      (sh["W3"] <= sh["W2"]) & (sh["W2"] <= sh["W1"]) & (sh["W1"] <= p.WMAX) &
                      ((mode & ~mode_defined) == 0) & ((policy & ~policy_defined) == 0))
         with m.If(regs.hold & ~regs.flush):
-            m.d.comb += Assert(self.spy["legal"] == legal_now)
+            m.d.comb += Assert(self.obs.legal == legal_now)

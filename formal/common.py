@@ -13,7 +13,6 @@
   every seed (the seed is constant between flushes).
 * ``formal_models(params)``: these substitutes as the core's constructor takes them
   (``KvAsuCore(params, options, hash=..., memory=...)``).
-* ``spy_signals(module)``: every signal assigned in an elaborated ``Module``, by name.
 * ``reset_assumptions(m)``: reset is asserted in the first cycle.
 """
 
@@ -29,7 +28,7 @@ from amaranth.utils import ceil_log2
 
 import regmap
 
-__all__ = ["small_params", "FormalMemory", "AbstractHash", "formal_models", "spy_signals",
+__all__ = ["small_params", "FormalMemory", "AbstractHash", "formal_models",
            "reset_assumptions", "elaborated", "popcount", "free_config", "assert_list"]
 
 
@@ -271,32 +270,6 @@ class AbstractHash(wiring.Component):
                 with m.Case(i):
                     m.d.comb += self.hash.eq(v)
         return m
-
-
-# ---- spying on internal signals (the register block's, formal/axil_props.py) -----------
-
-def spy_signals(fragment):
-    """``{name: signal}`` for every signal assigned (any domain) in a Fragment (not its
-    subfragments)."""
-    found = {}
-    for stmts in fragment.statements.values():
-        for stmt in stmts:
-            for sig in stmt._lhs_signals():
-                found.setdefault(sig.name, sig)
-    return found
-
-
-def _spy_class(base):
-    class Spy(base):
-        def elaborate(self, platform):
-            m = super().elaborate(platform)
-            self.spy_submodules = {k: v[0] if isinstance(v, tuple) else v
-                                   for k, v in m._named_submodules.items()}
-            frag = Fragment.get(m, platform)
-            self.spy = spy_signals(frag)
-            return frag
-    Spy.__name__ = f"Spy{base.__name__}"
-    return Spy
 
 
 def formal_models(params, *, hash_latency=1, upsets=False):

@@ -68,7 +68,7 @@ class CoreCovers(CoreHarness):
 class RegCovers(AxilHarness):
     def properties(self, m):
         bus, regs = self.bus, self.regs
-        error = regs.spy["error"]
+        error = regs.observe.error
         error_prev = Signal()
         cfg_prev = Signal.like(regs.cfg)
         m.d.sync += [error_prev.eq(error), cfg_prev.eq(regs.cfg)]

@@ -13,7 +13,8 @@ from amaranth import *
 from amaranth.lib import enum, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["AxiResp", "AxiLiteSignature", "RegisterAccessSignature", "AxiLiteSubordinate"]
+__all__ = ["AxiResp", "AxiLiteSignature", "RegisterAccessSignature",
+           "AxiLiteObservationSignature", "AxiLiteSubordinate"]
 
 
 class AxiResp(enum.Enum, shape=2):
@@ -196,6 +197,38 @@ class RegisterAccessSignature(wiring.Signature):
         })
 
 
+class AxiLiteObservationSignature(wiring.Signature):
+    """What a proof sees of an :class:`AxiLiteSubordinate`'s channel state
+    (``AxiLiteSubordinate(observe=True)``), from the subordinate's side. Word addresses, as
+    on ``regs``.
+
+    Members
+    -------
+    aw_full, w_full, ar_full : Out(1)
+        A write address, write data, read address beat has been taken and is held (until
+        the B handshake for the write's, until the read goes to the register file or is
+        answered for the read's).
+    r_wait : Out(1)
+        A read has gone to the register file, which has not answered it yet.
+    aw_word, ar_word : Out(addr_width - 2)
+        The word addresses held (with ``aw_full``, ``ar_full``).
+    w_mapped, w_writable, r_readable : Out(1)
+        Their decodes, registered with them: ``aw_word`` is mapped, is writable;
+        ``ar_word`` is readable.
+    """
+
+    def __init__(self, addr_width):
+        if not isinstance(addr_width, int) or isinstance(addr_width, bool):
+            raise TypeError(f"addr_width must be an integer, not {addr_width!r}")
+        if addr_width < 3:
+            raise ValueError(f"addr_width must be at least 3, not {addr_width}")
+        super().__init__({
+            "aw_full": Out(1), "w_full": Out(1), "ar_full": Out(1), "r_wait": Out(1),
+            "aw_word": Out(addr_width - 2), "ar_word": Out(addr_width - 2),
+            "w_mapped": Out(1), "w_writable": Out(1), "r_readable": Out(1),
+        })
+
+
 class AxiLiteSubordinate(wiring.Component):
     """AXI4-Lite subordinate with 32-bit data in front of a register file: the handshakes
     and the response codes.
@@ -224,6 +257,8 @@ class AxiLiteSubordinate(wiring.Component):
         Byte offsets of the mapped words (multiples of 4 inside the window).
     writable : iterable of int
         Byte offsets of the words that take writes; a subset of ``readable``.
+    observe : bool
+        Add the ``observe`` port (``False`` by default: real builds leave it out).
     src_loc_at : int
         As for any Amaranth elaboratable (where an unused-instance warning points).
 
@@ -233,9 +268,16 @@ class AxiLiteSubordinate(wiring.Component):
         The AXI4-Lite bus (this component is the subordinate).
     regs : Out(RegisterAccessSignature(addr_width))
         The accesses to the register file.
+    observe : Out(AxiLiteObservationSignature(addr_width))
+        Only with ``observe``: the channel state, for the proofs (formal/axil_props.py).
+
+    Attributes
+    ----------
+    readable, writable : frozenset of int
+        The byte offsets of the parameters.
     """
 
-    def __init__(self, addr_width, *, readable, writable, src_loc_at=0):
+    def __init__(self, addr_width, *, readable, writable, observe=False, src_loc_at=0):
         if not isinstance(addr_width, int) or isinstance(addr_width, bool):
             raise TypeError(f"addr_width must be an integer, not {addr_width!r}")
         if addr_width < 3:
@@ -247,15 +289,20 @@ class AxiLiteSubordinate(wiring.Component):
                                  f"{1 << addr_width}-byte window")
         if not writable <= readable:
             raise ValueError(f"writable offsets {sorted(writable - readable)} are not readable")
-        self._readable, self._writable = readable, writable
+        if not isinstance(observe, bool):
+            raise TypeError(f"observe must be a bool, not {observe!r}")
+        self.readable, self.writable = readable, writable
+        self.observed = observe
         self._addr_width = addr_width
         super().__init__({
             "axil": In(AxiLiteSignature(addr_width)),
             "regs": Out(RegisterAccessSignature(addr_width)),
+            **({"observe": Out(AxiLiteObservationSignature(addr_width))} if observe else {}),
         })
 
     @staticmethod
-    def _any_word(word, offsets):
+    def word_in(word, offsets):
+        """``word`` (a word address) is one of the byte ``offsets``."""
         return Cat(word == offset >> 2 for offset in sorted(offsets)).any()
 
     def elaborate(self, platform):
@@ -283,8 +330,8 @@ class AxiLiteSubordinate(wiring.Component):
         w_writable = Signal()
         with m.If(bus.awvalid & ~aw_full):
             m.d.sync += [aw_full.eq(1), aw_word.eq(bus.awaddr[2:]),
-                         w_mapped.eq(self._any_word(bus.awaddr[2:], self._readable)),
-                         w_writable.eq(self._any_word(bus.awaddr[2:], self._writable))]
+                         w_mapped.eq(self.word_in(bus.awaddr[2:], self.readable)),
+                         w_writable.eq(self.word_in(bus.awaddr[2:], self.writable))]
         with m.If(bus.wvalid & ~w_full):
             m.d.sync += [w_full.eq(1), w_data.eq(bus.wdata), w_strb.eq(bus.wstrb)]
 
@@ -334,7 +381,7 @@ class AxiLiteSubordinate(wiring.Component):
         ]
         with m.If(regs.ar_accept):
             m.d.sync += [ar_full.eq(1), ar_word.eq(bus.araddr[2:]),
-                         r_readable.eq(self._any_word(bus.araddr[2:], self._readable))]
+                         r_readable.eq(self.word_in(bus.araddr[2:], self.readable))]
         with m.If(rvalid & bus.rready):
             m.d.sync += rvalid.eq(0)
         with m.If(ar_full):
@@ -346,4 +393,12 @@ class AxiLiteSubordinate(wiring.Component):
                 m.d.sync += r_wait.eq(1)
         with m.If(regs.r_done & (regs.r_valid | r_wait)):
             m.d.sync += [rvalid.eq(1), rdata.eq(regs.r_data), r_wait.eq(0)]
+
+        if self.observed:
+            obs = self.observe
+            m.d.comb += [obs.aw_full.eq(aw_full), obs.w_full.eq(w_full),
+                         obs.ar_full.eq(ar_full), obs.r_wait.eq(r_wait),
+                         obs.aw_word.eq(aw_word), obs.ar_word.eq(ar_word),
+                         obs.w_mapped.eq(w_mapped), obs.w_writable.eq(w_writable),
+                         obs.r_readable.eq(r_readable)]
         return m

@@ -15,6 +15,7 @@ from ..layouts import STAT_NAMES, check_params, config_layout
 from ..stats import StatisticsCounters
 from .ctrl import commit_checks, register_writes, statistics_clear
 from .kinds import ACTIONS, register_kind
+from .observe import RegisterObservationSignature, drive_observation
 from .reads import register_reads
 from .soft_errors import soft_error_registers
 from .state import RegisterFileState
@@ -99,6 +100,8 @@ class KvAsuRegisters(wiring.Component):
         The build has the predictor mode (``CoreOptions.predictor``, docs/spec-predictor.md
         P2): ``POLICY.MODE`` commits (else it is a reserved bit and a commit that sets it is
         refused), ``P_POLICIES`` reads 3 (else 1), and the ``policy`` port exists.
+    observe : bool
+        Add the ``observe`` port (``False`` by default: real builds leave it out).
 
     Ports
     -----
@@ -142,6 +145,9 @@ class KvAsuRegisters(wiring.Component):
         a read of ``d`` was corrected; the memory and the slot of ``d``'s first error.
     recovering : In(1)
         Only with ``protection``: a recovery is running (``STATUS.RECOVERING``).
+    observe : Out(RegisterObservationSignature(...))
+        Only with ``observe``: the state the proofs state their invariants over
+        (``hdl.regs.observe``; formal/axil_props.py).
 
     Attributes
     ----------
@@ -156,13 +162,16 @@ class KvAsuRegisters(wiring.Component):
     nonblocking_bit, policy_bit : int
         The bits of ``MODE.NONBLOCKING`` and ``POLICY.MODE`` in their registers.
     read_words : list of int
-        After elaboration: the readable words (byte offset / 4) in the order of the read
-        path's one-hot ``read_sel`` bits (the formal harness checks the select against it).
+        The readable words (byte offset / 4) in the order of the read path's one-hot
+        ``read_sel`` bits (the formal harness checks the select against it).
     """
 
     def __init__(self, params=None, *, stats_stages=3, stat_lag=1, protection="none",
-                 mode_reset=0, predictor=False):
+                 mode_reset=0, predictor=False, observe=False):
         params = check_params(params)
+        if not isinstance(observe, bool):
+            raise TypeError(f"observe must be a bool, not {observe!r}")
+        self.observed = observe
         if not isinstance(predictor, bool):
             raise TypeError(f"predictor must be a bool, not {predictor!r}")
         self.predictor = predictor
@@ -190,6 +199,20 @@ class KvAsuRegisters(wiring.Component):
             raise ValueError(f"OCCUPANCY needs {params.SLOT_WIDTH + 1} bits, more than a "
                              f"32-bit register holds (ENTRIES = {params.ENTRIES})")
 
+        # Created before the signature (the observation port's widths are theirs) rather
+        # than in elaborate(), so that a testbench can reach them.
+        readable = [off for reg in REGISTERS for off in reg.offsets]
+        self.read_words = [off >> 2 for off in readable]
+        self.subordinate = AxiLiteSubordinate(
+            regmap.AXIL_ADDR_WIDTH, readable=readable,
+            writable=[reg.offset for reg in REGISTERS if reg.access != "ro"],
+            observe=observe, src_loc_at=1)
+        self.stats = StatisticsCounters(count=len(STAT_NAMES), width=64, stages=stats_stages,
+                                        protection=protection, src_loc_at=1)
+        observation = RegisterObservationSignature(
+            regmap.AXIL_ADDR_WIDTH, read_words=len(self.read_words),
+            stat_read_latency=self.stats.read_latency)
+
         cfg_init = {name.lower(): params.defaults[name] for name in CONFIG_NAMES}
         super().__init__({
             "axil": In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH)),
@@ -207,14 +230,8 @@ class KvAsuRegisters(wiring.Component):
             **({"err_start": In(1), "err_corrected": In(1), "err_mem": In(4),
                 "err_addr": In(params.SLOT_WIDTH), "recovering": In(1)}
                if protection != "none" else {}),
+            **({"observe": Out(observation)} if observe else {}),
         })
-        # Created here rather than in elaborate() so that a testbench can reach them.
-        self.subordinate = AxiLiteSubordinate(
-            regmap.AXIL_ADDR_WIDTH,
-            readable=[off for reg in REGISTERS for off in reg.offsets],
-            writable=[reg.offset for reg in REGISTERS if reg.access != "ro"], src_loc_at=1)
-        self.stats = StatisticsCounters(count=len(STAT_NAMES), width=64, stages=stats_stages,
-                                        protection=protection, src_loc_at=1)
 
     def elaborate(self, platform):
         m = Module()
@@ -224,7 +241,10 @@ class KvAsuRegisters(wiring.Component):
         state = RegisterFileState(self.params, self.mode_reset)
         commit_checks(m, self, state)
         statistics_clear(m, self, state)
-        register_writes(m, self, sub.regs, state)
+        sequencing = register_writes(m, self, sub.regs, state)
         soft_error_registers(m, self, state)
-        register_reads(m, self, sub.regs, state)
+        read_sel, stat_pend = register_reads(m, self, sub.regs, state)
+        if self.observed:
+            drive_observation(m, self.observe, sub, state, sequencing=sequencing,
+                              read_sel=read_sel, stat_pend=stat_pend)
         return m

@@ -79,7 +79,7 @@ def register_writes(m, regs, acc, state):
     """Writes and the CTRL sequencer. The subordinate passes on only writes to shadow
     words and CTRL. A shadow write and a CTRL write without an action bit are answered
     at once; a CTRL action is held (`sequencing`) until the core is idle, then applied
-    and answered in one cycle."""
+    and answered in one cycle. Returns `sequencing`."""
     ctrl = regmap.REG["CTRL"]
 
     def cbit(name):
@@ -157,3 +157,4 @@ def register_writes(m, regs, acc, state):
     # effects never tie), and through the flush pulse, so that the core sees hold, idle
     # and flush together and its `ready` stays low until `core_flushing` takes over.
     m.d.comb += regs.hold.eq(sequencing | (acc.b_busy & action_resp) | state.flush_pulse)
+    return sequencing

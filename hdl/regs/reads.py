@@ -19,7 +19,7 @@ def register_reads(m, regs, acc, state):
     the counter engine (stats.rd_reserve), the next cycle samples the counter
     (stats.rd_en) and stats.read_latency cycles later the engine's sum of the RAM word
     and the pending increments (stats.rd_data) is the answer and goes into the HI
-    latch."""
+    latch. Returns ``(read_sel, stat_pend)``."""
     p, stats = regs.params, regs.stats
     ctrl, status = regmap.REG["CTRL"], regmap.REG["STATUS"]
     # A statistic's LO read waiting for stats.rd_data: bit k is high k + 1 cycles after
@@ -106,7 +106,9 @@ def register_reads(m, regs, acc, state):
         else:
             answers.append((reg.offset >> 2, value, None))
     read_sel = Signal(len(answers), name="read_sel")
-    regs.read_words = [word for word, _, _ in answers]   # read_sel's bits, in order
+    # read_sel's bits, in order: the readable words in map order (the observation port's
+    # width is taken from this list when the block is constructed)
+    assert [word for word, _, _ in answers] == regs.read_words
     with m.If(acc.ar_accept):
         m.d.sync += [read_sel[k].eq(acc.ar_addr == word)
                      for k, (word, _, _) in enumerate(answers)]
@@ -123,3 +125,4 @@ def register_reads(m, regs, acc, state):
             elif latch is not None:
                 with m.If(read_sel[k]):
                     m.d.sync += state.hi_latch.eq(latch)
+    return read_sel, stat_pend

@@ -17,6 +17,7 @@ import regmap
 from regmap import MEM_IDS, REG, REGISTERS, STAT_NAMES, Params
 from hdl.axil import AxiLiteSignature, AxiLiteSubordinate, AxiResp
 from hdl.regs import KvAsuRegisters
+from hdl.regs.observe import RegisterObservationSignature
 from hdl.regs.kinds import register_kind
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
@@ -256,9 +257,19 @@ def test_subordinate_ports_and_validation():
         regmap.AXIL_ADDR_WIDTH - 2
     # every mapped word reaches the register file; writes only to shadows (configuration
     # and mode) and CTRL
-    assert sub._readable == MAPPED
-    assert sub._writable == {r.offset for r in REGISTERS
-                             if r.config or r.mode or r.name == "CTRL"}
+    assert sub.readable == MAPPED
+    assert sub.writable == {r.offset for r in REGISTERS
+                            if r.config or r.mode or r.name == "CTRL"}
+    assert dut.read_words == [off >> 2 for reg in REGISTERS for off in reg.offsets]
+    # the observation ports exist only when asked for
+    assert "observe" not in dut.signature.members
+    assert "observe" not in sub.signature.members
+    with pytest.raises(TypeError, match="observe must be a bool"):
+        AxiLiteSubordinate(12, readable=[0], writable=[], observe=1)
+    with pytest.raises(TypeError, match="observe must be a bool"):
+        KvAsuRegisters(observe="yes")
+    with pytest.raises(ValueError, match="read_words"):
+        RegisterObservationSignature(12, read_words=0, stat_read_latency=2)
     for bad in ("12", True):
         with pytest.raises(TypeError):
             AxiLiteSubordinate(bad, readable=[0], writable=[])
@@ -270,6 +281,38 @@ def test_subordinate_ports_and_validation():
         AxiLiteSubordinate(12, readable=[4096], writable=[])
     with pytest.raises(ValueError, match="not readable"):
         AxiLiteSubordinate(12, readable=[0], writable=[4])
+
+
+def test_observation_port_shows_the_register_files_state():
+    # The port the proofs (formal/axil_props.py, covers.py) state their invariants over:
+    # each member against what the bus did.
+    dut = KvAsuRegisters(observe=True)
+    obs = dut.observe
+    assert len(obs.read_sel) == len(dut.read_words)
+    assert len(obs.stat_pend) == dut.stats.read_latency
+    c3 = REG["C3"].offset
+
+    async def bench(ctx):
+        mgr = setup(ctx, dut)
+        assert ctx.get(obs.shadow.c3) == dut.params.defaults["C3"]
+        await ctx.tick()                             # legality is registered
+        assert ctx.get(obs.legal) == 1 and ctx.get(obs.error) == 0
+        await mgr.write_ok(ctx, c3, dut.params.COUNT_MAX + 1)     # an illegal shadow set
+        await ctx.tick().repeat(2)                   # the registered legality
+        assert ctx.get(obs.shadow.c3) == dut.params.COUNT_MAX + 1
+        assert ctx.get(obs.legal) == 0
+        ch = obs.axil
+        assert (ctx.get(ch.aw_word), ctx.get(ch.w_mapped), ctx.get(ch.w_writable)) == \
+            (c3 >> 2, 1, 1)
+        assert await mgr.write(ctx, CTRL, COMMIT | ENABLE) == SLVERR
+        assert ctx.get(obs.error) == 1 and ctx.get(obs.sequencing) == 0
+        await mgr.read_ok(ctx, STATUS)
+        assert ctx.get(obs.read_sel) == 1 << dut.read_words.index(STATUS >> 2)
+        assert (ctx.get(ch.ar_word), ctx.get(ch.ar_full), ctx.get(ch.r_wait)) == \
+            (STATUS >> 2, 0, 0)
+        assert ctx.get(obs.stat_pend) == 0
+
+    run(dut, bench)
 
 
 # ---- reads ------------------------------------------------------------------------------
