@@ -17,6 +17,14 @@ __all__ = ["AxiResp", "AxiLiteSignature", "RegisterAccessSignature",
            "AxiLiteObservationSignature", "AxiLiteSubordinate"]
 
 
+def check_addr_width(addr_width, *, minimum):
+    """``TypeError`` unless ``addr_width`` is an integer, ``ValueError`` below ``minimum``."""
+    if not isinstance(addr_width, int) or isinstance(addr_width, bool):
+        raise TypeError(f"addr_width must be an integer, not {addr_width!r}")
+    if addr_width < minimum:
+        raise ValueError(f"addr_width must be at least {minimum}, not {addr_width}")
+
+
 class AxiResp(enum.Enum, shape=2):
     """AXI ``BRESP`` / ``RRESP`` response codes."""
 
@@ -83,10 +91,7 @@ class AxiLiteSignature(wiring.Signature):
     """
 
     def __init__(self, addr_width, data_width=32):
-        if not isinstance(addr_width, int) or isinstance(addr_width, bool):
-            raise TypeError(f"addr_width must be an integer, not {addr_width!r}")
-        if addr_width < 1:
-            raise ValueError(f"addr_width must be at least 1, not {addr_width}")
+        check_addr_width(addr_width, minimum=1)
         if not isinstance(data_width, int) or isinstance(data_width, bool):
             raise TypeError(f"data_width must be an integer, not {data_width!r}")
         if data_width not in (32, 64):
@@ -176,10 +181,7 @@ class RegisterAccessSignature(wiring.Signature):
     """
 
     def __init__(self, addr_width):
-        if not isinstance(addr_width, int) or isinstance(addr_width, bool):
-            raise TypeError(f"addr_width must be an integer, not {addr_width!r}")
-        if addr_width < 3:
-            raise ValueError(f"addr_width must be at least 3, not {addr_width}")
+        check_addr_width(addr_width, minimum=3)
         super().__init__({
             "w_valid": Out(1),
             "w_addr": Out(addr_width - 2),
@@ -218,10 +220,7 @@ class AxiLiteObservationSignature(wiring.Signature):
     """
 
     def __init__(self, addr_width):
-        if not isinstance(addr_width, int) or isinstance(addr_width, bool):
-            raise TypeError(f"addr_width must be an integer, not {addr_width!r}")
-        if addr_width < 3:
-            raise ValueError(f"addr_width must be at least 3, not {addr_width}")
+        check_addr_width(addr_width, minimum=3)
         super().__init__({
             "aw_full": Out(1), "w_full": Out(1), "ar_full": Out(1), "r_wait": Out(1),
             "aw_word": Out(addr_width - 2), "ar_word": Out(addr_width - 2),
@@ -278,10 +277,7 @@ class AxiLiteSubordinate(wiring.Component):
     """
 
     def __init__(self, addr_width, *, readable, writable, observe=False, src_loc_at=0):
-        if not isinstance(addr_width, int) or isinstance(addr_width, bool):
-            raise TypeError(f"addr_width must be an integer, not {addr_width!r}")
-        if addr_width < 3:
-            raise ValueError(f"addr_width must be at least 3, not {addr_width}")
+        check_addr_width(addr_width, minimum=3)
         readable, writable = frozenset(readable), frozenset(writable)
         for offset in readable:
             if not isinstance(offset, int) or offset % 4 or not 0 <= offset < 1 << addr_width:
