@@ -37,8 +37,8 @@ class KvAsuRegisters(wiring.Component):
     Latency
         A read's R comes 2 cycles after its AR handshake (``stats.read_latency + 2``, 4
         by default and 5 with ``protection``, for the LO word of a statistic), a plain
-        write's B 2 cycles after the later of the AW and W handshakes. Reads and writes proceed independently of each
-        other.
+        write's B 2 cycles after the later of the AW and W handshakes. Reads and writes
+        proceed independently of each other.
 
     Responses (D8)
         Unmapped word: ``DECERR``, reads 0, a write changes nothing. Write to a read-only
@@ -92,6 +92,10 @@ class KvAsuRegisters(wiring.Component):
         after the clear cycle, and those pulses are discarded (they count before the clear,
         which zeroes them), so the statistics are exactly those of the requests accepted
         after the write response (D8, D12).
+    protection : str
+        The soft-error protection of the statistics memory and the ``ERR_*`` registers
+        (D11; one of ``hdl.ecc.PROTECTIONS``, default ``"none"``: the ``ERR_*`` registers
+        read 0 and the error ports are left out).
     mode_reset : int
         The value reset gives ``MODE``, shadow and committed (D13, "The reset mode"): 0
         (default) or ``MODE.NONBLOCKING``; a value with a reserved bit set is a
