@@ -10,7 +10,7 @@ mode is one move (docs/rtl-predictor.md): a live OBSERVE live -> live head; an i
 tail; a replacement live -> live head or tail; EVICT the live tail -> ghost head; freeing
 the ghost tail ghost -> none.
 
-The storage and the pipeline are ``hdl.lru``'s (``hdl.lru_banks.XorCodedArray``: ``prev``
+The storage and the pipeline are ``hdl.lru``'s (``hdl.lru.banks.XorCodedArray``: ``prev``
 and ``next`` as XOR-coded pairs of block-RAM banks; the command read in C1, the words
 registered in C2, the links decided in C3 with the writes in flight forwarded, feedback
 reads in C4, C5 and the writes in C6; three stages with ``registered=False``): an unlink is
@@ -32,7 +32,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
 from ..lru import tail_lag
-from ..lru_banks import XorCodedArray
+from ..lru.banks import XorCodedArray
 
 __all__ = ["ListFrom", "ListTo", "LiveGhostLists", "move_layout"]
 
