@@ -204,7 +204,7 @@ def test_no_aliasing_after_long_idle(options):
     bench, res = run(p, script, options, cfg=cfg)
     got = res["responses"]
     for n in range(1, len(got), 2):
-        q, o = got[n], got[n + 1]
+        q = got[n]
         assert q["present"] == 1 and q["slot"] == sa
     check_against_ref(p, res, cfg)
     # every gap above is > W1 ticks after the previous observe except 3:
