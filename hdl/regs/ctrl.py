@@ -52,7 +52,7 @@ def commit_checks(m, regs, state):
 
 
 def statistics_clear(m, regs, state):
-    """The counters in block RAM (hdl/stats.py). Clearing waits for a cycle without
+    """The counters in block RAM (hdl/stats/). Clearing waits for a cycle without
     increments (see the CTRL sequencer) and happens in the next, the first cycle of the
     write response: a register, so the decision (idle, legality) does not sit in front
     of the counters' resets. A read ordered after the B response is sampled later

@@ -1,21 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The KV-ASU statistics counters: wide counters kept in block RAM.
+"""``StatisticsCounters``: the component, its ports, its state and the testbench access;
+``elaborate`` builds the memory and one of the engines (``engine.py``, ``coded.py``)."""
 
-``StatisticsCounters(count, width)`` replaces ``count`` flip-flop counters of ``width`` bits
-(13 x 64 in the KV-ASU) by one ``count`` x ``width`` memory (``amaranth.lib.memory``: EBR on
-iCE40, DP16KD on ECP5), a small flip-flop pre-counter per counter and a read-modify-write
-engine that folds the pre-counters into the memory. Seen from its ports it behaves exactly
-like the flip-flop counters it replaces; see the class docstring for the contract.
-"""
-
-from amaranth import *
-from amaranth.lib import wiring
+from amaranth import Module, Signal
 from amaranth.hdl import MemoryData
+from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .ecc import PROTECTIONS
-from .protect import ProtectedMemory
+from ..ecc import PROTECTIONS
+from ..protect import ProtectedMemory
+from .coded import coded_engine
+from .engine import plain_engine
 
 __all__ = ["StatisticsCounters"]
 
@@ -108,7 +104,7 @@ class StatisticsCounters(wiring.Component):
         word and the increments the visit moved are dropped (and those a visit starting
         in ``d`` would move) and the pre-counter restarts from the increment of cycle
         ``d``, so the counter holds exactly the increments of the cycles from ``d`` on.
-        With three stages the engine has five (``_elaborate_coded``): stage B's register
+        With three stages the engine has five (``coded.coded_engine``): stage B's register
         is the read port's (the coded word as it leaves the block RAM,
         ``read_port(registered=True)``), stage C checks it (so ``d`` is the visit's
         stage-C cycle) and registers the stored word, its correction mask and the
@@ -155,7 +151,7 @@ class StatisticsCounters(wiring.Component):
         self.count = count
         self.width = width
         self.stages = stages
-        # (protected, three stages: one more, for the correction; see _elaborate_coded)
+        # (protected, three stages: one more, for the correction; see coded.py)
         self.read_latency = stages - 1 + (protection != "none" and stages == 3)
         self.max_gap = 2 * count + 2
         self.pre_width = min(self.max_gap.bit_length(), width)
@@ -197,7 +193,7 @@ class StatisticsCounters(wiring.Component):
         self._c_addr = Signal(range(count))
         self._c_word = Signal(width)    # the word, 0 if it was not valid
         self._c_cap = Signal(self.pre_width)
-        # Protected, three stages (the coded engine, `_elaborate_coded`): stages D (the
+        # Protected, three stages (the coded engine, `coded.py`): stages D (the
         # sum) and E (its write-back), and each visit's capture of stage E's sum.
         self._c_valid = Signal()
         self._c_fwd = Signal()
@@ -277,7 +273,6 @@ class StatisticsCounters(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        n = self.count
         if self._pmem is not None:
             m.submodules.mem = self._pmem
             rd, wr = self._ports
@@ -286,201 +281,8 @@ class StatisticsCounters(wiring.Component):
                                             attrs={"ram_style": "block", "no_rw_check": 1})
             rd = mem.read_port()    # synchronous, not transparent
             wr = mem.write_port()
-        pre, valid = self._pre, self._valid
-        b_active, b_addr, b_valid, b_cap = self._b_active, self._b_addr, self._b_valid, self._b_cap
-        b_fwd, b_fwd_word = self._b_fwd, self._b_fwd_word
-        c_active, c_addr, c_word, c_cap = self._c_active, self._c_addr, self._c_word, self._c_cap
-
         if self._coded:
-            return self._elaborate_coded(m, rd, wr)
-        # Stage C: fold and write back.
-        restart = C(0, 1)               # D11: stage B's word is uncorrectable
-        if self._pmem is not None:
-            restart = Signal(name="restart")
-        total = Signal(self.width)
-        m.d.comb += [
-            total.eq(c_word + c_cap),
-            self.rd_data.eq(total),
-            wr.addr.eq(c_addr),
-            wr.data.eq(total),
-            wr.en.eq(c_active),
-        ]
-        with m.If(self.clear):
-            m.d.sync += valid.eq(0)
-        with m.Elif(c_active):
-            m.d.sync += valid.bit_select(c_addr, 1).eq(1)
-
-        # Stage A: choose the visit of this cycle.
-        restarted = None
-        if self._pmem is not None:
-            m.d.comb += restart.eq(b_active & b_valid & ~b_fwd & rd.error)
-            restarted = [restart & (b_addr == i) for i in range(n)]
-        a_go, a_addr = self._stage_a(m, rd, pre, restarted)
-        if self.stages == 3:
-            a_fwd = Signal()
-            m.d.comb += a_fwd.eq(c_active & (c_addr == a_addr))
-            m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(total)]
-
-        # Stage B: register the word as it leaves the block RAM (three stages), or fold it
-        # in this cycle (two stages: stage B is stage C, and nothing is forwarded).
-        word_ok = b_valid
-        if self._pmem is not None:
-            checked = Signal()          # the visit uses the word as read
-            m.d.comb += [
-                checked.eq(b_active & b_valid & ~b_fwd),
-                self.err_uncorrectable.eq(checked & rd.error),
-                self.err_corrected.eq(checked & rd.corrected),
-                self.err_index.eq(b_addr),
-            ]
-            word_ok = b_valid & ~rd.error
-        if self.stages == 3:
-            m.d.sync += [
-                c_active.eq(b_active & ~self.clear),
-                c_addr.eq(b_addr),
-                c_word.eq(Mux(b_fwd, b_fwd_word, Mux(word_ok, rd.data, 0))),
-                c_cap.eq(Mux(restart, 0, b_cap) if self._pmem is not None else b_cap),
-            ]
+            coded_engine(self, m, rd, wr)
         else:
-            m.d.comb += [
-                c_active.eq(b_active),
-                c_addr.eq(b_addr),
-                c_word.eq(Mux(word_ok, rd.data, 0)),
-                c_cap.eq(Mux(restart, 0, b_cap) if self._pmem is not None else b_cap),
-            ]
-        return m
-
-    def _stage_a(self, m, rd, pre_now, restarted=None):
-        """Stage A, the same in both engines: the visit of this cycle (a forced one in a
-        ``rd_en`` cycle, else in a free cycle the round-robin pointer's, stepping over the
-        counter of stage B), its address on the read port ``rd``, the pointer's step, the
-        visit into stage B's registers (``b_active``, ``b_addr``, ``b_valid``, ``b_cap``)
-        and the pre-counters.
-
-        ``pre_now[i]`` is pre-counter ``i`` as this cycle's visit takes it and as it counts
-        on (the register itself, or a restarted value); ``restarted[i]`` (or ``None``)
-        restarts it from this cycle's increment. Returns ``(a_go, a_addr)``: a visit
-        starts, and its counter."""
-        n, pre = self.count, self._pre
-        b_active, b_addr = self._b_active, self._b_addr
-        ptr = self._ptr
-        free = ~self.rd_reserve & ~self.rd_en
-        ptr_visit = free & ~(b_active & (b_addr == ptr))   # else step over b_addr
-        a_go = self.rd_en | ptr_visit
-        a_addr = Signal(range(n), name="a_addr")
-        m.d.comb += [
-            a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr)),
-            rd.addr.eq(a_addr),
-        ]
-        with m.If(free):
-            m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
-        m.d.sync += [
-            b_active.eq(a_go & ~self.clear),
-            b_addr.eq(a_addr),
-            self._b_valid.eq(self._valid.bit_select(a_addr, 1)),
-            self._b_cap.eq(Array(pre_now)[a_addr]),
-        ]
-        for i in range(n):
-            fresh = self.clear | (a_go & (a_addr == i))
-            if restarted is not None:
-                fresh = fresh | restarted[i]
-            with m.If(fresh):
-                m.d.sync += pre[i].eq(self.inc[i])
-            with m.Else():
-                m.d.sync += pre[i].eq(pre_now[i] + self.inc[i])
-        return a_go, a_addr
-
-    def _elaborate_coded(self, m, rd, wr):
-        """The protected three-stage engine: five stages, every one behind registers.
-
-        * A: the visit (``_stage_a``; the pointer steps over stage B's counter);
-        * B: the coded word in the read port's register (``read_port(registered=True)``);
-        * C: the word checked (``err_*``: the detection cycle ``d``); registered: the word
-          as stored (or the forwarded sum), its correction mask and whether it is
-          uncorrectable (``restart``), so that no correction sits in front of a register;
-        * D: the word corrected and the sum (0 for an uncorrectable word: its word and its
-          increments are dropped), ``rd_data`` (so ``read_latency`` is 3), registered; the
-          restart of ``d`` applied to the pre-counter (see below);
-        * E: the sum written back, and ``valid`` set.
-
-        The restart found in ``d`` is applied in ``d + 1`` from registers, with the effect
-        it has in ``d``: pre-counter ``i`` is then taken as ``inc`` of cycle ``d``
-        (``inc_q``; what it would hold had it restarted in ``d``), and a visit of ``i``
-        that started in ``d`` (in stage B in ``d + 1``) drops the increments it moved.
-
-        A visit reads the memory before the sums of the visits of its counter that are
-        up to four cycles ahead of it are written; it takes the newest of them instead,
-        captured from stage E when that visit reaches it (in the visit's stage A, B or
-        C; only from a visit of the same clear epoch, so that a sum from before a clear
-        never reaches a visit after it)."""
-        n = self.count
-        pre, valid = self._pre, self._valid
-        b_active, b_addr, b_valid, b_cap = self._b_active, self._b_addr, self._b_valid, self._b_cap
-        b_fwd, b_fwd_word = self._b_fwd, self._b_fwd_word
-        c_active, c_addr, c_cap = self._c_active, self._c_addr, self._c_cap
-        c_valid, c_fwd, c_fwd_word = self._c_valid, self._c_fwd, self._c_fwd_word
-        d_active, d_addr, d_word, d_cap = self._d_active, self._d_addr, self._d_word, self._d_cap
-        d_flip, d_restart, inc_q = self._d_flip, self._d_restart, self._inc_q
-        e_active, e_addr, e_total = self._e_active, self._e_addr, self._e_total
-        clear = self.clear
-        # The clear epoch of every visit (two bits: clears are CTRL actions, far more
-        # than four cycles apart).
-        epoch = Signal(2, name="epoch")
-        b_ep, c_ep, d_ep, e_ep = (Signal(2, name=f"{x}_epoch") for x in "bcde")
-        b_here, c_here, d_here, e_here = self._here
-        with m.If(clear):
-            m.d.sync += epoch.eq(epoch + 1)
-
-        def from_e(addr, ep):
-            return e_here & (e_addr == addr) & (e_ep == ep)
-
-        # Stage E: the write-back.
-        m.d.comb += [wr.addr.eq(e_addr), wr.data.eq(e_total), wr.en.eq(e_active)]
-        with m.If(clear):
-            m.d.sync += valid.eq(0)
-        with m.Elif(e_active):
-            m.d.sync += valid.bit_select(e_addr, 1).eq(1)
-
-        # Stage D: the correction and the sum.
-        total = Signal(self.width, name="total")
-        m.d.comb += [total.eq(Mux(d_restart, 0, (d_word ^ d_flip) + d_cap)),
-                     self.rd_data.eq(total)]
-        m.d.sync += [e_active.eq(d_active & ~clear), e_addr.eq(d_addr), e_total.eq(total),
-                     e_ep.eq(d_ep), e_here.eq(d_here)]
-
-        # Stage C: check; the word as stored and its correction registered apart.
-        restart = Signal(name="restart")
-        checked = Signal(name="checked")    # the visit uses the word as read
-        fwd_now = from_e(c_addr, c_ep)
-        fwd = c_fwd | fwd_now
-        m.d.comb += [
-            checked.eq(c_active & c_valid & ~fwd),
-            restart.eq(checked & rd.error),
-            self.err_uncorrectable.eq(restart),
-            self.err_corrected.eq(checked & rd.corrected),
-            self.err_index.eq(c_addr),
-        ]
-        m.d.sync += [
-            d_active.eq(c_active & ~clear), d_addr.eq(c_addr), d_ep.eq(c_ep),
-            d_here.eq(c_here), d_restart.eq(restart), inc_q.eq(self.inc),
-            d_word.eq(Mux(fwd, Mux(fwd_now, e_total, c_fwd_word), Mux(c_valid, rd.raw, 0))),
-            d_flip.eq(Mux(checked, rd.flip, 0)),
-            d_cap.eq(c_cap),
-        ]
-
-        # Stage B: the coded word is in the read port's register. (A visit that started
-        # in d, of the counter restarted in d, moved increments from before d.)
-        b_now = from_e(b_addr, b_ep)
-        m.d.sync += [
-            c_active.eq(b_active & ~clear), c_addr.eq(b_addr), c_valid.eq(b_valid),
-            c_cap.eq(Mux(d_restart & (d_addr == b_addr), 0, b_cap)),
-            c_ep.eq(b_ep), c_here.eq(b_here),
-            c_fwd.eq(b_fwd | b_now), c_fwd_word.eq(Mux(b_now, e_total, b_fwd_word)),
-        ]
-
-        # Stage A: choose the visit of this cycle; the pre-counter restarted in d taken as
-        # it would be had it restarted then (d's increment alone).
-        pre_now = [Mux(d_restart & (d_addr == i), inc_q[i], pre[i]) for i in range(n)]
-        a_go, a_addr = self._stage_a(m, rd, pre_now)
-        a_now = from_e(a_addr, epoch)
-        m.d.sync += [b_here.eq(a_go), b_ep.eq(epoch), b_fwd.eq(a_now), b_fwd_word.eq(e_total)]
+            plain_engine(self, m, rd, wr)
         return m
