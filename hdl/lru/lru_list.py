@@ -11,7 +11,7 @@ import regmap
 
 from ..ecc import PROTECTIONS
 from ..layouts import check_params
-from ..protect import collect_errors
+from ..error_report import collect_errors
 from .layouts import CHAIN, LruCmd, LruObservationSignature, lru_command_layout, tail_lag
 from .stages import (chain_registers, chain_update, command_stages, drive_observation,
                      evict_choice, links, pointer_arrays)

@@ -11,7 +11,7 @@ from amaranth.lib.wiring import In, Out
 from ..layouts import check_params
 from ..match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
 from ..ecc import PROTECTIONS
-from ..protect import collect_errors
+from ..error_report import collect_errors
 from ..ram import IMPLEMENTATIONS
 from .banks import bank_arrays, bank_pmeta, bank_writes, meta_write_where
 from .bypass import bank_window, bank_window_registered
@@ -103,7 +103,7 @@ class BucketTable(wiring.Component):
         word to row ``sweep_row`` of every array (``ent``, ``meta``, ``mark`` of every
         bank and ``scrub``) instead of their own writes.
     err_uncorrectable, err_corrected : Out(1), only with ``protection``
-        One cycle after the checks (``hdl.protect.collect_errors``, registered: the
+        One cycle after the checks (``hdl.error_report.collect_errors``, registered: the
         detection cycle of D11): a read checked in the cycle before whose word the table
         uses failed its check (uncorrectable), or was corrected (``scrub`` only: the
         window arrays are checked, not corrected, any failed check is uncorrectable). A
