@@ -23,6 +23,7 @@ One concern per file, in the order ``KvAsuRegisters.elaborate`` builds them:
                           sequencer
 ``soft_errors.py``        the ERR_* registers and STATUS.SOFT_ERROR (D11)
 ``reads.py``              the read path: one-hot read select, the statistics' LO reads
+``observe.py``            the observation port, for the proofs (``observe=True`` only)
 ========================= ==============================================================
 """
 
