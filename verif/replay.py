@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from golden_model import KvAsuModel, load_trace
+from golden_model import KvAsuModel, Trace, load_trace
 from regmap import PARAM_NAMES, REG, STAT_REGISTERS, Params
 
 from . import fast
@@ -30,18 +30,19 @@ from .predictor_soak import OPTIONS as PREDICTOR_OPTIONS, commit_policy
 __all__ = ["replay", "main"]
 
 
-def replay(trace_path: Path, params: Params, build: Path, ready_permille: int = 1000,
+def replay(trace: Trace | Path, params: Params, build: Path, ready_permille: int = 1000,
            progress=None, predictor: bool = False) -> dict:
-    """Replay ``trace_path`` through the harness built for ``params`` in ``build``; return a
-    summary (``fast.check``'s, with both sets of statistics and OCCUPANCY). ``progress``:
-    as ``fast.run``'s. With ``predictor`` the build is ``verif.predictor_soak.OPTIONS``'s
+    """Replay ``trace`` (a loaded ``Trace``, or the path of its file) through the harness
+    built for ``params`` in ``build``; return a summary (``fast.check``'s, with both sets
+    of statistics and OCCUPANCY). ``progress``: as ``fast.run``'s. With ``predictor`` the build is ``verif.predictor_soak.OPTIONS``'s
     (``CoreOptions.predictor``) and ``POLICY.MODE = 1`` is committed before the first
     request, the golden model following the commit. Raises ``fast.Mismatch`` on any
     difference."""
-    trace = load_trace(trace_path)
+    if not isinstance(trace, Trace):
+        trace = load_trace(trace)
     if len(trace) and int(trace.addr.max()) >> params.ADDR_WIDTH:
         first = int(np.argmax(trace.addr >> np.uint64(params.ADDR_WIDTH) != 0))
-        raise ValueError(f"request {first} of {trace_path} has address {int(trace.addr[first]):#x}, "
+        raise ValueError(f"request {first} of the trace has address {int(trace.addr[first]):#x}, "
                          f"wider than ADDR_WIDTH = {params.ADDR_WIDTH}")
     requests = list(zip(trace.cycle.tolist(), trace.op.tolist(), trace.addr.tolist(),
                         trace.min_tlevel.tolist()))
@@ -107,13 +108,13 @@ def main(argv=None) -> int:
         print(f"replay: cycle {cycle:,} of about {last_cycle:,}, {accepted:,} requests "
               f"accepted, {left:,} to go", file=sys.stderr, flush=True)
     try:
-        s = replay(args.trace, params, args.build / name, args.ready, progress=progress,
+        s = replay(trace, params, args.build / name, args.ready, progress=progress,
                    predictor=args.predictor)
     except fast.Mismatch as err:
         print(f"replay: MISMATCH between the RTL and the golden model:\n{err}")
         return 1
     except ValueError as err:
-        ap.error(str(err))
+        ap.error(f"{args.trace}: {err}")
     print(f"replay: {s['requests']} requests over {s['cycles']} cycles ({s['policy']} mode); "
           f"every response and statistic equal to the golden model's")
     print(f"  {'statistic':14s} {'RTL':>12s} {'model':>12s}")
