@@ -112,7 +112,7 @@ class SeuInvariants(CoreInvariants):
         ``recovery_bound`` (R)."""
         core, p = self.core, self.params
         rec = core.recovery
-        now, done = self.upset_now, self.upset_done
+        now = self.upset_now
         if not self.flips:
             m.d.comb += Assume(~now)
         hit_corrected = Signal(name="upset_corrected_mem", reset_less=True)
@@ -149,10 +149,10 @@ class SeuInvariants(CoreInvariants):
             # (the sanity job: the unprotected core, every invariant claimed every cycle)
             super().properties(m)
             return
-        core, p = self.core, self.params
+        core = self.core
         rec = core.recovery
         self._recovery(m)
-        now, done, hit_corrected = self.upset_now, self.upset_done, self.hit_corrected
+        done, hit_corrected = self.upset_done, self.hit_corrected
         recovering, rec_end, since = core.recovering, self.rec_end, self.recovery_cycles
         R = self.recovery_bound
 

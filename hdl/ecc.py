@@ -12,13 +12,20 @@ from math import ceil
 
 from amaranth import *
 
-__all__ = ["ECP5_ASPECTS", "PROTECTIONS", "Code", "choose_protection", "dp16kd_count",
-           "lane_granules", "secded_check_bits"]
+__all__ = ["ECP5_ASPECTS", "PROTECTIONS", "Code", "check_protection", "choose_protection",
+           "dp16kd_count", "lane_granules", "secded_check_bits"]
 
 #: ECP5 DP16KD aspect ratios (depth, width); 512 x 36 is the pseudo-dual-port mode.
 ECP5_ASPECTS = ((16384, 1), (8192, 2), (4096, 4), (2048, 9), (1024, 18), (512, 36))
 #: ``protection=`` values: ``"auto"`` applies ``choose_protection``.
 PROTECTIONS = ("auto", "secded", "parity", "none")
+
+
+def check_protection(protection, name="protection"):
+    """Refuse (``ValueError``) a ``protection=`` value that is not one of ``PROTECTIONS``;
+    ``name`` is the parameter's name in the message."""
+    if protection not in PROTECTIONS:
+        raise ValueError(f"{name} must be one of {', '.join(PROTECTIONS)}, not {protection!r}")
 
 
 def secded_check_bits(k: int) -> int:

@@ -41,7 +41,7 @@ from amaranth.hdl import MemoryData
 from amaranth.lib import data
 from amaranth.lib.memory import Memory
 
-from .ecc import PROTECTIONS, Code, choose_protection, lane_granules
+from .ecc import Code, check_protection, choose_protection, lane_granules
 
 __all__ = ["ProtectedMemory"]
 
@@ -134,9 +134,7 @@ class ProtectedMemory(Elaboratable):
 
     def __init__(self, *, shape, depth, init=(), attrs=None, protection="auto",
                  correct=True, sweep_en=None, sweep_addr=None, memory=Memory):
-        if protection not in PROTECTIONS:
-            raise ValueError(f"protection must be one of {', '.join(PROTECTIONS)}, "
-                             f"not {protection!r}")
+        check_protection(protection)
         if not isinstance(depth, int) or depth < 1:
             raise ValueError(f"depth must be a positive integer, not {depth!r}")
         self.shape, self.depth, self.attrs = shape, depth, dict(attrs or {})

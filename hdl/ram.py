@@ -31,7 +31,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .ecc import PROTECTIONS, Code, choose_protection
+from .ecc import Code, check_protection, choose_protection
 
 __all__ = ["RegisteredReadRam", "IMPLEMENTATIONS", "dp16kd_mode"]
 
@@ -110,8 +110,7 @@ class RegisteredReadRam(wiring.Component):
                              f"not {implementation!r}")
         if not callable(memory):
             raise TypeError(f"memory must be a memory class, not {memory!r}")
-        if protection not in PROTECTIONS:
-            raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
+        check_protection(protection)
         self.shape, self.depth, self.implementation = shape, depth, implementation
         ports = {
             "wr_addr": In(range(depth)), "wr_data": In(shape), "wr_en": In(1),

@@ -20,7 +20,7 @@ class Stimulus:
     than PROBE, neighbouring homes, a pool of random lines, fresh lines, tag aliases."""
 
     def __init__(self, tb: KvAsuTB, crowd_windows=3):
-        self.tb, self.rng, p = tb, tb.rng, tb.p
+        self.tb, self.rng = tb, tb.rng
         self.rebuild(crowd_windows)
         self.weights = self.random_weights()
 

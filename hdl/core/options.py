@@ -15,7 +15,7 @@ import regmap
 
 from ..hash import check_lut_cross_products
 from ..match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
-from ..ecc import PROTECTIONS
+from ..ecc import check_protection
 from ..ram import IMPLEMENTATIONS as RAM_IMPLEMENTATIONS
 
 __all__ = ["CoreOptions"]
@@ -126,9 +126,7 @@ class CoreOptions:
         if self.tag_compare not in MATCH_IMPLEMENTATIONS:
             raise ValueError(f"CoreOptions.tag_compare must be one of {MATCH_IMPLEMENTATIONS}, "
                              f"not {self.tag_compare!r}")
-        if self.protection not in PROTECTIONS:
-            raise ValueError(f"CoreOptions.protection must be one of {PROTECTIONS}, "
-                             f"not {self.protection!r}")
+        check_protection(self.protection, "CoreOptions.protection")
         if self.compact and self.protection not in ("auto", "none"):
             raise ValueError("CoreOptions.protection needs the fast pipeline (compact builds "
                              "are unprotected)")

@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
-from ..ecc import PROTECTIONS
+from ..ecc import check_protection
 from ..layouts import check_params
 from ..error_report import collect_errors
 from .layouts import CHAIN, LruCmd, LruObservationSignature, lru_command_layout, tail_lag
@@ -109,8 +109,7 @@ class LruList(wiring.Component):
     def __init__(self, params=None, *, registered=True, memory=Memory, observe=False,
                  protection="none"):
         params = check_params(params)
-        if protection not in PROTECTIONS:
-            raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
+        check_protection(protection)
         self.protection = protection
         for name, value in (("registered", registered), ("observe", observe)):
             if not isinstance(value, bool):

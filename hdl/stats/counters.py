@@ -8,7 +8,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..ecc import PROTECTIONS
+from ..ecc import check_protection
 from ..protect import ProtectedMemory
 from .coded import coded_engine
 from .engine import plain_engine
@@ -145,8 +145,7 @@ class StatisticsCounters(wiring.Component):
             raise ValueError(f"width must be a positive integer, not {width!r}")
         if stages not in (2, 3):
             raise ValueError(f"stages must be 2 or 3, not {stages!r}")
-        if protection not in PROTECTIONS:
-            raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
+        check_protection(protection)
         self.protection = protection
         self.count = count
         self.width = width

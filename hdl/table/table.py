@@ -10,7 +10,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
 from ..match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
-from ..ecc import PROTECTIONS
+from ..ecc import check_protection
 from ..error_report import collect_errors
 from ..ram import IMPLEMENTATIONS
 from .banks import bank_arrays, bank_pmeta, bank_writes, meta_write_where
@@ -181,8 +181,7 @@ class BucketTable(wiring.Component):
         if match != "generic" and not output_register:
             raise ValueError(f"match={match!r} needs output_register=True (bk_sides.match "
                              f"is made only there)")
-        if protection not in PROTECTIONS:
-            raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
+        check_protection(protection)
         self.protection = protection
         self.params = params
         self.memory = memory

@@ -33,7 +33,7 @@ def random_weights(seed=SEED, layers=2, vocab=64, ffn=96):
 def naive_decode(w, ids, pages_fn=None):
     """One step at a time with an explicit per-step KV list; ``pages_fn(layer, g, t, q, ks)``
     returns the token indices to attend to (default: all up to t)."""
-    D, H, G, d = sm.D_MODEL, sm.HEADS, sm.KV_HEADS, sm.HEAD_DIM
+    H, G, d = sm.HEADS, sm.KV_HEADS, sm.HEAD_DIM
     Ks = [[[] for _ in range(G)] for _ in w.layers]
     Vs = [[[] for _ in range(G)] for _ in w.layers]
     logits = []

@@ -135,7 +135,7 @@ def test_shift_add_helper():
     # awkward ones (all ones, a single bit, alternating bits).
     from amaranth.sim import Simulator
     from amaranth import Module, Signal
-    from hdl.const_mul import mul_low_shift_add
+    from hdl.hash.const_mul import mul_low_shift_add
     consts = [0x2D51, 0xCC9E, 0x3593, 0x1B87, 0xCA6B, 0x85EB, 0xAE35, 0xC2B2,
               0xFFFF, 0x8000, 0x5555, 0xAAAA, 0x0001, 0x0000]
     x = Signal(16)
@@ -164,7 +164,7 @@ def test_carry_save_helpers():
     # mul_terms + csa_levels + resolve against Python for the hash's constants and
     # awkward ones (all ones, the top bit, alternating bits), every level count.
     from amaranth import C, Module, Signal
-    from hdl.const_mul import csa_levels, levels_to_two, mul_terms, resolve
+    from hdl.hash.const_mul import csa_levels, levels_to_two, mul_terms, resolve
     consts = [0xCC9E2D51, 0x1B873593, 0x85EBCA6B, 0xC2B2AE35, 5,
               0xFFFF_FFFF, 0x8000_0000, 0x5555_5555, 0xAAAA_AAAA, 1, 0]
     x = Signal(32)

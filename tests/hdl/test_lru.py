@@ -32,8 +32,6 @@ def run(params, n_cmds, rng, idle_rate, registered=True):
 
     async def bench(ctx):
         model = []          # head first
-        cycle = 0
-        last_cmd = LruCmd.NONE
         popped = []
         for _ in range(n_cmds):
             # the previous command executes this cycle; the one before is visible now

@@ -55,6 +55,29 @@ def test_check_bit_counts():
         secded_check_bits(0)
 
 
+@pytest.mark.parametrize("build", ["ProtectedMemory", "RegisteredReadRam", "BucketTable",
+                                   "LruList", "StatisticsCounters", "CoreOptions"])
+def test_every_component_refuses_an_unknown_protection_alike(build):
+    from hdl.core.options import CoreOptions
+    from hdl.lru import LruList
+    from hdl.ram import RegisteredReadRam
+    from hdl.stats import StatisticsCounters
+    from hdl.table import BucketTable
+    make = {
+        "ProtectedMemory": lambda v: ProtectedMemory(shape=8, depth=4, protection=v),
+        "RegisteredReadRam": lambda v: RegisteredReadRam(shape=8, depth=4, protection=v),
+        "BucketTable": lambda v: BucketTable(Params(), protection=v),
+        "LruList": lambda v: LruList(Params(), protection=v),
+        "StatisticsCounters": lambda v: StatisticsCounters(protection=v),
+        "CoreOptions": lambda v: CoreOptions(protection=v),
+    }[build]
+    name = "CoreOptions.protection" if build == "CoreOptions" else "protection"
+    for bad in ("ecc", None, "SECDED"):
+        with pytest.raises(ValueError, match=re.escape(
+                f"{name} must be one of auto, secded, parity, none, not {bad!r}")):
+            make(bad)
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="protection must be one of"):
         ProtectedMemory(shape=8, depth=4, protection="ecc")

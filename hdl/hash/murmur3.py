@@ -1,28 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-"""MurmurHash3 x86_32 of a 64-bit key, as a free-running pipeline.
+"""``Murmur3Hash64``: the hash as a component, its ports, parameters and registers.
 
-The KV-ASU hashes the 8 little-endian bytes of a line's tag (spec section 3, decision D2):
-``mmh3.hash(key.to_bytes(8, "little"), seed, signed=False)``. For an 8-byte key the
-algorithm is two block rounds and the finaliser, with no tail bytes:
+The algorithm is in the package's docstring (``hdl.hash``)."""
 
-.. code-block:: text
-
-    for k in (key[31:0], key[63:32]):
-        k *= 0xcc9e2d51; k = rotl(k, 15); k *= 0x1b873593
-        h ^= k; h = rotl(h, 13); h = h * 5 + 0xe6546b64
-    h ^= 8                                  # the length in bytes
-    h ^= h >> 16; h *= 0x85ebca6b
-    h ^= h >> 13; h *= 0xc2b2ae35
-    h ^= h >> 16
-
-everything modulo ``2**32``.
-"""
-
-from amaranth import *
+from amaranth import Signal, Module, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .const_mul import csa_levels, levels_to_two, mul_low_shift_add, mul_terms, resolve
+from .carry_save import carry_save_hash
+from .dsp import dsp_hash
 
 __all__ = ["Murmur3Hash64", "MULTIPLIES", "CARRY_SAVE_LATENCY", "check_lut_cross_products"]
 
@@ -33,17 +19,6 @@ MULTIPLIES = ("c1", "c2", "f1", "f2")
 
 #: Latency of the hash with ``mul_stages=0`` (every multiply a carry-save tree in LUTs).
 CARRY_SAVE_LATENCY = 8
-
-_C1 = 0xCC9E2D51
-_C2 = 0x1B873593
-_ROUND_ADD = 0xE6546B64
-_F1 = 0x85EBCA6B
-_F2 = 0xC2B2AE35
-
-
-def _rotl32(value, amount):
-    # A rotation is wiring only: it never costs a pipeline stage.
-    return Cat(value[32 - amount:], value[:32 - amount])
 
 
 def check_lut_cross_products(value):
@@ -210,112 +185,10 @@ class Murmur3Hash64(wiring.Component):
                     for k, v in values.items()}
 
         if self.mul_stages == 0:
-            m.d.comb += self.hash.eq(self._carry_save(step))
-            assert stage[0] == self.latency, (stage[0], self.latency)
-            return m
-
-        def mul_consts(name, products, carry=None, post=lambda x: x):
-            """Pipeline ``x * const mod 2**32`` for every ``name: (x, const)`` of ``products``.
-
-            The products are independent and share the same stages; ``carry`` are other
-            values riding along; ``post`` is applied to each product in its last stage.
-            Returns a dict of the products and the carried values."""
-            carry = dict(carry or {})
-            if self.mul_stages == 3:
-                # Stage i registers the operands once more, so that the placer can put
-                # these copies beside the DSPs: no long wire in front of a multiplier.
-                s = step(f"{name}i", **{f"{k}_x": x for k, (x, _) in products.items()},
-                         **carry)
-                products = {k: (s[f"{k}_x"], c) for k, (_, c) in products.items()}
-                carry = {k: s[k] for k in carry}
-            # Three independent 16x16 partial products per multiply; low 32 bits of
-            # x * c = p0 + (p1 + p2) << 16 with p1, p2 needed only mod 2**16.
-            parts = {}
-            for k, (x, c) in products.items():
-                c_lo, c_hi = c & 0xFFFF, c >> 16
-                parts[f"{k}_p0"] = x[:16] * c_lo
-                if name in self.lut_cross_products:
-                    parts[f"{k}_p1"] = mul_low_shift_add(x[16:], c_lo, 16)
-                    parts[f"{k}_p2"] = mul_low_shift_add(x[:16], c_hi, 16)
-                else:
-                    parts[f"{k}_p1"] = (x[16:] * c_lo)[:16]
-                    parts[f"{k}_p2"] = (x[:16] * c_hi)[:16]
-
-            def sums(parts):
-                # The low half is p0's; only the upper half needs an adder (3 terms).
-                return {k: post(Cat(parts[f"{k}_p0"][:16],
-                                    (parts[f"{k}_p0"][16:] + parts[f"{k}_p1"][:16] +
-                                     parts[f"{k}_p2"][:16])[:16]))
-                        for k in products}
-
-            if self.mul_stages == 1:
-                return step(name, **sums(parts), **carry)
-            # Stage a registers the partial products (a DSP with no logic after it), stage
-            # b sums them.
-            s = step(f"{name}a", **parts, **carry)
-            summed = sums(s)
-            return step(f"{name}b", **summed,
-                        **{k: v for k, v in s.items() if k not in parts})
-
-        def mix_round(h, k):
-            # h ^= k; h = rotl(h, 13); h = h * 5 + 0xe6546b64, with * 5 as (h << 2) + h.
-            r = _rotl32(h ^ k, 13)
-            return ((r << 2) + r + _ROUND_ADD)[:32]
-
-        # The two blocks are independent of h and of each other: process them side by side,
-        # their C1 multiplies in the same stages and their C2 multiplies too.
-        s = mul_consts("c1", {"k1": (self.key[:32], _C1), "k2": (self.key[32:], _C1)},
-                       {"seed": self.seed})
-        s = mul_consts("c2", {"k1": (_rotl32(s["k1"], 15), _C2),
-                              "k2": (_rotl32(s["k2"], 15), _C2)},
-                       {"seed": s["seed"]})
-        s = step("r1", h=mix_round(s["seed"], s["k1"]), k2=s["k2"])
-        h = mix_round(s["h"], s["k2"]) ^ 8
-        s = step("r2", h=h ^ (h >> 16))
-        # (h ^ (h >> 13) in f1's summing stage, so f2's multipliers take registers: no
-        # LUT in front of a DSP)
-        h = mul_consts("f1", {"h": (s["h"], _F1)}, post=lambda h: h ^ (h >> 13))["h"]
-        h = mul_consts("f2", {"h": (h, _F2)})["h"]
-        s = step("out", h=h ^ (h >> 16))
-        m.d.comb += self.hash.eq(s["h"])
-
+            hashed = carry_save_hash(self.key, self.seed, step)
+        else:
+            hashed = dsp_hash(self.key, self.seed, step, mul_stages=self.mul_stages,
+                              lut_cross_products=self.lut_cross_products)
+        m.d.comb += self.hash.eq(hashed)
         assert stage[0] == self.latency, (stage[0], self.latency)
         return m
-
-    def _carry_save(self, step):
-        """The hash with ``mul_stages=0``: eight stages, no multiplier; returns its output.
-
-        Every value between the stages is held either resolved or in carry-save form (a
-        list of vectors whose sum mod ``2**32`` is the value), so a stage boundary may
-        fall anywhere inside a multiply's adder tree."""
-        def round_terms(h, k):
-            # rotl(h ^ k, 13) * 5 + 0xe6546b64 as three carry-save operands.
-            r = _rotl32(h ^ k, 13)
-            return [r, Cat(C(0, 2), r[:30]), C(_ROUND_ADD, 32)]
-
-        keys = {"k1": self.key[:32], "k2": self.key[32:]}
-        # 1: k *= C1, all reduction levels but the last.
-        c1 = {k: mul_terms(x, _C1) for k, x in keys.items()}
-        s = step("c1", seed=self.seed,
-                 **{k: csa_levels(t, levels_to_two(len(t)) - 1) for k, t in c1.items()})
-        # 2: C1's last level and its adder; rotl 15; C2's first two levels.
-        s = step("c2a", seed=s["seed"],
-                 **{k: csa_levels(mul_terms(_rotl32(resolve(csa_levels(s[k], 1)), 15),
-                                              _C2), 2) for k in keys})
-        # 3: the rest of C2 and its adder.
-        s = step("c2b", seed=s["seed"],
-                 **{k: resolve(csa_levels(s[k], len(s[k]))) for k in keys})
-        # 4: the first round whole; the second round's xor and its one reduction level.
-        h1 = resolve(csa_levels(round_terms(s["seed"], s["k1"]), 1))
-        s = step("r", h=csa_levels(round_terms(h1, s["k2"]), 1))
-        # 5: the second round's adder; h ^= 8; h ^= h >> 16; F1's first two levels.
-        h = resolve(s["h"]) ^ 8
-        s = step("f1a", h=csa_levels(mul_terms(h ^ (h >> 16), _F1), 2))
-        # 6: the rest of F1 and its adder.
-        s = step("f1b", h=resolve(csa_levels(s["h"], len(s["h"]))))
-        # 7: h ^= h >> 13; F2's first four levels.
-        h = s["h"]
-        s = step("f2a", h=csa_levels(mul_terms(h ^ (h >> 13), _F2), 4))
-        # 8: the rest of F2, its adder and h ^= h >> 16 (registered output).
-        h = resolve(csa_levels(s["h"], len(s["h"])))
-        return step("out", h=h ^ (h >> 16))["h"]
