@@ -7,9 +7,10 @@ iCE40, DP16KD on ECP5), a small flip-flop pre-counter per counter and a read-mod
 engine that folds the pre-counters into the memory. Seen from its ports it behaves exactly
 like the flip-flop counters it replaces; see the class docstring for the contract.
 
-``counters.py`` holds the component (its ports, its state and the testbench access),
-``engine.py`` the engine of the class docstring and its stage A, which both engines share,
-``coded.py`` the protected three-stage engine.
+``counters.py`` holds the component (its ports and its state), ``engine.py`` the engine
+of the class docstring and its stage A, which both engines share, ``coded.py`` the
+protected three-stage engine, ``testbench.py`` the testbench access (``peek``, ``poke``,
+``pre_values``).
 """
 
 from .counters import StatisticsCounters

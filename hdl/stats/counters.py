@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``StatisticsCounters``: the component, its ports, its state and the testbench access;
-``elaborate`` builds the memory and one of the engines (``engine.py``, ``coded.py``)."""
+"""``StatisticsCounters``: the component, its ports and its state; ``elaborate`` builds the
+memory and one of the engines (``engine.py``, ``coded.py``). The testbench access
+(``peek``, ``poke``, ``pre_values``) is ``testbench.py``'s."""
 
 from amaranth import Module, Signal
 from amaranth.hdl import MemoryData
@@ -12,11 +13,12 @@ from ..ecc import check_protection
 from ..protect import ProtectedMemory
 from .coded import coded_engine
 from .engine import plain_engine
+from .testbench import CountersTestbenchAccess
 
 __all__ = ["StatisticsCounters"]
 
 
-class StatisticsCounters(wiring.Component):
+class StatisticsCounters(CountersTestbenchAccess, wiring.Component):
     """``count`` counters of ``width`` bits (modulo ``2**width``) in one block RAM.
 
     Behaviour (what the ports see)
@@ -211,62 +213,10 @@ class StatisticsCounters(wiring.Component):
         self._here = [Signal(name=f"{x}_here") for x in "bcde"]
         self._ptr = Signal(range(count))  # the round-robin pointer
 
-    # ---- testbench access (amaranth.sim) -------------------------------------------------
-
-    def peek(self, ctx, i):
-        """The exact value of counter ``i`` now, from a testbench."""
-        if self._coded and ctx.get(self._d_restart) and ctx.get(self._d_addr) == i:
-            return ctx.get(self._inc_q) >> i & 1    # restarted in the cycle before
-        value = ctx.get(self._pre[i])
-        if self._d_pending(ctx, i):
-            value += ctx.get(self._e_total)             # not yet written back
-        elif ctx.get(self._valid) >> i & 1:
-            word = ctx.get(self._data[i])
-            value += word if self._pmem is None else self._code.decode_int(word)[0]
-        for active, addr, cap in self._in_flight():
-            if ctx.get(active) and ctx.get(addr) == i:
-                value += ctx.get(cap)
-        return value % (1 << self.width)
-
-    def _in_flight(self):
-        """(active, addr, cap) of the visits whose sums are not yet in the memory."""
-        stages = [(self._b_active, self._b_addr, self._b_cap)]
-        if self.stages == 3:
-            stages.append((self._c_active, self._c_addr, self._c_cap))
-        if self._coded:
-            stages.append((self._d_active, self._d_addr, self._d_cap))
-        return stages
-
     @property
     def _coded(self):
+        # the protected three-stage engine (coded.py)
         return self._pmem is not None and self.stages == 3
-
-    def _d_pending(self, ctx, i):
-        """Stage E holds counter ``i``'s sum, not yet in the memory."""
-        return self._coded and ctx.get(self._e_active) and ctx.get(self._e_addr) == i
-
-    def poke(self, ctx, i, value):
-        """Set counter ``i`` to ``value`` from a testbench (not while a read is in flight)."""
-        value %= 1 << self.width
-        ctx.set(self._data[i], value if self._pmem is None else self._code.encode_int(value))
-        ctx.set(self._valid, ctx.get(self._valid) | 1 << i)
-        ctx.set(self._pre[i], 0)
-        if self._coded:             # no visit in flight takes its sum any more
-            addrs = (self._b_addr, self._c_addr, self._d_addr, self._e_addr)
-            for here, addr in zip(self._here, addrs):
-                if ctx.get(addr) == i:
-                    ctx.set(here, 0)
-            if self._d_pending(ctx, i):
-                ctx.set(self._e_active, 0)
-            if ctx.get(self._d_addr) == i:
-                ctx.set(self._d_restart, 0)
-        for active, addr, _ in self._in_flight():
-            if ctx.get(active) and ctx.get(addr) == i:
-                ctx.set(active, 0)       # its write-back would restore the old value
-
-    def pre_values(self, ctx):
-        """The pre-counters now (for overflow checks in testbenches)."""
-        return [ctx.get(p) for p in self._pre]
 
     # ---- hardware -----------------------------------------------------------------------
 
