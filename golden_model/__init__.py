@@ -19,7 +19,8 @@ Main entry points:
     A from-scratch MurmurHash3 of an 8-byte key, the bit-level reference of the RTL's hash.
 """
 
-from .model import Config, KvAsuModel, Op, Response, SlotState, Stats, tag_key
+from .model import KvAsuModel, tag_key
+from .records import Config, Op, Response, SlotState, Stats
 from .murmur3 import Murmur3Steps, murmur3_steps, murmur3_x86_32_u64
 from .trace import Trace, load_trace, save_trace
 

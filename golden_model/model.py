@@ -24,9 +24,7 @@ path :meth:`~KvAsuModel.run` (a whole stream, responses optional).
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from collections.abc import Iterable
 
 import mmh3
 import numpy as np
@@ -36,102 +34,21 @@ from regmap import PARAM_NAMES, STAT_NAMES, Params
 
 from ._arrays import uint_array
 from . import soft_errors as _soft
+from .lists import NONE, link_at_head, move_to_head, walk_list
+from .records import Config, Op, Response, SlotState, Stats
 
-__all__ = ["Op", "Response", "Config", "Stats", "SlotState", "KvAsuModel", "tag_key"]
-
-
-class Op(enum.IntEnum):
-    """Request op codes (spec section 6; values from ``regmap.OPS``)."""
-
-    OBSERVE = regmap.OPS["OBSERVE"]
-    QUERY = regmap.OPS["QUERY"]
-    EVICT = regmap.OPS["EVICT"]
-    EVICT_ANY = regmap.OPS["EVICT_ANY"]
-
-
-if {op.name: op.value for op in Op} != regmap.OPS:  # pragma: no cover - guards the TOML
-    raise ImportError(f"golden_model.Op does not match regmap.OPS {regmap.OPS}")
+__all__ = ["KvAsuModel", "tag_key", "walk_list", "Op", "Response", "Config", "Stats",
+           "SlotState"]
 
 # Plain ints for the hot loop: comparing IntEnum members is slower than comparing ints.
 _OBSERVE, _QUERY, _EVICT, _EVICT_ANY = (int(op) for op in Op)
 
-_MASK64 = (1 << 64) - 1
 #: Behaviour modes: the spec's (the reset default) and docs/spec-predictor.md's.
 POLICIES = ("article", "predictor")
 #: Where ``POLICY.MODE`` sits: a policy's index in ``POLICIES`` is its MODE value.
 _POLICY_MODE_BIT = regmap.REG["POLICY"].field("MODE").bit
-_NONE = -1          # "no slot": a free slot's tag, a null LRU pointer, an empty list end
 
-
-class Response(NamedTuple):
-    """The response to one request (spec section 6, zeroing rules of decision D5).
-
-    Every field is an ``int`` and has a defined value, so a scoreboard compares all of them.
-    Equality compares every field; :meth:`diff` names the ones that differ.
-    """
-
-    op: int
-    present: int = 0
-    tlevel_before: int = 0
-    tracked: int = 0
-    tlevel: int = 0
-    count: int = 0
-    hit: int = 0
-    slot: int = 0
-    victim_valid: int = 0
-    victim_tag: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """The fields as a plain ``{name: int}`` dict."""
-        return {name: int(value) for name, value in zip(self._fields, self)}
-
-    def diff(self, other) -> dict[str, tuple[int, int]]:
-        """``{field: (mine, theirs)}`` for every field where ``other`` differs.
-
-        ``other`` may be a :class:`Response`, or any mapping or object with the same field
-        names (for example a decoded RTL response). Empty when they agree.
-        """
-        differences = {}
-        for name, mine in zip(self._fields, self):
-            theirs = int(other[name] if isinstance(other, Mapping) else getattr(other, name))
-            if theirs != mine:
-                differences[name] = (mine, theirs)
-        return differences
-
-
-if set(Response._fields) != {name for name, _ in regmap.response_fields(Params())}:
-    raise ImportError("golden_model.Response fields do not match the regmap response payload")
-
-
-class Config(NamedTuple):
-    """The active configuration (spec section 5, registers of section 7)."""
-
-    c3: int
-    c2: int
-    w3: int
-    w2: int
-    w1: int
-    hash_seed: int
-
-    def as_dict(self) -> dict[str, int]:
-        return dict(self._asdict())
-
-
-if Config._fields != tuple(name.lower() for name in regmap.CONFIG_NAMES):
-    raise ImportError("golden_model.Config fields do not match regmap.CONFIG_NAMES")
-
-
-class Stats(NamedTuple("_StatsFields", [(name, int) for name in STAT_NAMES])):
-    """A snapshot of the statistics counters (spec section 7, decision D7), 64-bit values.
-
-    The field names are ``regmap.STAT_NAMES``, in register order.
-    """
-
-    __slots__ = ()
-
-    def as_dict(self) -> dict[str, int]:
-        return dict(self._asdict())
-
+_MASK64 = (1 << 64) - 1
 
 # Positions of the counters in the model's statistics list. A KeyError here means regmap
 # renamed a statistic and the model must be taught its meaning.
@@ -144,17 +61,6 @@ _ST_OBS_T = tuple(_STAT[f"obs_t{level}"] for level in range(4))
 _ST_REQ_DROPPED = _STAT["req_dropped"]
 
 
-class SlotState(NamedTuple):
-    """One slot's state, for debugging and for comparison with the RTL's tables."""
-
-    valid: int
-    tag: int          # 0 when not valid
-    count: int        # 0 when not valid
-    last: int         # exact tick of the last OBSERVE; 0 when not valid
-    prev: int | None  # towards the head (more recently used); None at the head or if free
-    next: int | None  # towards the tail (less recently used); None at the tail or if free
-
-
 def _tlevel(count: int, age: int, c3: int, c2: int, w3: int, w2: int, w1: int) -> int:
     """Spec section 5: the T-level of a tracked line with ``count`` and ``age`` (ticks)."""
     if count >= c3 and age <= w3:
@@ -164,60 +70,6 @@ def _tlevel(count: int, age: int, c3: int, c2: int, w3: int, w2: int, w1: int) -
     if age <= w1:
         return 1
     return 0
-
-
-def _link_at_head(prev: list, next_: list, slot: int, head: int, tail: int):
-    """Link an unlisted slot before the old head (an insert); return the new head, tail.
-
-    ``next`` points towards the tail, ``prev`` towards the head (spec section 10).
-    """
-    prev[slot] = _NONE
-    next_[slot] = head
-    if head == _NONE:
-        tail = slot
-    else:
-        prev[head] = slot
-    return slot, tail
-
-
-def _move_to_head(prev: list, next_: list, slot: int, head: int, tail: int):
-    """Unlink a listed slot and link it before the old head (an observe of a tracked line,
-    or a replacement: the victim's slot takes the new line); return the new head, tail."""
-    if slot == head:
-        return head, tail
-    before, after = prev[slot], next_[slot]
-    next_[before] = after
-    if after == _NONE:
-        tail = before
-    else:
-        prev[after] = before
-    return _link_at_head(prev, next_, slot, head, tail)
-
-
-def walk_list(prev: list, next_: list, head: int, tail: int, entries: int,
-              name: str) -> list[int]:
-    """The slots of one doubly linked list from ``tail`` to ``head``, checking on the way that
-    every pointer is in range, ``next`` mirrors ``prev``, there is no cycle and the walk ends
-    at ``head``. Raises ``AssertionError`` (naming the list ``name``) at the first violation."""
-    if (head == _NONE) != (tail == _NONE):
-        raise AssertionError(f"{name}: head={head} but tail={tail}")
-    order: list[int] = []
-    seen: set[int] = set()
-    slot, after = tail, _NONE      # `after` is the slot visited before, towards the tail
-    while slot != _NONE:
-        if not 0 <= slot < entries:
-            raise AssertionError(f"{name}: pointer {slot} out of range after slot {after}")
-        if slot in seen:
-            raise AssertionError(f"{name}: cycle through slot {slot}")
-        if next_[slot] != after:
-            raise AssertionError(f"{name}: next[{slot}] = {next_[slot]}, expected {after}")
-        seen.add(slot)
-        order.append(slot)
-        slot, after = prev[slot], slot
-    if order and order[-1] != head:
-        raise AssertionError(f"{name}: walking from the tail ends at {order[-1]}, "
-                             f"but head = {head}")
-    return order
 
 
 def tag_key(tag: int) -> bytes:
@@ -337,13 +189,13 @@ class KvAsuModel:
     def flush(self) -> None:
         """Untrack every line (spec section 7). Statistics and configuration are kept."""
         entries = self._entries
-        self._tag = [_NONE] * entries
+        self._tag = [NONE] * entries
         self._count = [0] * entries
         self._last = [0] * entries
-        self._prev = [_NONE] * entries
-        self._next = [_NONE] * entries
-        self._head = _NONE
-        self._tail = _NONE
+        self._prev = [NONE] * entries
+        self._next = [NONE] * entries
+        self._head = NONE
+        self._tail = NONE
         self._occupancy = 0
         if self._predictor is not None:
             self._predictor.flush()
@@ -541,12 +393,12 @@ class KvAsuModel:
     @property
     def head(self) -> int | None:
         """The most recently used slot, or ``None`` when the table is empty."""
-        return None if self._head == _NONE else self._head
+        return None if self._head == NONE else self._head
 
     @property
     def tail(self) -> int | None:
         """The least recently used slot, or ``None`` when the table is empty."""
-        return None if self._tail == _NONE else self._tail
+        return None if self._tail == NONE else self._tail
 
     # ---- addresses, tags, hash and T-levels -------------------------------------------------
 
@@ -591,11 +443,11 @@ class KvAsuModel:
     def slot_state(self, slot: int) -> SlotState:
         """The state of one slot."""
         slot = _check_int("slot", slot, 0, self._entries - 1)
-        if self._tag[slot] == _NONE:
+        if self._tag[slot] == NONE:
             return SlotState(0, 0, 0, 0, None, None)
         prev, next_ = self._prev[slot], self._next[slot]
         return SlotState(1, self._tag[slot], self._count[slot], self._last[slot],
-                         None if prev == _NONE else prev, None if next_ == _NONE else next_)
+                         None if prev == NONE else prev, None if next_ == NONE else next_)
 
     def slot_states(self) -> list[SlotState]:
         """The state of every slot, in slot order."""
@@ -615,15 +467,15 @@ class KvAsuModel:
         order = walk_list(prev, next_, self._head, self._tail, entries, "LRU list")
         seen = set(order)
         for s in order:
-            if tags[s] == _NONE:
+            if tags[s] == NONE:
                 raise AssertionError(f"LRU list: free slot {s} is on the list")
-        valid = {s for s in range(entries) if tags[s] != _NONE}
+        valid = {s for s in range(entries) if tags[s] != NONE}
         if seen != valid:
             raise AssertionError(f"LRU list: holds {sorted(seen)}, valid slots are {sorted(valid)}")
         if len(order) != self._occupancy:
             raise AssertionError(f"LRU list: {len(order)} slots, occupancy = {self._occupancy}")
         for s in range(entries):
-            if tags[s] == _NONE and (prev[s] != _NONE or next_[s] != _NONE):
+            if tags[s] == NONE and (prev[s] != NONE or next_[s] != NONE):
                 raise AssertionError(f"LRU list: free slot {s} has pointers "
                                      f"prev={prev[s]} next={next_[s]}")
         return order
@@ -776,8 +628,8 @@ class KvAsuModel:
                     if tag_at[slot] == tag:
                         break
                 else:
-                    slot = _NONE
-                if slot != _NONE:
+                    slot = NONE
+                if slot != NONE:
                     # Tracked: grade it, bump (or restart) its count, move it to the head.
                     age = t - last_at[slot]
                     count = count_at[slot]
@@ -788,7 +640,7 @@ class KvAsuModel:
                         count += 1
                     count_at[slot] = count
                     last_at[slot] = t
-                    head, tail = _move_to_head(prev, next_, slot, head, tail)
+                    head, tail = move_to_head(prev, next_, slot, head, tail)
                     observe_hits += 1
                     obs_t[level] += 1
                     if collect:
@@ -800,9 +652,9 @@ class KvAsuModel:
                 # Not tracked (T0 before): first free slot in probe order, else the slot
                 # with the greatest saturated age, ties to the lowest probe offset.
                 obs_t[0] += 1
-                oldest, oldest_age = _NONE, -1
+                oldest, oldest_age = NONE, -1
                 for slot in window:
-                    if tag_at[slot] == _NONE:
+                    if tag_at[slot] == NONE:
                         break
                     age = t - last_at[slot]
                     if age > age_cap:
@@ -810,13 +662,13 @@ class KvAsuModel:
                     if age > oldest_age:          # strictly: ties keep the lower offset
                         oldest, oldest_age = slot, age
                 else:
-                    slot = _NONE
-                if slot != _NONE:
+                    slot = NONE
+                if slot != NONE:
                     # Insert into the free slot, at the head of the list.
                     tag_at[slot] = tag
                     count_at[slot] = 1
                     last_at[slot] = t
-                    head, tail = _link_at_head(prev, next_, slot, head, tail)
+                    head, tail = link_at_head(prev, next_, slot, head, tail)
                     occupancy += 1
                     inserts += 1
                     if collect:
@@ -830,7 +682,7 @@ class KvAsuModel:
                     tag_at[slot] = tag
                     count_at[slot] = 1
                     last_at[slot] = t
-                    head, tail = _move_to_head(prev, next_, slot, head, tail)
+                    head, tail = move_to_head(prev, next_, slot, head, tail)
                     replacements += 1
                     if collect:
                         out.append((op, 0, 0, 1, new_level, 1, int(min_tlevel == 0),
@@ -861,15 +713,15 @@ class KvAsuModel:
             else:
                 # EVICT pops the tail if it is T0 (age > W1); EVICT_ANY pops it regardless.
                 slot = tail
-                if slot != _NONE and (op == _EVICT_ANY or t - last_at[slot] > w1):
+                if slot != NONE and (op == _EVICT_ANY or t - last_at[slot] > w1):
                     victim = tag_at[slot]
                     tail = prev[slot]
-                    if tail == _NONE:
-                        head = _NONE
+                    if tail == NONE:
+                        head = NONE
                     else:
-                        next_[tail] = _NONE
-                    prev[slot] = _NONE
-                    tag_at[slot] = _NONE
+                        next_[tail] = NONE
+                    prev[slot] = NONE
+                    tag_at[slot] = NONE
                     count_at[slot] = 0
                     last_at[slot] = 0
                     occupancy -= 1

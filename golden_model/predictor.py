@@ -28,7 +28,8 @@ from collections import OrderedDict
 
 import mmh3
 
-from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head, tag_key, walk_list
+from .lists import NONE, link_at_head, move_to_head, walk_list
+from .model import _OBSERVE, _QUERY, tag_key
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
            "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
@@ -152,22 +153,22 @@ def clock_advance(epoch: int, einserts: int, occupancy: int) -> tuple[int, int]:
 def _unlink(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
     """Remove ``slot`` from the list with ends ``head``/``tail``; return the new ends."""
     before, after = prev[slot], next_[slot]
-    if before == _NONE:
+    if before == NONE:
         head = after
     else:
         next_[before] = after
-    if after == _NONE:
+    if after == NONE:
         tail = before
     else:
         prev[after] = before
-    prev[slot] = next_[slot] = _NONE
+    prev[slot] = next_[slot] = NONE
     return head, tail
 
 
 def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
     """Link an unlisted ``slot`` after ``tail``; return the new ends."""
-    prev[slot], next_[slot] = tail, _NONE
-    if tail == _NONE:
+    prev[slot], next_[slot] = tail, NONE
+    if tail == NONE:
         head = slot
     else:
         next_[tail] = slot
@@ -177,7 +178,7 @@ def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tupl
 #: The list operations of the LRU and the ghost list (P3), on ``prev``/``next`` arrays with
 #: ``-1`` for "none": each takes ``(prev, next, slot, head, tail)`` and returns the new ends.
 list_unlink = _unlink
-list_link_at_head = _link_at_head
+list_link_at_head = link_at_head
 list_link_at_tail = _push_tail
 
 
@@ -233,7 +234,7 @@ class PredictorState:
         self.stamp = [0] * n
         self.pt = [PT_INIT] * PT_ENTRIES
         self.eps = 0
-        self.ghead = self.gtail = _NONE
+        self.ghead = self.gtail = NONE
         self.gcount = 0
         self.shadow_lru = ShadowDirectory(bimodal=False)
         self.shadow_bip = ShadowDirectory(bimodal=True)
@@ -297,8 +298,8 @@ class PredictorState:
                     if tag_at[slot] == tag:
                         break
                 else:
-                    slot = _NONE
-                if slot != _NONE:
+                    slot = NONE
+                if slot != NONE:
                     age = t - last_at[slot]
                     sage = age if age < age_cap else age_cap
                     # Train the counter the previous OBSERVE used, then look up (P4).
@@ -321,7 +322,7 @@ class PredictorState:
                         if probe_at[slot]:          # P12: a probe reused while live
                             gsel = guard_probe_observed(gsel, epoch, stamp_at[slot])
                             probe_at[slot] = stamp_at[slot] = 0
-                        head, tail = _move_to_head(prev, next_, slot, head, tail)
+                        head, tail = move_to_head(prev, next_, slot, head, tail)
                         observe_hits += 1
                         obs_t[level] += 1
                         if collect:
@@ -348,7 +349,7 @@ class PredictorState:
                     if to_tail:
                         head, tail = _push_tail(prev, next_, slot, head, tail)
                     else:
-                        head, tail = _link_at_head(prev, next_, slot, head, tail)
+                        head, tail = link_at_head(prev, next_, slot, head, tail)
                     occupancy += 1
                     inserts += 1
                     obs_t[0] += 1
@@ -359,11 +360,11 @@ class PredictorState:
                 # P6.3: absent. No training; the first-sight key.
                 obs_t[0] += 1
                 pred = 1 if pt[ABSENT_KEY] >= PT_INIT else 0
-                chosen, victim = _NONE, _NONE
-                best_ghost, best_ghost_age = _NONE, -1
-                best_live, best_live_age = _NONE, -1
+                chosen, victim = NONE, NONE
+                best_ghost, best_ghost_age = NONE, -1
+                best_live, best_live_age = NONE, -1
                 for slot in window:
-                    if tag_at[slot] == _NONE:
+                    if tag_at[slot] == NONE:
                         chosen = slot               # a: the first free slot
                         break
                     age = t - last_at[slot]
@@ -373,12 +374,12 @@ class PredictorState:
                             best_ghost, best_ghost_age = slot, sage
                     elif sage > best_live_age:
                         best_live, best_live_age = slot, sage
-                if chosen == _NONE and best_ghost != _NONE:
+                if chosen == NONE and best_ghost != NONE:
                     chosen = best_ghost             # b: reuse a ghost's slot
                     ghead, gtail = _unlink(prev, next_, chosen, ghead, gtail)
                     gcount -= 1
                     ghost[chosen] = 0
-                if chosen != _NONE:
+                if chosen != NONE:
                     occupancy += 1
                     inserts += 1
                 elif best_live_age > w1:
@@ -403,10 +404,10 @@ class PredictorState:
                 if loop and self._bimodal_to_tail():   # P11: bimodal insertion
                     head, tail = _push_tail(prev, next_, chosen, head, tail)
                 else:
-                    head, tail = _link_at_head(prev, next_, chosen, head, tail)
+                    head, tail = link_at_head(prev, next_, chosen, head, tail)
                 if collect:
                     out.append((op, 0, 0, 1, 3 if pred else 1, 1, int(min_tlevel == 0), chosen,
-                                int(victim != _NONE), 0 if victim == _NONE else victim))
+                                int(victim != NONE), 0 if victim == NONE else victim))
 
             elif op == _QUERY:
                 queries += 1
@@ -428,7 +429,7 @@ class PredictorState:
             else:
                 # P8: EVICT and EVICT_ANY pop the LRU tail; it becomes the newest ghost.
                 slot = tail
-                if slot == _NONE:
+                if slot == NONE:
                     evicts_empty += 1
                     if collect:
                         out.append((op, 0, 0, 0, 0, 0, 0, 0, 0, 0))
@@ -440,13 +441,13 @@ class PredictorState:
                     probe_at[slot] = stamp_at[slot] = 0
                     gsel = guard_probe_dead(gsel)
                 ghost[slot] = 1
-                ghead, gtail = _link_at_head(prev, next_, slot, ghead, gtail)
+                ghead, gtail = link_at_head(prev, next_, slot, ghead, gtail)
                 gcount += 1
                 while gcount > occupancy:           # at most twice
                     old = gtail
                     ghead, gtail = _unlink(prev, next_, old, ghead, gtail)
                     gcount -= 1
-                    tag_at[old] = _NONE
+                    tag_at[old] = NONE
                     count_at[old] = last_at[old] = 0
                     ghost[old] = burst_at[old] = pkey_at[old] = pred_at[old] = 0
                 evicts += 1
@@ -469,8 +470,8 @@ class PredictorState:
         ghosts = walk_list(model._prev, model._next, self.ghead, self.gtail, self._entries,
                            "ghost list")
         tags = model._tag
-        live_set = {s for s in range(self._entries) if tags[s] != _NONE and not self.ghost[s]}
-        ghost_set = {s for s in range(self._entries) if tags[s] != _NONE and self.ghost[s]}
+        live_set = {s for s in range(self._entries) if tags[s] != NONE and not self.ghost[s]}
+        ghost_set = {s for s in range(self._entries) if tags[s] != NONE and self.ghost[s]}
         if set(live) != live_set:
             raise AssertionError(f"LRU list holds {sorted(live)}, live slots are {sorted(live_set)}")
         if set(ghosts) != ghost_set:
@@ -482,7 +483,7 @@ class PredictorState:
         if self.gcount > model._occupancy:
             raise AssertionError(f"{self.gcount} ghosts but only {model._occupancy} live lines")
         for s in range(self._entries):
-            if tags[s] == _NONE and (model._prev[s] != _NONE or model._next[s] != _NONE
+            if tags[s] == NONE and (model._prev[s] != NONE or model._next[s] != NONE
                                      or self.ghost[s] or self.burst[s] or self.pkey[s]
                                      or self.pred[s] or self.probe[s] or self.stamp[s]):
                 raise AssertionError(f"free slot {s} has state")

@@ -14,7 +14,7 @@ import pytest
 from amaranth.sim import Simulator
 
 import golden_model.predictor as gm
-from golden_model.model import walk_list
+from golden_model.lists import walk_list
 from regmap import Params
 from hdl.predictor.lists import ListFrom, ListTo, LiveGhostLists
 
