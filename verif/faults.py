@@ -289,7 +289,7 @@ def run_shared(exe: Path, params: Params, seed: int, fault_sets, *, n_requests: 
     fault set, in order."""
     requests, axi, harness_seed = _stimulus(params, seed, n_requests)
     codec = Codec(params)
-    data = fast._encode(codec, requests, axi) + b"".join(
+    data = fast.encode(codec, requests, axi) + b"".join(
         _run_record(i, list(faults)) for i, faults in enumerate(fault_sets))
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         tmp = Path(tmp)

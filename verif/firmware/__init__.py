@@ -29,7 +29,7 @@ from pathlib import Path
 
 from regmap import CONFIG_NAMES, STAT_NAMES, VERSION, Params
 
-from ..fast import VERILATOR_MAKEFLAGS, _verilator
+from ..fast import VERILATOR_MAKEFLAGS, verilator
 from ..runner import VERILATOR_OPT
 
 HERE = Path(__file__).resolve().parent
@@ -74,7 +74,7 @@ def build(build_name: str, build_dir: Path) -> Path:
                         "-I", str(SW), "-c", str(SW / "kv_asu.c"), "-o", str(driver_obj)],
                        check=True)
     obj = build_dir / "obj"
-    cmd = [_verilator(), "--cc", "--exe", "--build", "-j", "2",
+    cmd = [verilator(), "--cc", "--exe", "--build", "-j", "2",
            "--top-module", "kv_asu_wrapper", "-Wno-fatal", "-Wno-lint", "-Wno-style",
            *(f"-G{k}={v}" for k, v in wrapper_params(build_name).items()),
            "--Mdir", str(obj), "-o", "firmware_test", *VERILATOR_MAKEFLAGS,

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The fast path's records: a register access or barrier (``AxiOp``), a run's result
+(``FastResult``), an upset to inject (``Fault``), a memory array of the generated Verilog
+(``MemoryArray``), a reported soft error (``SoftError``) and the failures (``Mismatch``,
+``Hang``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+__all__ = ["AxiOp", "FastResult", "Fault", "MemoryArray", "SoftError", "Mismatch", "Hang"]
+
+
+@dataclasses.dataclass(frozen=True)
+class AxiOp:
+    """A register access for the harness: ``kind`` "write" or "read"; or a quiescent
+    section of the request stream: "barrier" (``addr`` = k: hold the requests from the
+    k-th on and wait until every accepted one is answered) up to the next "release"."""
+    kind: str
+    addr: int = 0
+    data: int = 0
+    strb: int = 0xF
+    not_before: int = 0
+    #: Compare read data. Reads of live counters (statistics, OCCUPANCY) while requests
+    #: are in flight cannot be predicted to the cycle: their response code is still checked.
+    check: bool = True
+
+
+@dataclasses.dataclass
+class FastResult:
+    accept_cycle: np.ndarray      # per response, the acceptance cycle of its request
+    response_cycle: np.ndarray
+    responses: np.ndarray         # uint32 words, shape (n, rsp_words)
+    axi: list                     # (kind, addr, rdata, resp, start_cycle, done_cycle)
+    seconds: float
+    cycles: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """A single-event upset for a harness built with ``faults=True``: before the rising
+    edge that ends ``cycle``, flip bit ``bit`` of word ``word`` of the memory array
+    ``memory`` (a :class:`MemoryArray`'s ``name``, see :func:`memory_arrays`)."""
+    cycle: int
+    memory: str
+    word: int
+    bit: int
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryArray:
+    """One memory array of the generated Verilog: hierarchical ``name`` (as VPI finds it),
+    ``width`` bits per word, ``depth`` words."""
+    name: str
+    width: int
+    depth: int
+
+
+class Mismatch(AssertionError):
+    pass
+
+
+class Hang(Mismatch):
+    """The harness saw no progress (no handshake) for 100 000 cycles while the block owed one
+    (a request offered, a response, an AXI operation under way)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SoftError:
+    """A soft error the block reported (docs/spec-decisions.md D11), for :func:`check` to
+    tell the model: found in ``cycle`` (``d``) in ``memory`` (a ``regmap.MEM_IDS`` name) at
+    ``address``; ``corrected`` or not."""
+    cycle: int
+    memory: str
+    address: int
+    corrected: bool = False
