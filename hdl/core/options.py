@@ -6,7 +6,7 @@ resources against speed (``protection`` changes only what a soft error does,
 docs/spec-decisions.md D11; ``predictor`` adds a second policy, docs/spec-predictor.md,
 which the ``POLICY`` register selects at run time, and leaves the article's as it is).
 Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``, ``hdl.core.KvAsuCore``,
-``hdl.generate``, ``fpga.flow.Target``, the formal harness and the simulation benches.
+``hdl.generate``, ``fpga.targets.Target``, the formal harness and the simulation benches.
 """
 
 import dataclasses
