@@ -149,6 +149,7 @@ TARGETS = {
     ),
 }
 
+
 def _check_synth_options(family: str, options) -> tuple:
     """``options`` as names without the dash, each once, if every one is in
     ``SYNTH_OPTIONS[family]`` and they do not contradict each other; else ValueError."""

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The golden model's records: the op codes, the response, the configuration, the
-statistics and a slot's state, each checked against ``regmap``'s data when imported."""
+statistics and a slot's state; the op codes, the response's fields and the configuration's
+names are checked against ``regmap``'s data when imported."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ class Op(enum.IntEnum):
 
 if {op.name: op.value for op in Op} != regmap.OPS:  # pragma: no cover - guards the TOML
     raise ImportError(f"golden_model.Op does not match regmap.OPS {regmap.OPS}")
+
 
 class Response(NamedTuple):
     """The response to one request (spec section 6, zeroing rules of decision D5).
