@@ -226,70 +226,83 @@ class ProtectedMemory(Elaboratable):
         if self._inner is None:
             self._fix_code(None, write=False)
         m.submodules.storage = self._inner
+        for n, wp in enumerate(self._write_ports):
+            self._write_path(m, n, wp)
+        for n, rp in enumerate(self._read_ports):
+            self._read_path(m, n, rp)
+        return m
+
+    def _write_path(self, m, n, wp):
+        """Write port ``n``: its words encoded (or given coded) into the inner memory; the
+        first port also carries the recovery sweep's zero code words."""
         code, lanes = self.code, self.lanes
         g = code.k
-        for n, wp in enumerate(self._write_ports):
-            raw = Value.cast(wp.data)
-            coded = (wp.coded if wp.precoded else
-                     Cat(code.encode(raw[i * g:(i + 1) * g]) for i in range(lanes)))
-            if n == 0 and self._sweep is not None:
-                sweep_en, sweep_addr = self._sweep
-                m.d.comb += [
-                    wp._inner.addr.eq(Mux(sweep_en, sweep_addr, wp.addr)),
-                    wp._inner.en.eq(Mux(sweep_en, (1 << lanes) - 1, wp.en)),
-                    wp._inner.data.eq(Mux(sweep_en, 0, coded)),
-                ]
-                continue
+        raw = Value.cast(wp.data)
+        coded = (wp.coded if wp.precoded else
+                 Cat(code.encode(raw[i * g:(i + 1) * g]) for i in range(lanes)))
+        if n == 0 and self._sweep is not None:
+            sweep_en, sweep_addr = self._sweep
             m.d.comb += [
-                wp._inner.addr.eq(wp.addr),
-                wp._inner.en.eq(wp.en),
-                wp._inner.data.eq(coded),
+                wp._inner.addr.eq(Mux(sweep_en, sweep_addr, wp.addr)),
+                wp._inner.en.eq(Mux(sweep_en, (1 << lanes) - 1, wp.en)),
+                wp._inner.data.eq(Mux(sweep_en, 0, coded)),
             ]
-        for n, rp in enumerate(self._read_ports):
-            word = rp._inner.data
+            return
+        m.d.comb += [
+            wp._inner.addr.eq(wp.addr),
+            wp._inner.en.eq(wp.en),
+            wp._inner.data.eq(coded),
+        ]
+
+    def _read_path(self, m, n, rp):
+        """Read port ``n``: the coded word read (registered first with ``registered``),
+        decoded per lane, its flags masked where the read met a write, and the address of
+        the read whose word it is."""
+        code, lanes = self.code, self.lanes
+        g = code.k
+        word = rp._inner.data
+        if rp.registered:
+            # The coded word registered as it leaves the block RAM; decoded after.
+            word_q = Signal.like(word, name=f"rp{n}_word")
+            m.d[rp.domain] += word_q.eq(word)
+            word = word_q
+        decoded = [code.decode_split(m, word[i * code.width:(i + 1) * code.width],
+                                     f"rp{n}_lane{i}", correct=self.correct)
+                   for i in range(lanes)]
+        # A synchronous read that met a write of its word (a lane of it) returns an
+        # undefined word on a block RAM (no_rw_check): its check says nothing, and the
+        # user does not use such a word as read, so its flags are dropped.
+        met = Const(0, lanes)
+        if rp.domain != "comb" and self._write_ports:
+            # Not reset: a reset does not cancel the block RAM's read, so the mask
+            # must outlive it with the undefined word it describes.
+            met = Signal(lanes, name=f"rp{n}_met_write", reset_less=True)
+            m.d[rp.domain] += met.eq(Cat(
+                Cat(wp._inner.en[i] & (wp._inner.addr == rp.addr)
+                    for wp in self._write_ports).any() for i in range(lanes)))
             if rp.registered:
-                # The coded word registered as it leaves the block RAM; decoded after.
-                word_q = Signal.like(word, name=f"rp{n}_word")
-                m.d[rp.domain] += word_q.eq(word)
-                word = word_q
-            decoded = [code.decode_split(m, word[i * code.width:(i + 1) * code.width],
-                                         f"rp{n}_lane{i}", correct=self.correct)
-                       for i in range(lanes)]
-            # A synchronous read that met a write of its word (a lane of it) returns an
-            # undefined word on a block RAM (no_rw_check): its check says nothing, and the
-            # user does not use such a word as read, so its flags are dropped.
-            met = Const(0, lanes)
-            if rp.domain != "comb" and self._write_ports:
-                # Not reset: a reset does not cancel the block RAM's read, so the mask
-                # must outlive it with the undefined word it describes.
-                met = Signal(lanes, name=f"rp{n}_met_write", reset_less=True)
-                m.d[rp.domain] += met.eq(Cat(
-                    Cat(wp._inner.en[i] & (wp._inner.addr == rp.addr)
-                        for wp in self._write_ports).any() for i in range(lanes)))
-                if rp.registered:
-                    met_q = Signal(lanes, name=f"rp{n}_met_write_q", reset_less=True)
-                    m.d[rp.domain] += met_q.eq(met)
-                    met = met_q
-            m.d.comb += [
-                rp._inner.addr.eq(rp.addr),
-                rp._inner.en.eq(rp.en),
-                Value.cast(rp.data).eq(Cat(d for d, _, _, _ in decoded)),
-                rp.coded.eq(word),
-                rp.raw.eq(Cat(word[i * code.width:i * code.width + g] for i in range(lanes))),
-                rp.flip.eq(Cat(f for _, _, _, f in decoded)),
-                rp.lane_corrected.eq(Cat(c for _, c, _, _ in decoded) & ~met),
-                rp.lane_error.eq(Cat(e for _, _, e, _ in decoded) & ~met),
-                rp.corrected.eq(rp.lane_corrected.any()),
-                rp.error.eq(rp.lane_error.any()),
-            ]
-            if rp.domain == "comb":
-                m.d.comb += rp.error_addr.eq(rp.addr)
-            elif rp.registered:
-                addr_q = Signal.like(rp.error_addr, name=f"rp{n}_addr_q")
-                with m.If(rp.en):
-                    m.d[rp.domain] += addr_q.eq(rp.addr)
-                m.d[rp.domain] += rp.error_addr.eq(addr_q)
-            else:
-                with m.If(rp.en):
-                    m.d[rp.domain] += rp.error_addr.eq(rp.addr)
-        return m
+                met_q = Signal(lanes, name=f"rp{n}_met_write_q", reset_less=True)
+                m.d[rp.domain] += met_q.eq(met)
+                met = met_q
+        m.d.comb += [
+            rp._inner.addr.eq(rp.addr),
+            rp._inner.en.eq(rp.en),
+            Value.cast(rp.data).eq(Cat(d for d, _, _, _ in decoded)),
+            rp.coded.eq(word),
+            rp.raw.eq(Cat(word[i * code.width:i * code.width + g] for i in range(lanes))),
+            rp.flip.eq(Cat(f for _, _, _, f in decoded)),
+            rp.lane_corrected.eq(Cat(c for _, c, _, _ in decoded) & ~met),
+            rp.lane_error.eq(Cat(e for _, _, e, _ in decoded) & ~met),
+            rp.corrected.eq(rp.lane_corrected.any()),
+            rp.error.eq(rp.lane_error.any()),
+        ]
+        if rp.domain == "comb":
+            m.d.comb += rp.error_addr.eq(rp.addr)
+        elif rp.registered:
+            addr_q = Signal.like(rp.error_addr, name=f"rp{n}_addr_q")
+            with m.If(rp.en):
+                m.d[rp.domain] += addr_q.eq(rp.addr)
+            m.d[rp.domain] += rp.error_addr.eq(addr_q)
+        else:
+            with m.If(rp.en):
+                m.d[rp.domain] += rp.error_addr.eq(rp.addr)
