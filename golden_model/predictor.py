@@ -29,7 +29,8 @@ from collections import OrderedDict
 import mmh3
 
 from .lists import NONE, link_at_head, move_to_head, walk_list
-from .model import _OBSERVE, _QUERY, tag_key
+from .model import tag_key
+from .records import Op
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
            "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
@@ -38,6 +39,9 @@ __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT
            "key_of", "level_of", "is_sampled", "pt_train", "shadow_capacity", "psel_update",
            "bimodal_step", "ghost_rule_step", "guard_probe_observed", "guard_probe_dead", "clock_advance",
            "list_unlink", "list_link_at_head", "list_link_at_tail"]
+
+# Plain ints for the hot loop, as in the article mode's (golden_model.model).
+_OBSERVE, _QUERY = int(Op.OBSERVE), int(Op.QUERY)
 
 PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
 PT_MAX = 15           #: 4-bit saturating counters
