@@ -283,8 +283,9 @@ def formal_models(params, *, hash_latency=1, upsets=False):
 
 
 class elaborated(Elaboratable):
-    """Wrap a Fragment elaborated ahead of time (so that the harness can read its spied
-    internals) as a submodule."""
+    """Wrap a Fragment elaborated ahead of time as a submodule (so that the harness can
+    reach what exists only after elaboration, e.g. the table's and the LRU list's
+    ``memories``)."""
 
     def __init__(self, obj, platform):
         self.fragment = Fragment.get(obj, platform)

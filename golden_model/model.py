@@ -37,8 +37,7 @@ from . import soft_errors as _soft
 from .lists import NONE, link_at_head, move_to_head, walk_list
 from .records import Config, Op, Response, SlotState, Stats
 
-__all__ = ["KvAsuModel", "tag_key", "walk_list", "Op", "Response", "Config", "Stats",
-           "SlotState"]
+__all__ = ["KvAsuModel", "POLICIES", "tag_key"]
 
 # Plain ints for the hot loop: comparing IntEnum members is slower than comparing ints.
 _OBSERVE, _QUERY, _EVICT, _EVICT_ANY = (int(op) for op in Op)

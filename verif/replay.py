@@ -34,10 +34,10 @@ def replay(trace: Trace | Path, params: Params, build: Path, ready_permille: int
            progress=None, predictor: bool = False) -> dict:
     """Replay ``trace`` (a loaded ``Trace``, or the path of its file) through the harness
     built for ``params`` in ``build``; return a summary (``fast.check``'s, with both sets
-    of statistics and OCCUPANCY). ``progress``: as ``fast.run``'s. With ``predictor`` the build is ``verif.predictor_soak.OPTIONS``'s
-    (``CoreOptions.predictor``) and ``POLICY.MODE = 1`` is committed before the first
-    request, the golden model following the commit. Raises ``fast.Mismatch`` on any
-    difference."""
+    of statistics and OCCUPANCY). ``progress``: as ``fast.run``'s. With ``predictor`` the
+    build is ``verif.predictor_soak.OPTIONS``'s (``CoreOptions.predictor``) and
+    ``POLICY.MODE = 1`` is committed before the first request, the golden model following
+    the commit. Raises ``fast.Mismatch`` on any difference."""
     if not isinstance(trace, Trace):
         trace = load_trace(trace)
     if len(trace) and int(trace.addr.max()) >> params.ADDR_WIDTH:
