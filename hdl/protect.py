@@ -29,7 +29,8 @@ after the address), and no logic sits between the block RAM's output and a regis
 ECP5 a DP16KD's word takes 5.8 ns to leave the block; a syndrome and a correction behind it
 fill the rest of a 10 ns cycle).
 
-``hdl.error_report.collect_errors`` turns the checks of many ports into one report.
+``hdl.error_report.collect_errors`` turns the checks of many ports into one report. The
+ports and the logic behind each are ``hdl.protect_ports``'s.
 
 The codes, and which one a memory gets (decision D11 of ``docs/spec-decisions.md``: SECDED
 when its coded words take no more ECP5 DP16KD block RAMs than with parity), are
@@ -42,38 +43,9 @@ from amaranth.lib import data
 from amaranth.lib.memory import Memory
 
 from .ecc import Code, check_protection, choose_protection, lane_granules
+from .protect_ports import ReadPort, WritePort
 
 __all__ = ["ProtectedMemory"]
-
-
-class _WritePort:
-    def __init__(self, mem, inner, domain, granularity, precoded=False):
-        self.addr = Signal(range(mem.depth), name="wr_addr")
-        self.data = Signal(mem.shape, name="wr_data")
-        self.en = Signal(mem.lanes, name="wr_en")
-        self.domain, self.granularity = domain, granularity
-        self.precoded = precoded
-        # (precoded: the coded words written, given by the user; ``data`` is then unused)
-        self.coded = Signal(mem.lanes * mem.code.width, name="wr_coded") if precoded else None
-        self._inner = inner
-
-
-class _ReadPort:
-    def __init__(self, mem, inner, domain, registered=False):
-        self.addr = Signal(range(mem.depth), name="rd_addr")
-        self.data = Signal(mem.shape, name="rd_data")
-        self.raw = Signal(mem.width, name="rd_raw")
-        self.flip = Signal(mem.width, name="rd_flip")
-        self.en = Signal(init=1, name="rd_en")
-        self.error = Signal(name="rd_error")
-        self.corrected = Signal(name="rd_corrected")
-        self.lane_error = Signal(mem.lanes, name="rd_lane_error")
-        self.lane_corrected = Signal(mem.lanes, name="rd_lane_corrected")
-        self.coded = Signal(mem.lanes * mem.code.width, name="rd_coded")
-        self.error_addr = Signal(range(mem.depth), name="rd_error_addr")
-        self.domain = domain
-        self.registered = registered
-        self._inner = inner
 
 
 class ProtectedMemory(Elaboratable):
@@ -205,7 +177,7 @@ class ProtectedMemory(Elaboratable):
         self._fix_code(granularity, write=True)
         inner = self._inner.write_port(
             domain=domain, granularity=self.code.width if granularity is not None else None)
-        port = _WritePort(self, inner, domain, granularity, precoded)
+        port = WritePort(self, inner, domain, granularity, precoded)
         self._write_ports.append(port)
         return port
 
@@ -217,7 +189,7 @@ class ProtectedMemory(Elaboratable):
         self._fix_code(None, write=False)
         inner = self._inner.read_port(domain=domain,
                                       transparent_for=[wp._inner for wp in transparent_for])
-        port = _ReadPort(self, inner, domain, registered)
+        port = ReadPort(self, inner, domain, registered)
         self._read_ports.append(port)
         return port
 
@@ -227,82 +199,9 @@ class ProtectedMemory(Elaboratable):
             self._fix_code(None, write=False)
         m.submodules.storage = self._inner
         for n, wp in enumerate(self._write_ports):
-            self._write_path(m, n, wp)
+            wp.build(m, n, code=self.code, lanes=self.lanes,
+                     sweep=self._sweep if n == 0 else None)
         for n, rp in enumerate(self._read_ports):
-            self._read_path(m, n, rp)
+            rp.build(m, n, code=self.code, lanes=self.lanes, correct=self.correct,
+                     write_ports=self._write_ports)
         return m
-
-    def _write_path(self, m, n, wp):
-        """Write port ``n``: its words encoded (or given coded) into the inner memory; the
-        first port also carries the recovery sweep's zero code words."""
-        code, lanes = self.code, self.lanes
-        g = code.k
-        raw = Value.cast(wp.data)
-        coded = (wp.coded if wp.precoded else
-                 Cat(code.encode(raw[i * g:(i + 1) * g]) for i in range(lanes)))
-        if n == 0 and self._sweep is not None:
-            sweep_en, sweep_addr = self._sweep
-            m.d.comb += [
-                wp._inner.addr.eq(Mux(sweep_en, sweep_addr, wp.addr)),
-                wp._inner.en.eq(Mux(sweep_en, (1 << lanes) - 1, wp.en)),
-                wp._inner.data.eq(Mux(sweep_en, 0, coded)),
-            ]
-            return
-        m.d.comb += [
-            wp._inner.addr.eq(wp.addr),
-            wp._inner.en.eq(wp.en),
-            wp._inner.data.eq(coded),
-        ]
-
-    def _read_path(self, m, n, rp):
-        """Read port ``n``: the coded word read (registered first with ``registered``),
-        decoded per lane, its flags masked where the read met a write, and the address of
-        the read whose word it is."""
-        code, lanes = self.code, self.lanes
-        g = code.k
-        word = rp._inner.data
-        if rp.registered:
-            # The coded word registered as it leaves the block RAM; decoded after.
-            word_q = Signal.like(word, name=f"rp{n}_word")
-            m.d[rp.domain] += word_q.eq(word)
-            word = word_q
-        decoded = [code.decode_split(m, word[i * code.width:(i + 1) * code.width],
-                                     f"rp{n}_lane{i}", correct=self.correct)
-                   for i in range(lanes)]
-        # A synchronous read that met a write of its word (a lane of it) returns an
-        # undefined word on a block RAM (no_rw_check): its check says nothing, and the
-        # user does not use such a word as read, so its flags are dropped.
-        met = Const(0, lanes)
-        if rp.domain != "comb" and self._write_ports:
-            # Not reset: a reset does not cancel the block RAM's read, so the mask
-            # must outlive it with the undefined word it describes.
-            met = Signal(lanes, name=f"rp{n}_met_write", reset_less=True)
-            m.d[rp.domain] += met.eq(Cat(
-                Cat(wp._inner.en[i] & (wp._inner.addr == rp.addr)
-                    for wp in self._write_ports).any() for i in range(lanes)))
-            if rp.registered:
-                met_q = Signal(lanes, name=f"rp{n}_met_write_q", reset_less=True)
-                m.d[rp.domain] += met_q.eq(met)
-                met = met_q
-        m.d.comb += [
-            rp._inner.addr.eq(rp.addr),
-            rp._inner.en.eq(rp.en),
-            Value.cast(rp.data).eq(Cat(d for d, _, _, _ in decoded)),
-            rp.coded.eq(word),
-            rp.raw.eq(Cat(word[i * code.width:i * code.width + g] for i in range(lanes))),
-            rp.flip.eq(Cat(f for _, _, _, f in decoded)),
-            rp.lane_corrected.eq(Cat(c for _, c, _, _ in decoded) & ~met),
-            rp.lane_error.eq(Cat(e for _, _, e, _ in decoded) & ~met),
-            rp.corrected.eq(rp.lane_corrected.any()),
-            rp.error.eq(rp.lane_error.any()),
-        ]
-        if rp.domain == "comb":
-            m.d.comb += rp.error_addr.eq(rp.addr)
-        elif rp.registered:
-            addr_q = Signal.like(rp.error_addr, name=f"rp{n}_addr_q")
-            with m.If(rp.en):
-                m.d[rp.domain] += addr_q.eq(rp.addr)
-            m.d[rp.domain] += rp.error_addr.eq(addr_q)
-        else:
-            with m.If(rp.en):
-                m.d[rp.domain] += rp.error_addr.eq(rp.addr)

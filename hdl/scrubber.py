@@ -26,7 +26,7 @@ from amaranth.lib.wiring import In, Out
 
 from .layouts import check_params
 
-__all__ = ["Scrubber"]
+__all__ = ["Scrubber", "connect_scrubber"]
 
 
 class Scrubber(wiring.Component):
@@ -80,3 +80,15 @@ class Scrubber(wiring.Component):
             # age > WMAX == 2**(TS_WIDTH-1) - 1: the top bit of the age
             m.d.comb += self.sc_set[b].eq(self.sc_valid[b] & age[ts - 1])
         return m
+
+
+def connect_scrubber(m, scrubber, *, table, cycle):
+    """Wire ``scrubber`` in ``m`` to ``table``'s scrubber row port (``BucketTable``'s
+    ``sc_row``, ``sc_last``, ``sc_valid``, ``sc_set``) and to the cycle counter ``cycle``."""
+    m.d.comb += [
+        scrubber.cycle.eq(cycle),
+        table.sc_row.eq(scrubber.sc_row),
+        scrubber.sc_last.eq(table.sc_last),
+        scrubber.sc_valid.eq(table.sc_valid),
+        table.sc_set.eq(scrubber.sc_set),
+    ]

@@ -4,10 +4,12 @@ them: ``Admission`` -> the hash and its delay line -> ``WindowRead`` (R: the win
 M: the window registered in bank order) -> ``LaneCompare`` (E1a: lane results) ->
 ``Versions`` (E1b: ``Decision`` versions, one picked) -> ``Commit`` (E2: T-level, table
 write, LRU command, response; L) -> the response FIFO. ``Commit.forward`` (E2's write) is
-wired back into the stages behind it in this one place. What only some builds have is
-wired by a function beside its component: the predictor mode's ``connect_predictor``
-(``predictor_wiring.py``), the soft-error recovery's ``connect_recovery``
-(``recovery.py``), the formal observation port's ``drive_observation`` (``observe.py``).
+wired back into the stages behind it in this one place. What sits beside the pipeline is
+wired by a function beside its component: E2 into the table, the LRU list, the statistics
+and the response FIFO (``connect_commit``, ``connect_response``: ``commit_wiring.py``,
+with the predictor mode's ``connect_predictor``), the scrubber (``connect_scrubber``), the
+soft-error recovery (``connect_recovery``: ``recovery.py``) and the formal observation
+port (``drive_observation``: ``observe.py``).
 
 See docs/rtl.md for the block diagram, the pipeline and the timing.
 """
@@ -17,22 +19,20 @@ from amaranth.lib import wiring
 from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.memory import Memory
 
-import regmap
-
 from ..hash import Murmur3Hash64
-from ..layouts import STAT_NAMES, response_layout
+from ..layouts import response_layout
 from ..lru import LruList
-from ..scrubber import Scrubber
+from ..scrubber import Scrubber, connect_scrubber
 from ..table import GEN_WIDTH, BucketTable
 from .admission import Admission
 from .commit import Commit
+from .commit_wiring import connect_commit, connect_response
 from .interfaces import pmeta_layout, stage_layout
 from .lanes import LaneCompare
 from .observe import ObservationSignature, drive_observation
 from .options import CoreOptions
 from .predictor import PredictorCommit
 from .predictor_carry import PredictorCarry
-from .predictor_wiring import connect_predictor
 from .recovery import Recovery, connect_recovery
 from .signature import CoreSignature
 from .timing import PipelineTiming, check_core_params
@@ -51,10 +51,8 @@ class KvAsuCore(wiring.Component):
         Elaboration parameters (``None``: the defaults). See ``check_core_params`` for the
         extra restriction of the RTL.
     options : CoreOptions or None
-        The build choices (``None``: the defaults): serial or pipelined, the fast or the
-        compact pipeline, the hash's multiplies. None changes what the core answers but
-        ``predictor``, which adds the predictor mode (``hdl.core.predictor``) selected at
-        run time by the ``policy`` port.
+        The build choices (``None``: the defaults). None changes what the core answers but
+        ``predictor``, which adds the predictor mode selected by the ``policy`` port.
     hash : wiring.Component or None
         The hash (ports ``key`` In(64), ``seed`` In(32), ``hash`` Out(32), attribute
         ``latency``); ``None``: ``Murmur3Hash64`` as ``options`` say. The formal harness
@@ -70,14 +68,14 @@ class KvAsuCore(wiring.Component):
 
     Ports
     -----
-    As ``CoreSignature(params, options, observation=...)`` lists them (``hdl.core.signature``).
+    As ``CoreSignature(params, options, observation=...)`` lists them.
 
     Attributes
     ----------
     timing : PipelineTiming
-        The build's cycle counts, also as attributes of the core: ``latency``,
-        ``eval_lag``, ``fifo_depth``, ``decision_lag``, ``evict_gap``, ``evict_evict_gap``,
-        ``predictor_gap`` (``hdl.core.timing``).
+        The build's cycle counts (``latency``, ``eval_lag``, ``fifo_depth``,
+        ``decision_lag``, ``evict_gap``, ``evict_evict_gap``, ``predictor_gap``), each
+        also an attribute of the core.
     hash_latency : int
         The hash's latency (``Lh``).
     """
@@ -153,6 +151,7 @@ class KvAsuCore(wiring.Component):
         m.submodules.commit = commit = self.commit
         protected = self.options.protected
         pred = self.predictor
+        policy = None
         if pred is not None:
             m.submodules.predictor = pred
             policy = self.policy
@@ -223,64 +222,19 @@ class KvAsuCore(wiring.Component):
                      versions.sc_mark_value.eq(table.sc_mark_value)]
 
         # ---- E2: T-level, table write, LRU command, response; L -------------------------
-        decision = versions.decision
         if protected:
             # D11: from the cycle d a recovery starts in, every decision entering E2 is an
-            # untracked line with no effect (no match, no free lane, no victim, no tail, no
-            # write): E2 registers the poison beside the decision and applies it
-            # (``Commit.poison``). (A window word's check is made in E1a and registered:
-            # the error of cycle d is in the window of the request then in E1b, which
+            # untracked line with no effect (``Commit.poison``). (A window word's check is
+            # registered in E1a: cycle d's error is in the window of the request E1b
             # decides in d.)
             m.d.comb += commit.poison.eq(rec.active | rec.error)
-        m.d.comb += [commit.decision.eq(decision), commit.cfg.eq(cfg),
+        m.d.comb += [commit.decision.eq(versions.decision), commit.cfg.eq(cfg),
                      commit.flush.eq(flush)]
-        # The POP E2 gives, from its decision register (E2's invalidate: an EVICT that
-        # takes the tail; the recovery's poison applied), for the slot an
-        # EVICT in R reads, without the LRU command's decode.
-        m.d.comb += lru.pop_now.eq(commit.forward.invalidate)
-        # No LRU command in E2, from E2's registers without the OBSERVE's outcome (an
-        # OBSERVE may give none, a drop, and then the list's chain skips that cycle's
-        # refill): the list's read address chooses between the command's slot and the
-        # chain's refill by this, not by the command's decode.
-        d2 = commit.e2
-        no_cmd = ~d2.valid | (d2.op == regmap.OPS["QUERY"]) | (d2.op[1] & ~d2.take)
-        m.d.comb += lru.no_cmd.eq(no_cmd if pred is None else policy | no_cmd)
-        if pred is None:
-            m.d.comb += self._commit_writes()
-            m.d.comb += [lru.slot.eq(commit.lru_slot), lru.flush.eq(flush)]
-        else:
-            connect_predictor(m, self, policy=policy, flush=flush,
-                              article_writes=self._commit_writes())
-        # A drop's increment, delayed to one cycle before a request's (D13).
-        dropped = admission.dropped
-        for k in range(self.latency - 3):
-            dropped_q = Signal(name=f"dropped_q{k}")
-            m.d.sync += dropped_q.eq(dropped)
-            dropped = dropped_q
-        drop_bit = STAT_NAMES.index("req_dropped")
-        stat_inc = commit.stat_inc if pred is None else Mux(policy, pred.stat_inc,
-                                                            commit.stat_inc)
-        m.d.comb += self.stat_inc.eq(stat_inc | (dropped << drop_bit))
+        connect_commit(m, self, policy=policy, flush=flush)
 
-        # ---- the scrubber: stale marks through the table's row port -----------------------
-        m.d.comb += [
-            scrub.cycle.eq(self.cycle),
-            table.sc_row.eq(scrub.sc_row),
-            scrub.sc_last.eq(table.sc_last),
-            scrub.sc_valid.eq(table.sc_valid),
-            table.sc_set.eq(scrub.sc_set),
-        ]
-
-        # ---- the response FIFO ----------------------------------------------------------
-        rsp_valid, rsp_payload = commit.response.valid, commit.response.payload
-        if pred is not None:
-            rsp_valid = Mux(policy, pred.response.valid, rsp_valid)
-            rsp_payload = Mux(policy, pred.response.payload, rsp_payload)
-        m.d.comb += [
-            fifo.w_en.eq(rsp_valid), fifo.w_data.eq(rsp_payload),
-            self.rsp.valid.eq(fifo.r_rdy), self.rsp.payload.eq(fifo.r_data),
-            fifo.r_en.eq(self.rsp.ready),
-        ]
+        # ---- the scrubber (stale marks through the table's row port); the response FIFO --
+        connect_scrubber(m, scrub, table=table, cycle=self.cycle)
+        connect_response(m, self, policy=policy)
         if protected:
             connect_recovery(m, rec, table=table, lru=lru, admission=admission, report=self)
         if self.observed:
@@ -288,17 +242,3 @@ class KvAsuCore(wiring.Component):
                               window=window, lanes=lanes, commit=commit, table=table,
                               lru=lru, fifo=fifo)
         return m
-
-    def _commit_writes(self):
-        """The article mode's E2 into the table and the LRU list: the write and the
-        invalidate (``commit.forward``), the LRU command and the occupancy."""
-        table, lru, commit = self.table, self.lru, self.commit
-        fwd = commit.forward
-        return [
-            table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot),
-            table.wr_count.eq(fwd.count), table.wr_tag.eq(fwd.tag),
-            table.wr_last.eq(fwd.last), table.wr_mark.eq(fwd.mark),
-            table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
-            lru.cmd.eq(commit.lru_cmd),
-            self.occupancy.eq(commit.occupancy),
-        ]

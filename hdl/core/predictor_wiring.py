@@ -3,10 +3,11 @@
 article's stages: ``PredictorCarry`` takes the E1b inputs along with the request, and
 ``PredictorCommit``'s E2 owns the table's and the lists' writes while ``POLICY.MODE`` is 1.
 
-The core's ``elaborate`` wires what both modes share (admission, hash, R, M, E1a, the
-response FIFO) and, where the modes differ on a port of a shared stage (E1a's forward,
-R's window start at an EVICT, the LRU command, the response and the statistics), makes
-the choice by ``policy`` in the line that wires it; everything of the mode's own is here.
+The core (``pipeline.py``, and ``commit_wiring.py`` for E2's outputs) wires what both modes
+share (admission, hash, R, M, E1a, the response FIFO) and, where the modes differ on a port
+of a shared stage (E1a's forward, R's window start at an EVICT, the LRU command, the
+response and the statistics), makes the choice by ``policy`` in the line that wires it;
+everything of the mode's own is here.
 """
 
 __all__ = ["connect_predictor"]
