@@ -111,10 +111,30 @@ class Commit(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        p, cfg = self._params, self.cfg
-        m.submodules.tl_before = tl_before = TLevel(p)
+        m.submodules.tl_before = tl_before = TLevel(self._params)
+        d2 = self._register_decision(m)
+        levels = self._tlevels(m, d2, tl_before)
+        # The LRU command's slot (op[1]: EVICT / EVICT_ANY, whose window is at the tail).
+        m.d.comb += self.lru_slot.eq(Mux(d2.op[1], d2.tail_slot, d2.wr_slot))
+        rsp, stats, inserts, evicts = self._outcome(m, d2, *levels)
+        # L: the response and the statistics registered; the occupancy counts the insert /
+        # eviction registered with them.
+        m.d.sync += [
+            self.response.valid.eq(d2.valid), self.response.payload.eq(rsp),
+            self.stat_inc.eq(stats.stat_inc()),
+            self.occupancy_inc.eq(inserts), self.occupancy_dec.eq(evicts),
+        ]
+        with m.If(self.flush):
+            m.d.sync += self.occupancy.eq(0)
+        with m.Else():
+            m.d.sync += self.occupancy.eq(self.occupancy + self.occupancy_inc
+                                          - self.occupancy_dec)
+        return m
 
-        d2 = self.e2
+    def _register_decision(self, m):
+        """``e2`` (registered, the poison applied behind the register; or the evaluation's
+        own), ``busy``, and the write and invalidate forwarded from ``e2``."""
+        p, d2 = self._params, self.e2
         if self.protected:
             # The decision and its poison registered side by side; the poison clears the
             # fields behind the registers (a LUT input of their users), not through
@@ -142,13 +162,16 @@ class Commit(wiring.Component):
                 fwd.count_inc.eq(d.cnt_after_inc), fwd.mark.eq(d.wr_mark),
                 fwd.invalidate.eq(d.inv), fwd.window.eq(d.tail_slot),
             ]
-        fwd = self.forward
-        m.d.comb += forward(fwd, d2)
+        m.d.comb += forward(self.forward, d2)
         if self.protected:
             m.d.comb += forward(self.forward_ahead, raw)
+        return d2
 
-        # T-level before (of the line as found) and after an OBSERVE that tracks it (age 0:
-        # 3 if count_after >= C3, else 2 if count_after >= C2, else 1).
+    def _tlevels(self, m, d2, tl_before):
+        """The T-level after an OBSERVE that tracks the line (age 0: 3 if count_after >=
+        C3, else 2 if count_after >= C2, else 1), the T-level before (of the line as found,
+        ``tl_before``), the hit (``min_tlevel`` met) and "level before >= k", k = 0..3."""
+        cfg = self.cfg
         count_after = d2.cnt_after
         level_after = Signal(2)
         m.d.comb += level_after.eq(Mux(count_after >= cfg.c3, 3,
@@ -167,11 +190,12 @@ class Commit(wiring.Component):
         level_hit = Signal()
         mt = d2.min_tlevel
         m.d.comb += level_hit.eq(Mux(mt[1], Mux(mt[0], ge[3], ge[2]), Mux(mt[0], ge[1], 1)))
+        return level_after, level_before, level_hit, ge
 
-        # The LRU command's slot (op[1]: EVICT / EVICT_ANY, whose window is at the tail).
-        m.d.comb += self.lru_slot.eq(Mux(d2.op[1], d2.tail_slot, d2.wr_slot))
-
-        # LRU command, response and statistics of the request in E2.
+    def _outcome(self, m, d2, level_after, level_before, level_hit, ge):
+        """The LRU command, the response, the statistics and the insert or eviction of
+        the request in E2, by its op."""
+        p, fwd = self._params, self.forward
         rsp = Signal(response_layout(p))
         # The request statistics (STAT_NAMES but req_dropped, D13: the admission's drops).
         stats = RequestStatistics()
@@ -204,7 +228,7 @@ class Commit(wiring.Component):
                         m.d.comb += count("drops")
                     with m.If(fwd.write):
                         m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(level_after),
-                                     rsp.count.eq(count_after), rsp.slot.eq(fwd.slot)]
+                                     rsp.count.eq(d2.cnt_after), rsp.slot.eq(fwd.slot)]
                 with m.Case(QUERY):
                     m.d.comb += [count("queries"), rsp.hit.eq(level_hit),
                                  rsp.tlevel_before.eq(level_before),
@@ -223,17 +247,4 @@ class Commit(wiring.Component):
                         ]
                     with m.Else():
                         m.d.comb += count("evicts_empty")
-
-        # L: the response and the statistics registered; the occupancy counts the insert /
-        # eviction registered with them.
-        m.d.sync += [
-            self.response.valid.eq(d2.valid), self.response.payload.eq(rsp),
-            self.stat_inc.eq(stats.stat_inc()),
-            self.occupancy_inc.eq(inserts), self.occupancy_dec.eq(evicts),
-        ]
-        with m.If(self.flush):
-            m.d.sync += self.occupancy.eq(0)
-        with m.Else():
-            m.d.sync += self.occupancy.eq(self.occupancy + self.occupancy_inc
-                                          - self.occupancy_dec)
-        return m
+        return rsp, stats, inserts, evicts

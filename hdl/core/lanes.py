@@ -61,6 +61,7 @@ class LaneCompare(wiring.Component):
         self._params = p = params
         self.split = options.split_evaluation
         P = p.PROBE
+        self._pb = P.bit_length() - 1       # the bits of a bank number
         super().__init__({
             "window": In(window_layout(p)),
             "forward": In(ForwardSignature(p)),
@@ -73,28 +74,57 @@ class LaneCompare(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        mark_now_b, match_b, age_b = self._banks(m)
+        lane, fw_wr = self._lanes(m, mark_now_b, match_b, age_b)
+        if self.split:
+            self._registered(m, lane, fw_wr)
+        else:
+            self._compact(m, lane)
+        return m
+
+    def _rotated(self, values, i):
+        """Lane ``i``'s value of the per-bank ``values``."""
+        return probe_order(list(values), self.window.lane_slot[i][:self._pb], 0)
+
+    def _per_bank(self, m, f, name):
+        """A named ``PROBE``-bit signal of ``f(bank)``."""
+        bits = Signal(self._params.PROBE, name=name)
+        m.d.comb += [bits[b].eq(f(b)) for b in range(self._params.PROBE)]
+        return bits
+
+    def _mark_of(self, b):
+        sd = self.window.bank[b].sides
+        return Sides(sd.mark, sd.mark_byp, sd.mark_raw)
+
+    def _last_of(self, b):
+        """(last-access stamp, fresh bit) on both sides of the ``meta`` choice."""
+        sd = self.window.bank[b].sides
+        return Sides(sd.meta, (sd.last_byp, sd.fresh_byp), (sd.last_raw, sd.fresh_raw))
+
+    def _count_of(self, b):
+        sd = self.window.bank[b].sides
+        return Sides(sd.ent, sd.count_byp, sd.count_raw)
+
+    def _age_side(self, b):
+        """The saturated age on each side of the ``meta`` choice, from that side's stamp
+        and stale bit (``fresh != mark``, the mark on each side of its own choice)."""
+        p, e = self._params, self.window.request
+        ts = p.TS_WIDTH
+        return lambda lf: chosen(lambda mk: saturated_diff(p, (e.t - lf[0])[:ts],
+                                                            lf[1] ^ mk), self._mark_of(b))
+
+    def _banks(self, m):
+        """Per bank: the mark at the end of this cycle (compact: as held; E's own write
+        drops a scrubber mark of the slot it writes), the tag comparison, the age."""
         p, split = self._params, self.split
         P, ts = p.PROBE, p.TS_WIDTH
-        pb = P.bit_length() - 1
-        win, fwd, out = self.window, self.forward, self.lanes
-        mb, e = win.bank, win.request
-
-        def rotated(values, i):
-            return probe_order(list(values), win.lane_slot[i][:pb], 0)
-
-        def per_bank(f, name):
-            bits = Signal(P, name=name)
-            m.d.comb += [bits[b].eq(f(b)) for b in range(P)]
-            return bits
-
-        # Per bank: the mark at the end of this cycle (compact: as held; E's own write
-        # drops a scrubber mark of the slot it writes), the tag comparison, the age.
+        mb, e = self.window.bank, self.window.request
         if split:
-            mark_now_b = per_bank(lambda b: Mux(self.sc_mark_intent[b] & mb[b].sc_row_hit,
-                                                self.sc_mark_value[b], mb[b].mark),
-                                  "mark_now_b")
+            mark_now_b = self._per_bank(
+                m, lambda b: Mux(self.sc_mark_intent[b] & mb[b].sc_row_hit,
+                                 self.sc_mark_value[b], mb[b].mark), "mark_now_b")
         else:
-            mark_now_b = per_bank(lambda b: mb[b].mark, "mark_now_b")
+            mark_now_b = self._per_bank(m, lambda b: mb[b].mark, "mark_now_b")
         # A bank's word enters E1a's logic on both sides of the table's bypass choices
         # (``sides``), and the results are chosen after it: the carry chains (the stamp
         # subtractions, the count increments), the stale bit and the saturation start
@@ -104,32 +134,21 @@ class LaneCompare(wiring.Component):
         # with the choices inside the comparison, the bypassed tag compared in M, so that
         # only the raw word's comparison is behind the output register; compact, from the
         # word as read)
-        match_b = per_bank(lambda b: (mb[b].sides.match if split else
-                                      mb[b].valid & (mb[b].tag == e.tag)), "match_b")
-
-        def mark_of(b):
-            sd = mb[b].sides
-            return Sides(sd.mark, sd.mark_byp, sd.mark_raw)
-
-        def last_of(b):
-            """(last-access stamp, fresh bit) on both sides of the ``meta`` choice."""
-            sd = mb[b].sides
-            return Sides(sd.meta, (sd.last_byp, sd.fresh_byp), (sd.last_raw, sd.fresh_raw))
-
-        def count_of(b):
-            sd = mb[b].sides
-            return Sides(sd.ent, sd.count_byp, sd.count_raw)
-
-        def age_side(b):
-            """The saturated age on each side of the ``meta`` choice, from that side's stamp
-            and stale bit (``fresh != mark``, the mark on each side of its own choice)."""
-            return lambda lf: chosen(lambda mk: saturated_diff(p, (e.t - lf[0])[:ts],
-                                                                lf[1] ^ mk), mark_of(b))
-
+        match_b = self._per_bank(m, lambda b: (mb[b].sides.match if split else
+                                               mb[b].valid & (mb[b].tag == e.tag)), "match_b")
         age_b = [Signal(ts, name=f"age_bank{b}") for b in range(P)]
-        m.d.comb += [age_b[b].eq(chosen(age_side(b), last_of(b))) for b in range(P)]
+        m.d.comb += [age_b[b].eq(chosen(self._age_side(b), self._last_of(b)))
+                     for b in range(P)]
+        return mark_now_b, match_b, age_b
 
-        # Per lane: as read, or (split) E2's forwarded write / invalidate.
+    def _lanes(self, m, mark_now_b, match_b, age_b):
+        """Per lane: as read, or (split) E2's forwarded write / invalidate. Returns the
+        lanes (a dict of signals each) and, split, whether each holds the forwarded
+        write."""
+        p, split = self._params, self.split
+        P, ts, pb = p.PROBE, p.TS_WIDTH, self._pb
+        win, fwd, mb = self.window, self.forward, self.window.bank
+        rotated = self._rotated
         lane = [dict(valid=Signal(name=f"valid{i}"), match=Signal(name=f"match{i}"),
                      age=Signal(ts, name=f"age{i}"), tag=Signal(p.TAG_WIDTH, name=f"tag{i}"),
                      count=Signal(p.COUNT_WIDTH, name=f"cnt{i}"), mark=Signal(name=f"mark{i}"))
@@ -164,21 +183,29 @@ class LaneCompare(wiring.Component):
                 m.d.comb += [lane[i]["valid"].eq(r_valid),
                              lane[i]["match"].eq(r_match)]
                 m.d.comb += [lane[i][k].eq(read[k]) for k in read]
+        return lane, fw_wr
 
-        if not split:
-            # Compact: E's decision reads the lanes directly.
-            m.d.comb += [out.request.eq(e), out.start.eq(win.start)]
-            for i in range(P):
-                m.d.comb += [out.lane[i][k].eq(v) for k, v in lane[i].items()]
-                m.d.comb += [out.lane[i].slot.eq(win.lane_slot[i]),
-                             out.lane[i].count_inc.eq(sat_inc(p, lane[i]["count"])),
-                             out.lane[i].count_inc2.eq(sat_inc(p, lane[i]["count"], 2)),
-                             out.beyond_w1[i].eq(lane[i]["age"] > self.cfg.w1)]
-                m.d.comb += [out.older[i][j].eq(lane[i]["age"] > lane[j]["age"])
-                             for j in range(P) if j != i]
-            return m
+    def _compact(self, m, lane):
+        """Compact: E's decision reads the lanes directly."""
+        p, out, win = self._params, self.lanes, self.window
+        P = p.PROBE
+        m.d.comb += [out.request.eq(win.request), out.start.eq(win.start)]
+        for i in range(P):
+            m.d.comb += [out.lane[i][k].eq(v) for k, v in lane[i].items()]
+            m.d.comb += [out.lane[i].slot.eq(win.lane_slot[i]),
+                         out.lane[i].count_inc.eq(sat_inc(p, lane[i]["count"])),
+                         out.lane[i].count_inc2.eq(sat_inc(p, lane[i]["count"], 2)),
+                         out.beyond_w1[i].eq(lane[i]["age"] > self.cfg.w1)]
+            m.d.comb += [out.older[i][j].eq(lane[i]["age"] > lane[j]["age"])
+                         for j in range(P) if j != i]
 
-        eb = out.request
+    def _registered(self, m, lane, fw_wr):
+        """Split: the lanes, the victim choice's age comparisons, the request ahead's
+        overlaps and the counts one and two more, registered into ``lanes`` for E1b."""
+        p, out, win, fwd = self._params, self.lanes, self.window, self.forward
+        P, ts, pb = p.PROBE, p.TS_WIDTH, self._pb
+        e, eb = win.request, out.request
+        rotated = self._rotated
         m.d.comb += self.busy.eq(eb.valid)
         age_ahead_now = saturated_age(p, e.t, eb.t, 0)
         m.d.sync += [eb.eq(e), out.start.eq(win.start),
@@ -188,12 +215,14 @@ class LaneCompare(wiring.Component):
         # logic on flip-flops only: a bank's (saturated, stamp) on both sides of the
         # ``meta`` choice (the saturation, behind the stale bit, is not in front of them).
         def bank_stamp(b):
-            sel, byp, raw = last_of(b)
-            return Sides(sel, *[age_stamp(age_side(b)(lf), lf[0], ts) for lf in (byp, raw)])
+            sel, byp, raw = self._last_of(b)
+            return Sides(sel, *[age_stamp(self._age_side(b)(lf), lf[0], ts)
+                                for lf in (byp, raw)])
         register_age_order(m, ts=ts, out=out, banks=[bank_stamp(b) for b in range(P)],
                            forwarded=age_stamp(win.forward_age, fwd.last, ts),
                            ahead=age_stamp(age_ahead_now, eb.t, ts), t_w1=win.t_w1,
-                           fw_wr=fw_wr, rotated=rotated, per_bank=per_bank)
+                           fw_wr=fw_wr, rotated=rotated,
+                           per_bank=lambda f, name: self._per_bank(m, f, name))
         # Which lane of this window each lane j of the window ahead is: whether it is in it
         # at all, and, one-hot by lane, the overlaps themselves (E1b's pick: an AND-OR).
         ov = win.overlap_next
@@ -204,8 +233,8 @@ class LaneCompare(wiring.Component):
         inc_b = [Signal(p.COUNT_WIDTH, name=f"count_inc_bank{b}") for b in range(P)]
         inc2_b = [Signal(p.COUNT_WIDTH, name=f"count_inc2_bank{b}") for b in range(P)]
         for b in range(P):
-            m.d.comb += [inc_b[b].eq(chosen(lambda c: sat_inc(p, c), count_of(b))),
-                         inc2_b[b].eq(chosen(lambda c: sat_inc(p, c, 2), count_of(b)))]
+            m.d.comb += [inc_b[b].eq(chosen(lambda c: sat_inc(p, c), self._count_of(b))),
+                         inc2_b[b].eq(chosen(lambda c: sat_inc(p, c, 2), self._count_of(b)))]
         for i in range(P):
             m.d.sync += [out.lane[i][k].eq(v) for k, v in lane[i].items()]
             m.d.sync += [
@@ -217,4 +246,3 @@ class LaneCompare(wiring.Component):
                 out.lane[i].slot.eq(win.lane_slot[i]),
                 out.lane[i].sc_row_hit.eq(win.lane_slot[i][pb:] == self.sc_mark_row_next),
             ]
-        return m

@@ -16,7 +16,8 @@ ignores. The behaviour is ``docs/spec-decisions.md`` D8; the integrator's page i
 One concern per file, in the order ``KvAsuRegisters.elaborate`` builds them:
 
 ========================= ==============================================================
-``block.py``              ``KvAsuRegisters``: ports, parameters, the submodules, wiring
+``signature.py``          ``RegisterBlockSignature``: the ports, each described
+``block.py``              ``KvAsuRegisters``: parameters, the submodules, wiring
 ``kinds.py``              what implements each register of the map
 ``state.py``              the register file's own state (shadows, STATUS, ERR_*, latch)
 ``ctrl.py``               commit legality, the statistics' clear, writes and the CTRL
@@ -28,5 +29,6 @@ One concern per file, in the order ``KvAsuRegisters.elaborate`` builds them:
 """
 
 from .block import KvAsuRegisters
+from .signature import RegisterBlockSignature
 
-__all__ = ["KvAsuRegisters"]
+__all__ = ["KvAsuRegisters", "RegisterBlockSignature"]

@@ -5,18 +5,18 @@ the paths of ``ctrl.py``, ``soft_errors.py`` and ``reads.py`` over the state of
 
 from amaranth import Module
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
 import regmap
 from regmap import CONFIG_NAMES, MODE_NAMES, REGISTERS
 
-from ..axil import AxiLiteSignature, AxiLiteSubordinate
-from ..layouts import STAT_NAMES, check_params, config_layout
+from ..axil import AxiLiteSubordinate
+from ..layouts import STAT_NAMES, check_params
 from ..stats import StatisticsCounters
 from .ctrl import commit_checks, register_writes, statistics_clear
 from .kinds import ACTIONS, register_kind
 from .observe import RegisterObservationSignature, drive_observation
 from .reads import register_reads
+from .signature import RegisterBlockSignature
 from .soft_errors import soft_error_registers
 from .state import RegisterFileState
 
@@ -109,49 +109,7 @@ class KvAsuRegisters(wiring.Component):
 
     Ports
     -----
-    axil : In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH))
-        The AXI4-Lite bus (this block is the subordinate).
-    nonblocking : Out(1)
-        The committed ``MODE.NONBLOCKING`` (D13); resets to ``mode_reset``'s bit. Changes,
-        like ``cfg``, only in the cycle after a commit is applied (the first cycle of its
-        write response).
-    policy : Out(1)
-        Only with ``predictor``: the committed ``POLICY.MODE`` (1: the predictor mode);
-        resets to 0. Changes like ``nonblocking``, and only with a flush pulse.
-    cfg : Out(config_layout(params))
-        The active configuration (``c3``, ``c2``, ``w3``, ``w2``, ``w1``, ``hash_seed``);
-        resets to ``params.defaults``; changes only when a commit is applied, which is
-        only while ``hold`` is high and ``core_idle`` is high.
-    enable : Out(1)
-        ``CTRL.ENABLE``: the core accepts requests only while it is high. Resets to 1.
-    hold : Out(1)
-        The core must not accept requests while it is high (a CTRL action is waiting for
-        ``core_idle`` or being applied).
-    flush : Out(1)
-        One-cycle pulse: start a flush. Only ever high while ``hold`` and ``core_idle`` are
-        high and ``core_flushing`` is low. The core must raise ``core_flushing`` from the
-        next cycle until the flush ends (it may also fold ``flush`` into its own ``ready``).
-    core_idle : In(1)
-        No accepted request still has a state update or a statistics increment pending.
-        Responses waiting in the core's output buffer do not matter.
-    core_flushing : In(1)
-        A flush is running (``STATUS.BUSY``).
-    occupancy : In(params.SLOT_WIDTH + 1)
-        Number of tracked lines (``OCCUPANCY``).
-    stat_inc : In(len(STAT_NAMES))
-        Bit ``i`` increments the counter of ``STAT_NAMES[i]`` by one this cycle; any number
-        of bits may be set at once.
-    cycle : In(64)
-        The core's cycle counter (``CYCLE``).
-    err_start, err_corrected : In(1), err_mem : In(4), err_addr : In(SLOT_WIDTH)
-        Only with ``protection`` (D11): the core's report, one cycle after the cycle ``d``
-        it is of (``KvAsuCore``'s ports of the same names): a recovery started in ``d``;
-        a read of ``d`` was corrected; the memory and the slot of ``d``'s first error.
-    recovering : In(1)
-        Only with ``protection``: a recovery is running (``STATUS.RECOVERING``).
-    observe : Out(RegisterObservationSignature(...))
-        Only with ``observe``: the state the proofs state their invariants over
-        (``hdl.regs.observe``; formal/axil_props.py).
+    As ``RegisterBlockSignature(params, ...)`` lists them (``hdl.regs.signature``).
 
     Attributes
     ----------
@@ -217,25 +175,9 @@ class KvAsuRegisters(wiring.Component):
             regmap.AXIL_ADDR_WIDTH, read_words=len(self.read_words),
             stat_read_latency=self.stats.read_latency)
 
-        cfg_init = {name.lower(): params.defaults[name] for name in CONFIG_NAMES}
-        super().__init__({
-            "axil": In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH)),
-            "cfg": Out(config_layout(params), init=cfg_init),
-            "nonblocking": Out(1, init=mode_reset >> self.nonblocking_bit & 1),
-            **({"policy": Out(1)} if predictor else {}),
-            "enable": Out(1, init=ctrl.field("ENABLE").reset),
-            "hold": Out(1),
-            "flush": Out(1),
-            "core_idle": In(1),
-            "core_flushing": In(1),
-            "occupancy": In(params.SLOT_WIDTH + 1),
-            "stat_inc": In(len(STAT_NAMES)),
-            "cycle": In(64),
-            **({"err_start": In(1), "err_corrected": In(1), "err_mem": In(4),
-                "err_addr": In(params.SLOT_WIDTH), "recovering": In(1)}
-               if protection != "none" else {}),
-            **({"observe": Out(observation)} if observe else {}),
-        })
+        super().__init__(RegisterBlockSignature(
+            params, mode_reset=self.mode_reset, predictor=predictor,
+            protected=protection != "none", observation=observation if observe else None))
 
     def elaborate(self, platform):
         m = Module()

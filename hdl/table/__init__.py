@@ -77,7 +77,8 @@ One concern per file, in the order ``BucketTable.elaborate`` builds a bank:
 
 ==================== ===================================================================
 ``layouts.py``       ``GEN_WIDTH``, ``sides_layout``, ``probe_order``; a slot's bank and row
-``table.py``         ``BucketTable``: ports, parameters, and ``elaborate`` over the banks
+``signature.py``     ``BucketTableSignature``: the ports, each described
+``table.py``         ``BucketTable``: parameters, and ``elaborate`` over the banks
 ``shared.py``        what every bank shares: layouts, rows, the meta write, row compares
 ``banks.py``         one bank's arrays, the datapath's writes into them, its ``pmeta``
 ``scrub.py``         the scrubber's port: the ``scrub`` memory, its snoop, the marks
@@ -86,6 +87,7 @@ One concern per file, in the order ``BucketTable.elaborate`` builds a bank:
 """
 
 from .layouts import GEN_WIDTH, probe_order, sides_layout
+from .signature import BucketTableSignature
 from .table import BucketTable
 
-__all__ = ["BucketTable", "probe_order", "sides_layout", "GEN_WIDTH"]
+__all__ = ["BucketTable", "BucketTableSignature", "probe_order", "sides_layout", "GEN_WIDTH"]
