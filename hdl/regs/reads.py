@@ -15,13 +15,20 @@ __all__ = ["register_reads"]
 
 def register_reads(m, regs, acc, state):
     """Reads. The subordinate registers AR; the data multiplexer sits alone in the next
-    stage. The LO word of a statistic takes more stages: the AR handshake cycle reserves
-    the counter engine (stats.rd_reserve), the next cycle samples the counter
-    (stats.rd_en) and stats.read_latency cycles later the engine's sum of the RAM word
-    and the pending increments (stats.rd_data) is the answer and goes into the HI
-    latch. Returns ``(read_sel, stat_pend)``."""
-    p, stats = regs.params, regs.stats
-    ctrl, status = regmap.REG["CTRL"], regmap.REG["STATUS"]
+    stage. The LO word of a statistic takes more stages (``statistic_reads``). Returns
+    ``(read_sel, stat_pend)``."""
+    stat_pend = statistic_reads(m, regs, acc, state)
+    read_sel = word_reads(m, regs, acc, state, stat_pend)
+    return read_sel, stat_pend
+
+
+def statistic_reads(m, regs, acc, state):
+    """The LO word of a statistic: the AR handshake cycle reserves the counter engine
+    (stats.rd_reserve), the next cycle samples the counter (stats.rd_en) and
+    stats.read_latency cycles later the engine's sum of the RAM word and the pending
+    increments (stats.rd_data) is the answer and goes into the HI latch. Returns
+    ``stat_pend``, the read waiting for stats.rd_data (``word_reads`` starts it)."""
+    stats = regs.stats
     # A statistic's LO read waiting for stats.rd_data: bit k is high k + 1 cycles after
     # the sample; the last bit answers.
     stat_pend = Signal(stats.read_latency)
@@ -45,7 +52,14 @@ def register_reads(m, regs, acc, state):
     with m.If(stat_pend[-1]):
         m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(stats.rd_data[:32])]
         m.d.sync += state.hi_latch.eq(stats.rd_data[32:64])
+    return stat_pend
 
+
+def _read_value(regs, state, reg):
+    """What the word of ``reg`` reads (``None`` for a statistic: read through
+    regs.stats)."""
+    p = regs.params
+    ctrl, status = regmap.REG["CTRL"], regmap.REG["STATUS"]
     live = {"OCCUPANCY": regs.occupancy, "CYCLE": regs.cycle}
     errors = {"ERR_UNCORRECTED": state.err_uncorrected,
               "ERR_CORRECTED": state.err_corrected, "ERR_FIRST_MEM": state.err_first_mem,
@@ -54,49 +68,50 @@ def register_reads(m, regs, acc, state):
               "ERR_LAST_RECOVERY": state.err_last_recovery}
     protected = regs.protection != "none"
     recovering = regs.recovering if protected else C(0, 1)
+    kind = regs.kinds[reg.name]
+    if kind == "const":
+        return C(p.value_of(reg.reset), 32)
+    if kind == "shadow":
+        return state.shadow[reg.name]
+    if kind == "active" and reg.active_of == "MODE":
+        return regs.nonblocking << regs.nonblocking_bit
+    if kind == "active" and reg.active_of == "POLICY":
+        if not regs.predictor:
+            return C(0, 32)
+        return regs.policy << regs.policy_bit
+    if kind == "build":
+        return C(regmap.build_word(reg.build, predictor=regs.predictor), 32)
+    if kind == "active":
+        return getattr(regs.cfg, reg.active_of.lower())
+    if kind == "live":
+        return live[reg.name]
+    if kind == "error":
+        return errors[reg.name] if protected else C(0, 64 if reg.wide else 32)
+    if kind == "stat":
+        return None   # read through regs.stats
+    if kind == "ctrl":
+        # Action bits read as 0.
+        return regs.enable << ctrl.field("ENABLE").bit
+    if kind == "status":
+        busy = regs.core_flushing | state.flush_pulse
+        return ((busy << status.field("BUSY").bit) |
+                (state.error << status.field("ERROR").bit) |
+                (state.soft_error << status.field("SOFT_ERROR").bit) |
+                (recovering << status.field("RECOVERING").bit))
+    raise AssertionError(kind)  # pragma: no cover
 
-    def read_value(reg):
-        kind = regs.kinds[reg.name]
-        if kind == "const":
-            return C(p.value_of(reg.reset), 32)
-        if kind == "shadow":
-            return state.shadow[reg.name]
-        if kind == "active" and reg.active_of == "MODE":
-            return regs.nonblocking << regs.nonblocking_bit
-        if kind == "active" and reg.active_of == "POLICY":
-            if not regs.predictor:
-                return C(0, 32)
-            return regs.policy << regs.policy_bit
-        if kind == "build":
-            return C(regmap.build_word(reg.build, predictor=regs.predictor), 32)
-        if kind == "active":
-            return getattr(regs.cfg, reg.active_of.lower())
-        if kind == "live":
-            return live[reg.name]
-        if kind == "error":
-            return errors[reg.name] if protected else C(0, 64 if reg.wide else 32)
-        if kind == "stat":
-            return None   # read through regs.stats
-        if kind == "ctrl":
-            # Action bits read as 0.
-            return regs.enable << ctrl.field("ENABLE").bit
-        if kind == "status":
-            busy = regs.core_flushing | state.flush_pulse
-            return ((busy << status.field("BUSY").bit) |
-                    (state.error << status.field("ERROR").bit) |
-                    (state.soft_error << status.field("SOFT_ERROR").bit) |
-                    (recovering << status.field("RECOVERING").bit))
-        raise AssertionError(kind)  # pragma: no cover
 
-    # Every readable word's answer, and which one the read is: decoded from ARADDR in
-    # the handshake cycle into one flip-flop per word (one-hot), so that in the next
-    # cycle the data multiplexer is an AND-OR of registers, not behind a decode.
+def word_reads(m, regs, acc, state, stat_pend):
+    """Every readable word's answer, and which one the read is: decoded from ARADDR in the
+    handshake cycle into one flip-flop per word (one-hot, ``read_sel``, returned), so that
+    in the next cycle the data multiplexer is an AND-OR of registers, not behind a decode.
+    A statistic's LO word is answered later: its read starts ``stat_pend``."""
     answers = []        # (word, data answered at once or None, HI latch value or None)
     for reg in REGISTERS:
-        value = read_value(reg)
+        value = _read_value(regs, state, reg)
         if regs.kinds[reg.name] == "stat":
             # LO: sampled now (stats.rd_en from ar_stat_lo), answered and latched
-            # later (see above); HI: the latch.
+            # later (``statistic_reads``); HI: the latch.
             answers += [(reg.offsets[0] >> 2, None, None),
                         (reg.offsets[1] >> 2, state.hi_latch, None)]
         elif reg.wide:
@@ -125,4 +140,4 @@ def register_reads(m, regs, acc, state):
             elif latch is not None:
                 with m.If(read_sel[k]):
                     m.d.sync += state.hi_latch.eq(latch)
-    return read_sel, stat_pend
+    return read_sel
