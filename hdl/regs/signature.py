@@ -17,6 +17,11 @@ __all__ = ["RegisterBlockSignature"]
 class RegisterBlockSignature(wiring.Signature):
     """The register block's signature.
 
+    Its ports to and from the core are the other side of the core's (``CoreSignature``),
+    under the names of this block (``core_idle`` for the core's ``idle``, ...): ``hdl.top``
+    wires the two, and ``tests/hdl/test_top.py`` checks that every port of the link is on
+    both sides with the same shape.
+
     Parameters
     ----------
     params : regmap.Params

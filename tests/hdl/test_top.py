@@ -7,6 +7,7 @@ import dataclasses
 import re
 
 import pytest
+from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
 import regmap
@@ -488,3 +489,46 @@ def test_generate_protection_flag(tmp_path):
     assert memory_bits(texts["auto"]) > memory_bits(texts["none"]) > 0
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path / "bad.v"), "--protection", "ecc"])
+
+
+# The link between the register block and the core, as hdl.top wires it: the register
+# block's port -> the core's (each the other's direction, the same shape).
+CONTROL_LINK = {"cfg": "cfg", "enable": "enable", "nonblocking": "nonblocking",
+                "hold": "hold", "flush": "flush", "core_idle": "idle",
+                "core_flushing": "flushing", "occupancy": "occupancy",
+                "stat_inc": "stat_inc"}
+PREDICTOR_LINK = {"policy": "policy"}
+PROTECTED_LINK = {"err_start": "err_started", "err_corrected": "err_corrected",
+                  "err_mem": "err_mem", "err_addr": "err_addr", "recovering": "recovering"}
+# Ports outside the link: the buses, the cycle counter both take from the timebase, and the
+# core's error signals that stay inside it.
+REGS_OWN = {"axil", "cycle"}
+CORE_OWN = {"req", "rsp", "cycle", "err_uncorrectable", "recovery_start"}
+
+
+@pytest.mark.parametrize("options", [CoreOptions(), CoreOptions(protection="none"),
+                                     CoreOptions(protection="none", predictor=True),
+                                     CoreOptions(compact=True)],
+                         ids=["protected", "unprotected", "predictor", "compact"])
+def test_core_and_register_ports_mirror_each_other(options):
+    """The register block's signature and the core's are written apart (their names differ:
+    ``core_idle`` / ``idle``, ...): every port of the link is on both sides, with the same
+    shape and opposite directions, and neither side has a port the link lacks."""
+    top = KvAsu(small_params(), options)
+    regs = top.regs.signature.members
+    core = top.core.signature.members
+    link = dict(CONTROL_LINK)
+    if options.predictor:
+        link.update(PREDICTOR_LINK)
+    if options.protected:
+        link.update(PROTECTED_LINK)
+    assert set(regs) - REGS_OWN == set(link)
+    assert set(core) - CORE_OWN == set(link.values())
+    for regs_name, core_name in link.items():
+        r, c = regs[regs_name], core[core_name]
+        assert r.is_port and c.is_port, regs_name
+        assert r.flow == c.flow.flip(), regs_name
+        assert r.shape == c.shape, regs_name
+    for name in ("cycle",):
+        assert regs[name].flow == core[name].flow == wiring.In
+        assert regs[name].shape == core[name].shape
