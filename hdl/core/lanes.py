@@ -93,6 +93,7 @@ class LaneCompare(wiring.Component):
         return bits
 
     def _mark_of(self, b):
+        """Bank ``b``'s mark on both sides of the ``mark`` choice."""
         sd = self.window.bank[b].sides
         return Sides(sd.mark, sd.mark_byp, sd.mark_raw)
 
@@ -102,6 +103,7 @@ class LaneCompare(wiring.Component):
         return Sides(sd.meta, (sd.last_byp, sd.fresh_byp), (sd.last_raw, sd.fresh_raw))
 
     def _count_of(self, b):
+        """Bank ``b``'s count on both sides of the ``ent`` choice."""
         sd = self.window.bank[b].sides
         return Sides(sd.ent, sd.count_byp, sd.count_raw)
 
