@@ -6,7 +6,7 @@ null pointer, an empty list's end, a free slot's tag). The predictor mode's list
 
 from __future__ import annotations
 
-__all__ = ["NONE", "link_at_head", "move_to_head", "walk_list"]
+__all__ = ["NONE", "link_at_head", "link_at_tail", "move_to_head", "unlink", "walk_list"]
 
 NONE = -1          # "no slot": a free slot's tag, a null LRU pointer, an empty list end
 
@@ -37,6 +37,31 @@ def move_to_head(prev: list, next_: list, slot: int, head: int, tail: int):
     else:
         prev[after] = before
     return link_at_head(prev, next_, slot, head, tail)
+
+
+def unlink(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
+    """Remove ``slot`` from the list with ends ``head``/``tail``; return the new ends."""
+    before, after = prev[slot], next_[slot]
+    if before == NONE:
+        head = after
+    else:
+        next_[before] = after
+    if after == NONE:
+        tail = before
+    else:
+        prev[after] = before
+    prev[slot] = next_[slot] = NONE
+    return head, tail
+
+
+def link_at_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
+    """Link an unlisted ``slot`` after ``tail``; return the new ends."""
+    prev[slot], next_[slot] = tail, NONE
+    if tail == NONE:
+        head = slot
+    else:
+        next_[tail] = slot
+    return head, slot
 
 
 def walk_list(prev: list, next_: list, head: int, tail: int, entries: int,

@@ -28,7 +28,7 @@ from collections import OrderedDict
 
 import mmh3
 
-from .lists import NONE, link_at_head, move_to_head, walk_list
+from .lists import NONE, link_at_head, link_at_tail, move_to_head, unlink, walk_list
 from .model import tag_key
 from .records import Op
 
@@ -154,36 +154,11 @@ def clock_advance(epoch: int, einserts: int, occupancy: int) -> tuple[int, int]:
     return epoch, einserts
 
 
-def _unlink(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
-    """Remove ``slot`` from the list with ends ``head``/``tail``; return the new ends."""
-    before, after = prev[slot], next_[slot]
-    if before == NONE:
-        head = after
-    else:
-        next_[before] = after
-    if after == NONE:
-        tail = before
-    else:
-        prev[after] = before
-    prev[slot] = next_[slot] = NONE
-    return head, tail
-
-
-def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
-    """Link an unlisted ``slot`` after ``tail``; return the new ends."""
-    prev[slot], next_[slot] = tail, NONE
-    if tail == NONE:
-        head = slot
-    else:
-        next_[tail] = slot
-    return head, slot
-
-
 #: The list operations of the LRU and the ghost list (P3), on ``prev``/``next`` arrays with
 #: ``-1`` for "none": each takes ``(prev, next, slot, head, tail)`` and returns the new ends.
-list_unlink = _unlink
+list_unlink = unlink
 list_link_at_head = link_at_head
-list_link_at_tail = _push_tail
+list_link_at_tail = link_at_tail
 
 
 class ShadowDirectory:
@@ -334,7 +309,7 @@ class PredictorState:
                                         int(level >= min_tlevel), slot, 0, 0))
                         continue
                     # P6.2: a ghost comes back: it was evicted too early.
-                    ghead, gtail = _unlink(prev, next_, slot, ghead, gtail)
+                    ghead, gtail = unlink(prev, next_, slot, ghead, gtail)
                     gcount -= 1
                     ghost[slot] = 0
                     count_at[slot] = 1
@@ -351,7 +326,7 @@ class PredictorState:
                             probe_at[slot] = 1      # P12: at the head, its fate is watched
                             stamp_at[slot] = epoch
                     if to_tail:
-                        head, tail = _push_tail(prev, next_, slot, head, tail)
+                        head, tail = link_at_tail(prev, next_, slot, head, tail)
                     else:
                         head, tail = link_at_head(prev, next_, slot, head, tail)
                     occupancy += 1
@@ -380,7 +355,7 @@ class PredictorState:
                         best_live, best_live_age = slot, sage
                 if chosen == NONE and best_ghost != NONE:
                     chosen = best_ghost             # b: reuse a ghost's slot
-                    ghead, gtail = _unlink(prev, next_, chosen, ghead, gtail)
+                    ghead, gtail = unlink(prev, next_, chosen, ghead, gtail)
                     gcount -= 1
                     ghost[chosen] = 0
                 if chosen != NONE:
@@ -389,7 +364,7 @@ class PredictorState:
                 elif best_live_age > w1:
                     chosen = best_live              # c: the article's replacement
                     victim = tag_at[chosen]
-                    head, tail = _unlink(prev, next_, chosen, head, tail)
+                    head, tail = unlink(prev, next_, chosen, head, tail)
                     if probe_at[chosen]:            # P12: a probe leaves unobserved
                         probe_at[chosen] = stamp_at[chosen] = 0
                         gsel = guard_probe_dead(gsel)
@@ -406,7 +381,7 @@ class PredictorState:
                 last_at[chosen] = t
                 burst_at[chosen], pkey_at[chosen], pred_at[chosen] = 0, ABSENT_KEY, pred
                 if loop and self._bimodal_to_tail():   # P11: bimodal insertion
-                    head, tail = _push_tail(prev, next_, chosen, head, tail)
+                    head, tail = link_at_tail(prev, next_, chosen, head, tail)
                 else:
                     head, tail = link_at_head(prev, next_, chosen, head, tail)
                 if collect:
@@ -439,7 +414,7 @@ class PredictorState:
                         out.append((op, 0, 0, 0, 0, 0, 0, 0, 0, 0))
                     continue
                 victim = tag_at[slot]
-                head, tail = _unlink(prev, next_, slot, head, tail)
+                head, tail = unlink(prev, next_, slot, head, tail)
                 occupancy -= 1
                 if probe_at[slot]:                  # P12: a probe leaves unobserved
                     probe_at[slot] = stamp_at[slot] = 0
@@ -449,7 +424,7 @@ class PredictorState:
                 gcount += 1
                 while gcount > occupancy:           # at most twice
                     old = gtail
-                    ghead, gtail = _unlink(prev, next_, old, ghead, gtail)
+                    ghead, gtail = unlink(prev, next_, old, ghead, gtail)
                     gcount -= 1
                     tag_at[old] = NONE
                     count_at[old] = last_at[old] = 0
