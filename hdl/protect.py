@@ -188,7 +188,7 @@ class ProtectedMemory(Elaboratable):
             raise ValueError("a registered read port is synchronous and not transparent")
         self._fix_code(None, write=False)
         inner = self._inner.read_port(domain=domain,
-                                      transparent_for=[wp._inner for wp in transparent_for])
+                                      transparent_for=[wp.inner for wp in transparent_for])
         port = ReadPort(self, inner, domain, registered)
         self._read_ports.append(port)
         return port

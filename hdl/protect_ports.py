@@ -19,6 +19,8 @@ class WritePort:
     coded : Signal or None
         With ``precoded``: the coded words written (``lanes * code.width`` bits), given by
         the user; ``data`` is then unused.
+    inner : write port
+        The port of the memory of coded words that this port drives.
     """
 
     def __init__(self, mem, inner, domain, granularity, precoded=False):
@@ -28,7 +30,7 @@ class WritePort:
         self.domain, self.granularity = domain, granularity
         self.precoded = precoded
         self.coded = Signal(mem.lanes * mem.code.width, name="wr_coded") if precoded else None
-        self._inner = inner
+        self.inner = inner
 
     def build(self, m, n, *, code, lanes, sweep=None):
         """Port ``n``'s logic in ``m``: its words encoded by ``code`` (or given coded) into
@@ -41,15 +43,15 @@ class WritePort:
         if sweep is not None:
             sweep_en, sweep_addr = sweep
             m.d.comb += [
-                self._inner.addr.eq(Mux(sweep_en, sweep_addr, self.addr)),
-                self._inner.en.eq(Mux(sweep_en, (1 << lanes) - 1, self.en)),
-                self._inner.data.eq(Mux(sweep_en, 0, coded)),
+                self.inner.addr.eq(Mux(sweep_en, sweep_addr, self.addr)),
+                self.inner.en.eq(Mux(sweep_en, (1 << lanes) - 1, self.en)),
+                self.inner.data.eq(Mux(sweep_en, 0, coded)),
             ]
             return
         m.d.comb += [
-            self._inner.addr.eq(self.addr),
-            self._inner.en.eq(self.en),
-            self._inner.data.eq(coded),
+            self.inner.addr.eq(self.addr),
+            self.inner.en.eq(self.en),
+            self.inner.data.eq(coded),
         ]
 
 
@@ -66,6 +68,8 @@ class ReadPort:
         The coded word as read.
     error, corrected, lane_error, lane_corrected, error_addr : Signal
         The check's flags and the address of the read they are of (``hdl.protect``).
+    inner : read port
+        The port of the memory of coded words that this port reads.
     """
 
     def __init__(self, mem, inner, domain, registered=False):
@@ -82,7 +86,7 @@ class ReadPort:
         self.error_addr = Signal(range(mem.depth), name="rd_error_addr")
         self.domain = domain
         self.registered = registered
-        self._inner = inner
+        self.inner = inner
 
     def build(self, m, n, *, code, lanes, correct, write_ports):
         """Port ``n``'s logic in ``m``: the coded word read (registered first with
@@ -90,7 +94,7 @@ class ReadPort:
         masked where the read met a write of one of ``write_ports``, and the address of
         the read whose word it is."""
         g = code.k
-        word = self._inner.data
+        word = self.inner.data
         if self.registered:
             # The coded word registered as it leaves the block RAM; decoded after.
             word_q = Signal.like(word, name=f"rp{n}_word")
@@ -108,15 +112,15 @@ class ReadPort:
             # must outlive it with the undefined word it describes.
             met = Signal(lanes, name=f"rp{n}_met_write", reset_less=True)
             m.d[self.domain] += met.eq(Cat(
-                Cat(wp._inner.en[i] & (wp._inner.addr == self.addr)
+                Cat(wp.inner.en[i] & (wp.inner.addr == self.addr)
                     for wp in write_ports).any() for i in range(lanes)))
             if self.registered:
                 met_q = Signal(lanes, name=f"rp{n}_met_write_q", reset_less=True)
                 m.d[self.domain] += met_q.eq(met)
                 met = met_q
         m.d.comb += [
-            self._inner.addr.eq(self.addr),
-            self._inner.en.eq(self.en),
+            self.inner.addr.eq(self.addr),
+            self.inner.en.eq(self.en),
             Value.cast(self.data).eq(Cat(d for d, _, _, _ in decoded)),
             self.coded.eq(word),
             self.raw.eq(Cat(word[i * code.width:i * code.width + g] for i in range(lanes))),

@@ -55,8 +55,8 @@ def statistic_reads(m, regs, acc, state):
     return stat_pend
 
 
-def _read_value(regs, state, reg):
-    """What the word of ``reg`` reads (``None`` for a statistic: read through
+def _read_values(regs, state):
+    """What each register's word reads, by name (``None`` for a statistic: read through
     regs.stats)."""
     p = regs.params
     ctrl, status = regmap.REG["CTRL"], regmap.REG["STATUS"]
@@ -68,37 +68,41 @@ def _read_value(regs, state, reg):
               "ERR_LAST_RECOVERY": state.err_last_recovery}
     protected = regs.protection != "none"
     recovering = regs.recovering if protected else C(0, 1)
-    kind = regs.kinds[reg.name]
-    if kind == "const":
-        return C(p.value_of(reg.reset), 32)
-    if kind == "shadow":
-        return state.shadow[reg.name]
-    if kind == "active" and reg.active_of == "MODE":
-        return regs.nonblocking << regs.nonblocking_bit
-    if kind == "active" and reg.active_of == "POLICY":
-        if not regs.predictor:
-            return C(0, 32)
-        return regs.policy << regs.policy_bit
-    if kind == "build":
-        return C(regmap.build_word(reg.build, predictor=regs.predictor), 32)
-    if kind == "active":
-        return getattr(regs.cfg, reg.active_of.lower())
-    if kind == "live":
-        return live[reg.name]
-    if kind == "error":
-        return errors[reg.name] if protected else C(0, 64 if reg.wide else 32)
-    if kind == "stat":
-        return None   # read through regs.stats
-    if kind == "ctrl":
-        # Action bits read as 0.
-        return regs.enable << ctrl.field("ENABLE").bit
-    if kind == "status":
-        busy = regs.core_flushing | state.flush_pulse
-        return ((busy << status.field("BUSY").bit) |
-                (state.error << status.field("ERROR").bit) |
-                (state.soft_error << status.field("SOFT_ERROR").bit) |
-                (recovering << status.field("RECOVERING").bit))
-    raise AssertionError(kind)  # pragma: no cover
+
+    def value(reg):
+        kind = regs.kinds[reg.name]
+        if kind == "const":
+            return C(p.value_of(reg.reset), 32)
+        if kind == "shadow":
+            return state.shadow[reg.name]
+        if kind == "active" and reg.active_of == "MODE":
+            return regs.nonblocking << regs.nonblocking_bit
+        if kind == "active" and reg.active_of == "POLICY":
+            if not regs.predictor:
+                return C(0, 32)
+            return regs.policy << regs.policy_bit
+        if kind == "build":
+            return C(regmap.build_word(reg.build, predictor=regs.predictor), 32)
+        if kind == "active":
+            return getattr(regs.cfg, reg.active_of.lower())
+        if kind == "live":
+            return live[reg.name]
+        if kind == "error":
+            return errors[reg.name] if protected else C(0, 64 if reg.wide else 32)
+        if kind == "stat":
+            return None   # read through regs.stats
+        if kind == "ctrl":
+            # Action bits read as 0.
+            return regs.enable << ctrl.field("ENABLE").bit
+        if kind == "status":
+            busy = regs.core_flushing | state.flush_pulse
+            return ((busy << status.field("BUSY").bit) |
+                    (state.error << status.field("ERROR").bit) |
+                    (state.soft_error << status.field("SOFT_ERROR").bit) |
+                    (recovering << status.field("RECOVERING").bit))
+        raise AssertionError(kind)  # pragma: no cover
+
+    return {reg.name: value(reg) for reg in REGISTERS}
 
 
 def word_reads(m, regs, acc, state, stat_pend):
@@ -106,9 +110,10 @@ def word_reads(m, regs, acc, state, stat_pend):
     handshake cycle into one flip-flop per word (one-hot, ``read_sel``, returned), so that
     in the next cycle the data multiplexer is an AND-OR of registers, not behind a decode.
     A statistic's LO word is answered later: its read starts ``stat_pend``."""
+    values = _read_values(regs, state)
     answers = []        # (word, data answered at once or None, HI latch value or None)
     for reg in REGISTERS:
-        value = _read_value(regs, state, reg)
+        value = values[reg.name]
         if regs.kinds[reg.name] == "stat":
             # LO: sampled now (stats.rd_en from ar_stat_lo), answered and latched
             # later (``statistic_reads``); HI: the latch.
