@@ -112,6 +112,15 @@ class XorCodedArray:
         reads (port A needs ``X1[a]``, port B ``X0[b]``), C5 registers the words and C6
         writes. Not registered: decided in C2, which issues the feedback reads; C3
         writes."""
+        fb_words = self._feedback_reads(a, b)
+        self._bank_write_history()
+        if self.registered:
+            self._feedback_bypass_hits()
+        self._bank_writes(fb_words)
+
+    def _feedback_reads(self, a, b):
+        """C4: the requests registered and the other bank's word read at their addresses;
+        the words as C6 sees them (C5: registered, or the read port's own register)."""
         m = self.m
         first = self.pending[0]
         for port, (en, addr, dat) in (("a", a), ("b", b)):
@@ -124,16 +133,21 @@ class XorCodedArray:
             self.fb_rp[0].addr.eq(fb_addr["b"]), self.fb_rp[0].en.eq(1),
         ]
         if self.port_registered:          # C5: the read port's own register
-            fb_words = [rp.data for rp in self.fb_rp]
-        elif self.registered:
+            return [rp.data for rp in self.fb_rp]
+        if self.registered:
             fb_words = [Signal.like(rp.data, name=f"{self.name}{k}_fb_word")
                         for k, rp in enumerate(self.fb_rp)]
             m.d.sync += [q.eq(rp.data) for q, rp in zip(fb_words, self.fb_rp)]
-        else:
-            fb_words = [rp.data for rp in self.fb_rp]
-        # C6: the coded writes. The feedback read (C4) met the bank writes of its cycle and
-        # missed those of C5: both come from registers (`bank_last2`, `bank_last`). (Not
-        # registered: C3; the read (C2) met only those of its cycle, `bank_last`.)
+            return fb_words
+        return [rp.data for rp in self.fb_rp]
+
+    def _bank_write_history(self):
+        """The bank writes of the last two cycles, registered (``bank_last``,
+        ``bank_last2``), and with ``port_registered`` their coded words: the feedback read
+        (C4) met the bank writes of its cycle and missed those of C5, so C6 takes both from
+        registers. (Not registered: C3; the read (C2) met only those of its cycle,
+        ``bank_last``.)"""
+        m = self.m
         bank_last, bank_last2 = [], []
         for k, wp in enumerate(self.wp):
             last, last2 = ((Signal(name=f"{self.name}{k}_w{sfx}_en"),
@@ -144,54 +158,57 @@ class XorCodedArray:
             m.d.sync += [q.eq(x) for q, x in zip(last2, last)]
             bank_last.append(last)
             bank_last2.append(last2)
+        self.bank_last, self.bank_last2 = bank_last, bank_last2
         if self.port_registered:
-            # The coded words of those bank writes, for the coded C6 writes below.
-            coded_last, coded_last2 = [], []
+            self.coded_last, self.coded_last2 = [], []
             for k, wp in enumerate(self.wp):
                 q1 = Signal.like(wp.coded, name=f"{self.name}{k}_wlast_coded")
                 q2 = Signal.like(wp.coded, name=f"{self.name}{k}_wlast2_coded")
                 m.d.sync += [q1.eq(wp.coded), q2.eq(q1)]
-                coded_last.append(q1)
-                coded_last2.append(q2)
+                self.coded_last.append(q1)
+                self.coded_last2.append(q2)
 
-        # Which bypass applies, in registered mode decided a cycle ahead (C5, from the
-        # write the command in C5 will make and the bank writes of C5 and C4) and
-        # registered (`fb_hit`), so C6 is a multiplexer and an XOR behind registers.
-        # Port A (bank 0) takes bank 1's word, port B (bank 1) bank 0's.
+    def _feedback_bypass_hits(self):
+        """Which bypass C6 applies, decided a cycle ahead (C5, from the write the command in
+        C5 will make and the bank writes of C5 and C4) and registered (``fb_hit``), so C6
+        is a multiplexer and an XOR behind registers. Port A (bank 0) takes bank 1's word,
+        port B (bank 1) bank 0's."""
+        m = self.m
+        fbw = self.pending[1]
+        self.fb_hit = {}
+        for port, k in (("a", 1), ("b", 0)):
+            addr_next = fbw[port][1]
+            now_en, now_addr = self.wp[k].en, self.wp[k].addr      # bank_last next
+            hit_last = Signal(name=f"{self.name}_{port}_fb_hit_last")
+            hit_last2 = Signal(name=f"{self.name}_{port}_fb_hit_last2")
+            m.d.sync += [hit_last.eq(now_en & (now_addr == addr_next)),
+                         hit_last2.eq(self.bank_last[k][0] & (self.bank_last[k][1] == addr_next))]
+            self.fb_hit[port] = (hit_last2, hit_last)
+
+    def _other_bank(self, fb_words, port, k, addr):
+        """Bank ``k``'s word at ``addr`` now: the feedback read's, or a bypassed bank
+        write's."""
+        word = fb_words[k]
         if self.registered:
-            fbw = self.pending[1]
-            fb_hit = {}
-            for port, k in (("a", 1), ("b", 0)):
-                addr_next = fbw[port][1]
-                now_en, now_addr = self.wp[k].en, self.wp[k].addr      # bank_last next
-                hit_last = Signal(name=f"{self.name}_{port}_fb_hit_last")
-                hit_last2 = Signal(name=f"{self.name}_{port}_fb_hit_last2")
-                m.d.sync += [hit_last.eq(now_en & (now_addr == addr_next)),
-                             hit_last2.eq(bank_last[k][0] & (bank_last[k][1] == addr_next))]
-                fb_hit[port] = (hit_last2, hit_last)
-            self.fb_hit = fb_hit
-        self.bank_last, self.bank_last2 = bank_last, bank_last2
+            hits = self.fb_hit[port]
+            cands = (self.bank_last2[k], self.bank_last[k])
+        else:
+            cands = (self.bank_last[k],)
+            hits = [en & (l_addr == addr) for en, l_addr, _ in cands]
+        for hit, (_, _, l_data) in zip(hits, cands):                 # oldest first
+            word = Mux(hit, l_data, word)
+        return word
 
-        def other_bank(port, k, addr):
-            """Bank ``k``'s word at ``addr`` now, from the feedback read."""
-            word = fb_words[k]
-            if self.registered:
-                hits = fb_hit[port]
-                cands = (bank_last2[k], bank_last[k])
-            else:
-                cands = (bank_last[k],)
-                hits = [en & (l_addr == addr) for en, l_addr, _ in cands]
-            for hit, (_, _, l_data) in zip(hits, cands):                 # oldest first
-                word = Mux(hit, l_data, word)
-            return word
-
+    def _bank_writes(self, fb_words):
+        """C6: each bank written with the logical word XOR the other bank's."""
+        m = self.m
         a_en, a_addr, a_data = self.w["a"]
         b_en, b_addr, b_data = self.w["b"]
         m.d.comb += [self.wp[0].en.eq(a_en), self.wp[0].addr.eq(a_addr),
                      self.wp[1].en.eq(b_en), self.wp[1].addr.eq(b_addr)]
         if not self.port_registered:
-            m.d.comb += [self.wp[0].data.eq(a_data ^ other_bank("a", 1, a_addr)),
-                         self.wp[1].data.eq(b_data ^ other_bank("b", 0, b_addr))]
+            m.d.comb += [self.wp[0].data.eq(a_data ^ self._other_bank(fb_words, "a", 1, a_addr)),
+                         self.wp[1].data.eq(b_data ^ self._other_bank(fb_words, "b", 0, b_addr))]
             return
         # Protected (the feedback words corrected after the read ports' registers): the
         # coded word written is the code word of `data ^ other bank's word`, which the
@@ -201,11 +218,11 @@ class XorCodedArray:
         # encoder sits behind the correction and the bypass choice.
         for k, (port, dat) in ((0, ("a", a_data)), (1, ("b", b_data))):
             other = 1 - k
-            hit_last2, hit_last = fb_hit[port]
+            hit_last2, hit_last = self.fb_hit[port]
             word = self.banks[other].code.recode(self.fb_rp[other].coded,
                                                  correct=self.banks[other].correct)
-            word = Mux(hit_last2, coded_last2[other], word)
-            word = Mux(hit_last, coded_last[other], word)
+            word = Mux(hit_last2, self.coded_last2[other], word)
+            word = Mux(hit_last, self.coded_last[other], word)
             coded = Signal.like(self.wp[k].coded, name=f"{self.name}{k}_coded_write")
             m.d.comb += [coded.eq(self.banks[k].code.encode(dat) ^ word),
                          self.wp[k].coded.eq(coded),
