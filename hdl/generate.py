@@ -36,6 +36,9 @@ DEFAULT_OUT = Path("build/verilog/kv_asu.v")
 
 
 def parse_params(items):
+    """``regmap.Params`` from ``--param NAME=VALUE`` strings (decimal, ``0x``, ``0b``);
+    ``ValueError`` naming the item for an unknown name or a value that is not an
+    integer."""
     overrides = {}
     for item in items or ():
         name, sep, value = item.partition("=")
@@ -43,8 +46,19 @@ def parse_params(items):
         if not sep or name not in regmap.PARAM_NAMES:
             raise ValueError(f"--param wants NAME=VALUE with NAME in {regmap.PARAM_NAMES}, "
                              f"not {item!r}")
-        overrides[name] = int(value, 0)
+        try:
+            overrides[name] = int(value, 0)
+        except ValueError:
+            raise ValueError(f"--param {item}: {value!r} is not an integer") from None
     return Params(**overrides)
+
+
+def _integer(text):
+    """An integer argument in decimal, ``0x`` or ``0b`` (argparse's usage error otherwise)."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
 
 
 # A wire Amaranth adds to name one element of an array-shaped signal: ``\age[0]`` beside
@@ -121,7 +135,7 @@ def add_build_arguments(parser):
     parser.add_argument("--hash-mul-stages", type=int, choices=(0, 1, 2, 3), default=2,
                         help="stages per DSP hash multiply, 0: carry-save multiplies in LUTs "
                              "(CoreOptions.hash_mul_stages)")
-    parser.add_argument("--mode-reset", type=lambda v: int(v, 0), default=0,
+    parser.add_argument("--mode-reset", type=_integer, default=0,
                         metavar="MODE",
                         help="the MODE register's reset value, 0 or 1 (NONBLOCKING from "
                              "reset; CoreOptions.mode_reset)")

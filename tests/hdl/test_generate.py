@@ -5,12 +5,14 @@ array-shaped signal (with them, Yosys 0.70's ABC reintegration can fail an asser
 import re
 import subprocess
 
+import pytest
+
 from amaranth import *
 from amaranth.back import rtlil
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.generate import _drop_element_wires, to_verilog
+from hdl.generate import _drop_element_wires, main, parse_params, to_verilog
 
 
 class _Lanes(wiring.Component):
@@ -82,3 +84,22 @@ def test_the_filtered_verilog_computes_what_the_design_does(tmp_path):
     out = subprocess.run(["vvp", "-n", "sim"], cwd=tmp_path, check=True,
                          capture_output=True, text=True).stdout.split()
     assert [int(v) for v in out] == [2 * ((x & 15) + (x >> 4)) for x in inputs]
+
+
+def test_command_line_errors_name_the_argument_and_write_nothing(tmp_path, capsys):
+    """Each bad argument is refused with a message that names it, and no file is written;
+    a good value in any base builds."""
+    out = tmp_path / "k.v"
+    for argv, expected in ((["--param", "ENTRIES=abc"], "--param ENTRIES=abc: 'abc' is not an integer"),
+                           (["--param", "FOO=1"], "not 'FOO=1'"),
+                           (["--param", "ENTRIES=100"], "ENTRIES must be a power of two"),
+                           (["--mode-reset", "2"], "reserved bits")):
+        assert main(["--out", str(out), *argv]) == 2
+        assert expected in capsys.readouterr().err
+        assert not out.exists()
+    with pytest.raises(SystemExit):                  # argparse's usage error
+        main(["--out", str(out), "--mode-reset", "x"])
+    assert "'x' is not an integer" in capsys.readouterr().err
+    assert not out.exists()
+    assert parse_params(["entries=0x10", "TS_WIDTH=0b110"]).as_dict()["ENTRIES"] == 16
+    assert parse_params(["TS_WIDTH=0b110"]).TS_WIDTH == 6
