@@ -102,16 +102,16 @@ def load_trace(path: str | os.PathLike) -> Trace:
     Raises ``ValueError`` if the file is not an ``.npz`` archive, an array is missing or the
     stream is not a valid trace (``FileNotFoundError`` if there is no file).
     """
+    with open(path, "rb") as f:           # FileNotFoundError if there is none
+        if f.read(4) != b"PK\x03\x04":      # an .npz is a zip archive
+            raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: not an .npz archive")
     try:
         data = np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace (an .npz archive): "
-                         f"{error or type(error).__name__}") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: one array, not an .npz "
-                         f"archive")
+        raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: a damaged .npz archive "
+                         f"({error or type(error).__name__})") from None
     with data:
         missing = [name for name in TRACE_ARRAYS if name not in data.files]
         if missing:

@@ -83,9 +83,11 @@ def test_load_validates_too(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    (b"", "not a KV-ASU trace (an .npz archive)"),
-    (b"cycle,op,addr\n0,0,256\n", "not a KV-ASU trace (an .npz archive)"),
-    (None, "one array, not an .npz archive"),          # a single array saved with np.save
+    (b"", "not a KV-ASU trace: not an .npz archive"),
+    (b"cycle,op,addr\n0,0,256\n", "not a KV-ASU trace: not an .npz archive"),
+    (b"\x93NUMPY", "not a KV-ASU trace: not an .npz archive"),   # as np.save begins
+    (None, "not a KV-ASU trace: not an .npz archive"),          # a single array saved with np.save
+    (b"PK\x03\x04" + bytes(40), "not a KV-ASU trace: a damaged .npz archive"),
 ])
 def test_a_file_that_is_no_archive_is_a_value_error(tmp_path, content, message):
     path = tmp_path / "t.npz"
