@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Timing diagrams of the RTL as it runs: a request stream through ``KvAsu`` in
+``amaranth.sim``, its ports sampled every cycle and written as WaveDrom sources.
+
+``python -m tools.timing_diagrams [--write | --check]``
+
+Each scenario presents a list of requests back to back (each held valid until the block
+takes it, as a memory controller's tap would) with ``rsp.ready`` high, and records, per
+cycle, ``req.valid``, the op presented, ``req.ready``, ``rsp.valid`` and the op answered.
+The sources go into ``docs/rtl.md`` after their ``<!-- wavedrom: NAME -->`` lines
+(``--write``); ``tools.render_timing`` renders them to ``docs/timing/NAME.svg`` (``make docs``
+runs both). ``--check`` (and ``tests/hdl/test_timing_docs.py``) simulates again and reports
+a page whose diagram is not what the RTL does now. So these diagrams are measured, not
+drawn: a change of the admission rule or the latency shows in them.
+
+The block is the default build with a small table (16 entries; the ports' timing does not
+depend on the table's size), so each scenario simulates in a few seconds.
+"""
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+
+import regmap
+from regmap import Params
+
+__all__ = ["SCENARIOS", "Scenario", "simulate", "wavedrom", "page_sources", "main"]
+
+PAGE = "rtl.md"
+
+#: The table's size does not change when a port is ready or a response leaves.
+PARAMS = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=24, LINE_SHIFT=4, TS_WIDTH=5, TICK_SHIFT=1,
+                COUNT_WIDTH=3)
+
+_OP_NAMES = {regmap.OPS[n]: n for n in ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY")}
+_OP_LABELS = {"OBSERVE": "OBS", "QUERY": "QRY", "EVICT": "EV", "EVICT_ANY": "EVA"}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """``requests``: op names with a line number (the address is ``line << LINE_SHIFT``);
+    ``mode_reset``: the MODE register's reset value (1: ``MODE.NONBLOCKING`` from reset);
+    ``cycles``: how many cycles the diagram shows."""
+    title: str
+    requests: tuple
+    mode_reset: int = 0
+    cycles: int = 40
+
+
+_STREAM = (("OBSERVE", 1), ("OBSERVE", 2), ("EVICT", 0), ("EVICT", 0), ("EVICT", 0),
+           ("QUERY", 1), ("OBSERVE", 3))
+
+SCENARIOS = {
+    "evict_gaps": Scenario(
+        "Blocking mode: an EVICT waits 6 cycles behind an OBSERVE and 3 behind an EVICT; "
+        "the request after an EVICT does not wait", _STREAM),
+    "nonblocking_drops": Scenario(
+        "MODE.NONBLOCKING: the same stream, ready stays high, the EVICTs it cannot take "
+        "are dropped (no response, STAT_REQ_DROPPED)", _STREAM, mode_reset=1),
+}
+
+
+def simulate(scenario):
+    """Run ``scenario`` through ``KvAsu``; one ``(req_valid, req_op, req_ready, rsp_valid,
+    rsp_op)`` per cycle (the ops are names; ``None`` where the stream is not valid)."""
+    from amaranth.sim import Simulator
+
+    from hdl.core import CoreOptions
+    from hdl.top import KvAsu
+
+    dut = KvAsu(PARAMS, CoreOptions(mode_reset=scenario.mode_reset))
+    requests = [(regmap.OPS[op], line << PARAMS.LINE_SHIFT) for op, line in scenario.requests]
+    rows = []
+
+    async def bench(ctx):
+        ctx.set(dut.rsp.ready, 1)
+        pending = list(requests)
+        for _ in range(scenario.cycles):
+            if pending:
+                op, addr = pending[0]
+                ctx.set(dut.req.valid, 1)
+                ctx.set(dut.req.payload.op, op)
+                ctx.set(dut.req.payload.addr, addr)
+            else:
+                ctx.set(dut.req.valid, 0)
+            await ctx.delay(1e-9)          # ready depends on the op presented
+            valid, ready = ctx.get(dut.req.valid), ctx.get(dut.req.ready)
+            rsp_valid = ctx.get(dut.rsp.valid)
+            rows.append((valid, _OP_NAMES[pending[0][0]] if valid else None, ready, rsp_valid,
+                         _OP_NAMES[ctx.get(dut.rsp.payload.op)] if rsp_valid else None))
+            await ctx.tick()
+            if valid and ready:
+                pending.pop(0)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    return rows
+
+
+def _bit_wave(values):
+    return "".join("." if i and v == values[i - 1] else str(v) for i, v in enumerate(values))
+
+
+def _data_wave(values, new):
+    """WaveDrom's data lane: ``=`` where ``new[i]`` (a new request or response), ``.``
+    while the same one is held, ``x`` for none."""
+    wave, labels = [], []
+    for i, v in enumerate(values):
+        if v is None:
+            wave.append("." if i and values[i - 1] is None else "x")
+        elif new[i]:
+            wave.append("=")
+            labels.append(_OP_LABELS[v])
+        else:
+            wave.append(".")
+    return "".join(wave), labels
+
+
+def wavedrom(scenario, rows):
+    """The WaveDrom source (text) of ``rows`` for ``scenario``: one signal a line."""
+    req_valid, req_op, req_ready, rsp_valid, rsp_op = (list(c) for c in zip(*rows))
+    # a request is new where the one before was taken or none was presented; every
+    # response is new (rsp.ready is high)
+    new_req = [v and (i == 0 or not req_valid[i - 1] or req_ready[i - 1])
+               for i, v in enumerate(req_valid)]
+    op_wave, op_labels = _data_wave(req_op, new_req)
+    rsp_wave, rsp_labels = _data_wave(rsp_op, rsp_valid)
+    signals = [
+        {"name": "clk", "wave": "p" + "." * (len(rows) - 1)},
+        {"name": "req.valid", "wave": _bit_wave(req_valid)},
+        {"name": "req.op", "wave": op_wave, "data": op_labels},
+        {"name": "req.ready", "wave": _bit_wave(req_ready)},
+        {"name": "rsp.valid", "wave": _bit_wave(rsp_valid)},
+        {"name": "rsp.op", "wave": rsp_wave, "data": rsp_labels},
+    ]
+    lines = ",\n".join("  " + json.dumps(s) for s in signals)
+    return (f'{{ "signal": [\n{lines}\n],\n'
+            f'  "head": {{ "text": {json.dumps(scenario.title)}, "tick": 0 }} }}')
+
+
+def _block(name):
+    return re.compile(rf"(<!-- wavedrom: {re.escape(name)} -->\n```json\n)([^`]*?)(\n```)")
+
+
+def page_sources(text):
+    """``{name: source}`` of the scenarios' diagrams found in the page ``text``."""
+    found = {}
+    for name in SCENARIOS:
+        match = _block(name).search(text)
+        if match:
+            found[name] = match.group(2)
+    return found
+
+
+def main(argv=None):
+    from tools.render_timing import DOCS
+
+    ap = argparse.ArgumentParser(prog="python -m tools.timing_diagrams", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    what = ap.add_mutually_exclusive_group()
+    what.add_argument("--write", action="store_true",
+                      help=f"put the simulated sources into docs/{PAGE}")
+    what.add_argument("--check", action="store_true",
+                      help=f"exit 1 if a diagram of docs/{PAGE} is not the simulated one")
+    args = ap.parse_args(argv)
+    page = DOCS / PAGE
+    text = page.read_text()
+    in_page = page_sources(text)
+    stale = []
+    for name, scenario in SCENARIOS.items():
+        source = wavedrom(scenario, simulate(scenario))
+        if not (args.write or args.check):
+            print(f"<!-- wavedrom: {name} -->\n```json\n{source}\n```")
+            continue
+        if name not in in_page:
+            print(f"docs/{PAGE} has no block '<!-- wavedrom: {name} -->'", file=sys.stderr)
+            return 1
+        if args.write:
+            text = _block(name).sub(lambda m: m.group(1) + source + m.group(3), text)
+        elif in_page[name] != source:
+            stale.append(name)
+    if args.write:
+        page.write_text(text)
+        print(f"wrote the simulated diagrams {', '.join(SCENARIOS)} into docs/{PAGE}")
+    for name in stale:
+        print(f"stale: the diagram {name} of docs/{PAGE} is not what the RTL does "
+              f"(run make docs)", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
