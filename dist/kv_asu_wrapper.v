@@ -5,10 +5,11 @@
 // Hand-written Verilog-2005; it contains no logic, only renaming and (un)packing.
 //
 // Clock and reset: one clock `clk`; `rst` is active high and synchronous (sampled on the
-// rising edge of `clk`), as the core's own. Hold it for at least one cycle. After reset the
-// block clears its table, one row per cycle for ENTRIES/PROBE cycles (512 in the default
-// build, 32 in the iCE40 one) with req_ready low, then runs with the default configuration
-// (CTRL.ENABLE = 1).
+// rising edge of `clk`), as the core's own. Hold it for at least one cycle. A reset untracks
+// every line at once (a new table generation) and the block runs with the default
+// configuration (CTRL.ENABLE = 1) from the next cycle; one flush or reset in 16 wraps the
+// generations and clears the table instead, one row per cycle for ENTRIES/PROBE cycles (512
+// in the default build, 32 in the iCE40 one) with req_ready low (docs/spec-decisions.md D12).
 //
 // Parameters: the field widths of the build compiled with this wrapper. They must match
 // it; each generated file's header comment lists its values. Defaults: the default build.

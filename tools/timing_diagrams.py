@@ -42,10 +42,12 @@ _OP_LABELS = {"OBSERVE": "OBS", "QUERY": "QRY", "EVICT": "EV", "EVICT_ANY": "EVA
 class Scenario:
     """``requests``: op names with a line number (the address is ``line << LINE_SHIFT``);
     ``mode_reset``: the MODE register's reset value (1: ``MODE.NONBLOCKING`` from reset);
+    ``rsp_stall``: the cycles ``range(*rsp_stall)`` in which ``rsp.ready`` is low;
     ``cycles``: how many cycles the diagram shows."""
     title: str
     requests: tuple
     mode_reset: int = 0
+    rsp_stall: tuple = (0, 0)
     cycles: int = 40
 
 
@@ -59,12 +61,17 @@ SCENARIOS = {
     "nonblocking_drops": Scenario(
         "MODE.NONBLOCKING: the same stream, ready stays high, the EVICTs it cannot take "
         "are dropped (no response, STAT_REQ_DROPPED)", _STREAM, mode_reset=1),
+    "backpressure": Scenario(
+        "rsp.ready low: requests stop when the 21 credits are used, the responses wait in "
+        "the FIFO, none is lost or repeated", tuple(("OBSERVE", n) for n in range(1, 27)),
+        rsp_stall=(20, 32), cycles=58),
 }
 
 
 def simulate(scenario):
     """Run ``scenario`` through ``KvAsu``; one ``(req_valid, req_op, req_ready, rsp_valid,
-    rsp_op)`` per cycle (the ops are names; ``None`` where the stream is not valid)."""
+    rsp_op, rsp_ready)`` per cycle (the ops are names; ``None`` where the stream is not
+    valid)."""
     from amaranth.sim import Simulator
 
     from hdl.core import CoreOptions
@@ -75,9 +82,9 @@ def simulate(scenario):
     rows = []
 
     async def bench(ctx):
-        ctx.set(dut.rsp.ready, 1)
         pending = list(requests)
-        for _ in range(scenario.cycles):
+        for cycle in range(scenario.cycles):
+            ctx.set(dut.rsp.ready, cycle not in range(*scenario.rsp_stall))
             if pending:
                 op, addr = pending[0]
                 ctx.set(dut.req.valid, 1)
@@ -87,9 +94,10 @@ def simulate(scenario):
                 ctx.set(dut.req.valid, 0)
             await ctx.delay(1e-9)          # ready depends on the op presented
             valid, ready = ctx.get(dut.req.valid), ctx.get(dut.req.ready)
-            rsp_valid = ctx.get(dut.rsp.valid)
+            rsp_valid, rsp_ready = ctx.get(dut.rsp.valid), ctx.get(dut.rsp.ready)
             rows.append((valid, _OP_NAMES[pending[0][0]] if valid else None, ready, rsp_valid,
-                         _OP_NAMES[ctx.get(dut.rsp.payload.op)] if rsp_valid else None))
+                         _OP_NAMES[ctx.get(dut.rsp.payload.op)] if rsp_valid else None,
+                         rsp_ready))
             await ctx.tick()
             if valid and ready:
                 pending.pop(0)
@@ -103,6 +111,11 @@ def simulate(scenario):
 
 def _bit_wave(values):
     return "".join("." if i and v == values[i - 1] else str(v) for i, v in enumerate(values))
+
+
+def _new(valid, ready):
+    """Per cycle: a new transfer is presented (the one before was taken, or none was)."""
+    return [v and (i == 0 or not valid[i - 1] or ready[i - 1]) for i, v in enumerate(valid)]
 
 
 def _data_wave(values, new):
@@ -122,13 +135,9 @@ def _data_wave(values, new):
 
 def wavedrom(scenario, rows):
     """The WaveDrom source (text) of ``rows`` for ``scenario``: one signal a line."""
-    req_valid, req_op, req_ready, rsp_valid, rsp_op = (list(c) for c in zip(*rows))
-    # a request is new where the one before was taken or none was presented; every
-    # response is new (rsp.ready is high)
-    new_req = [v and (i == 0 or not req_valid[i - 1] or req_ready[i - 1])
-               for i, v in enumerate(req_valid)]
-    op_wave, op_labels = _data_wave(req_op, new_req)
-    rsp_wave, rsp_labels = _data_wave(rsp_op, rsp_valid)
+    req_valid, req_op, req_ready, rsp_valid, rsp_op, rsp_ready = (list(c) for c in zip(*rows))
+    op_wave, op_labels = _data_wave(req_op, _new(req_valid, req_ready))
+    rsp_wave, rsp_labels = _data_wave(rsp_op, _new(rsp_valid, rsp_ready))
     signals = [
         {"name": "clk", "wave": "p" + "." * (len(rows) - 1)},
         {"name": "req.valid", "wave": _bit_wave(req_valid)},
@@ -136,6 +145,7 @@ def wavedrom(scenario, rows):
         {"name": "req.ready", "wave": _bit_wave(req_ready)},
         {"name": "rsp.valid", "wave": _bit_wave(rsp_valid)},
         {"name": "rsp.op", "wave": rsp_wave, "data": rsp_labels},
+        {"name": "rsp.ready", "wave": _bit_wave(rsp_ready)},
     ]
     lines = ",\n".join("  " + json.dumps(s) for s in signals)
     return (f'{{ "signal": [\n{lines}\n],\n'

@@ -121,7 +121,8 @@ module kv_asu_wrapper_tb;
         repeat (4) @(posedge clk);
         @(negedge clk) rst = 1'b0;
 
-        // The reset clear takes ENTRIES/PROBE cycles; allow ENTRIES.
+        // A reset that wraps the table generations clears the table for ENTRIES/PROBE
+        // cycles (D12); allow ENTRIES.
         waited = 0;
         while (!req_ready && waited < ENTRIES + 100) begin
             @(negedge clk);

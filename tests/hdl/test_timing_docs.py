@@ -19,8 +19,8 @@ def test_every_diagram_has_an_up_to_date_svg():
 
 def _taken(rows):
     """The cycles in which a request was taken, and the ops of the responses in order."""
-    taken = [c for c, (valid, _, ready, _, _) in enumerate(rows) if valid and ready]
-    answered = [op for *_, rsp_valid, op in rows if rsp_valid]
+    taken = [c for c, (valid, _, ready, *_) in enumerate(rows) if valid and ready]
+    answered = [op for _, _, _, rsp_valid, op, rsp_ready in rows if rsp_valid and rsp_ready]
     return taken, answered
 
 
@@ -45,6 +45,18 @@ def test_simulated_diagrams_are_the_rtls_and_say_what_it_does():
     # non-blocking: ready never falls, the EVICTs are dropped without a response
     nb = rows["nonblocking_drops"]
     taken, answered = _taken(nb)
-    assert all(ready for _, _, ready, _, _ in nb)
+    assert all(ready for _, _, ready, *_ in nb)
     assert taken == list(range(len(ops)))
     assert answered == [op for op in ops if op != "EVICT"]
+
+    # back-pressure: 21 credits (the FIFO's depth, latency + 2); a request is taken again
+    # in the cycle after a response leaves; each response leaves once
+    bp = rows["backpressure"]
+    taken, answered = _taken(bp)
+    n = len(timing_diagrams.SCENARIOS["backpressure"].requests)
+    assert len(taken) == len(answered) == n
+    outstanding = max(sum(1 for c in taken if c <= t) -
+                      sum(1 for _, _, _, v, _, r in bp[:t] if v and r) for t in range(len(bp)))
+    assert outstanding == 21
+    stall_end = timing_diagrams.SCENARIOS["backpressure"].rsp_stall[1]
+    assert [c for c in taken if c > 21][0] == stall_end + 1
