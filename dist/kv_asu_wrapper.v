@@ -20,7 +20,7 @@
 //
 // Ports:
 //   s_axil_*        AXI4-Lite subordinate, 12-bit byte address, 32-bit data
-//                   (register map: docs/registers-table.md, C header sw/include/kv_asu_regs.h)
+//                   (register map: docs/registers-table.md, C header sw/kv_asu_regs.h)
 //   req_*           request stream (valid/ready): op (0 OBSERVE, 1 QUERY, 2 EVICT,
 //                   3 EVICT_ANY), min_tlevel (for QUERY), addr (byte address)
 //   rsp_*           response stream, one per request, in request order

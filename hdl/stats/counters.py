@@ -80,7 +80,7 @@ class StatisticsCounters(CountersTestbenchAccess, wiring.Component):
         consecutive ones are busy, which bounds the cycles between two visits of a counter
         by :attr:`max_gap` = ``2 * count + 2``; a pre-counter counts at most one increment
         per cycle of that gap, so :attr:`pre_width` = ``max_gap.bit_length()`` bits never
-        overflow (5 bits for 13 counters: gap <= 28).
+        overflow (5 bits for 14 counters: gap <= 30).
 
     Read contract
         ``rd_en`` may be high only in the cycle right after a ``rd_reserve`` cycle, and of
