@@ -72,7 +72,6 @@ class RegisteredReadRam(wiring.Component):
         ``"generic"`` (``memory`` and a flip-flop register) or ``"dp16kd"`` (ECP5 DP16KD
         instances with the read port's output register, ``REGMODE_B = "OUTREG"``; the
         contents start undefined, which the generic one starts at zero).
-
     protection : str
         ``"none"`` (default), ``"auto"`` (``hdl.ecc.choose_protection``), ``"secded"``
         or ``"parity"``: check bits on every word, checked after the output register.
@@ -87,6 +86,13 @@ class RegisteredReadRam(wiring.Component):
         The word at the ``rd_addr`` of two cycles before, as it was before that cycle's
         write (a write in the read's own cycle to its address makes it undefined), from a
         register.
+    rd_error : Out(1), rd_check : Out(len(code.check_rows()))
+        Only when protected: the registered word fails its check (``rd_error``), and which
+        check rows it fails (``rd_check``, the syndrome ``Code.failed_rows``), for the
+        caller's correction and error report.
+    sweep_en : In(1), sweep_addr : In(range(depth))
+        Only when protected: write the zero code word to ``sweep_addr`` at the end of the
+        cycle (a clear sweep; it takes the place of the write port's write).
 
     Attributes
     ----------
