@@ -13,11 +13,12 @@ Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
    ``--protection none --predictor`` is the predictor mode of docs/spec-predictor.md).
 2. Yosys, coarse: ``synth -run :fine`` (``memory -nomap``: every Amaranth memory is kept
    as one ``$mem_v2`` cell) -> ``coarse.json``.
-3. Every memory of at least ``--macro-min-words`` words with synchronous read ports is
-   replaced by an instance of an SRAM macro cell (:mod:`asic.macros`: area, timing and
-   power from a stated model; Liberty in ``sram_macros.lib``) -> ``macros.json``. The
-   smaller memories (the response FIFO, the statistics counters, the register block's
-   look-up ROMs) stay and become flip-flops and logic.
+3. Every memory of at least ``--macro-min-words`` words with a write port is replaced by
+   an instance of an SRAM macro cell (:mod:`asic.macros`: area, timing and power from a
+   stated model; Liberty in ``sram_macros.lib``) -> ``macros.json``; such a memory must
+   have synchronous read ports (a ``ValueError`` otherwise). The smaller memories (the
+   response FIFO, the statistics counters) and those without a write port (the register
+   block's look-up ROMs) stay and become flip-flops and logic.
 4. Yosys, mapping: ``synth -flatten -booth``, ``dfflibmap`` and ``abc -D <target>`` to the
    NanGate45 Liberty -> ``netlist.v``, cell counts in ``stat.json``.
 5. OpenSTA: ideal clock, the library's largest wire-load model, no I/O constraints (the

@@ -13,15 +13,16 @@ RAMs, DSPs, and pass/fail against the target frequency. For the ECP5 also the ro
 (``failing_paths``, see :mod:`fpga.sta`), not only nextpnr's one critical path. The core is
 wrapped in :class:`fpga.harness.OutOfContextHarness` (see there why its Fmax is the core's).
 Place and route tries the target's placement seeds in turn (``Target.seeds``, or
-``--seeds``): every one of them for a target with ``every_seed`` (the ECP5 default build,
-whose target is met only if every placement meets it), else until a placement meets the
+``--seeds``): every one of them for a target with ``every_seed`` (the ECP5 builds and the
+block-RAM references, whose target is met only if every placement meets it), else until a placement meets the
 target frequency; ``report.json`` names the seed it kept (``seed``: the fastest, or the
 first that met the target) and lists every placement tried with its Fmax
 (``placements``). An ECP5 target with more than one speed grade (``Target.speeds``) is
 placed at the first with every seed, then at each other grade with the kept seed
-(``speed_grades``: Fmax and latency in ns per grade). Besides the core the flow builds two
+(``speed_grades``: Fmax and latency in ns per grade). Besides the core the flow builds three
 small designs in the same harness: the hash alone (``ecp5-hash``) and the bare-block-RAM
-reference (``ecp5-bram``, :mod:`fpga.reference`).
+references without and with the DP16KD output register (``ecp5-bram``,
+``ecp5-bram-outreg``, :mod:`fpga.reference`).
 
 The tools' own options are data too (see :class:`fpga.targets.Target`): options of Yosys's
 ``synth_ecp5``/``synth_ice40`` (``synth_options``), options of nextpnr (``pnr_options``)
@@ -239,7 +240,11 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
         target = dataclasses.replace(target, speeds=speeds)
     target = flow_options(target, freq, synth_options, pnr_options, place_freq)
     out.mkdir(parents=True, exist_ok=True)
-    for pattern in ("*.log", "*.sdf", "*.config", "*.asc", "nextpnr-report*.json"):
+    # (everything a run writes, so that a run that fails part way leaves no report,
+    # bitstream or netlist of an earlier run for tools.bench to read)
+    for pattern in ("*.log", "*.out", "*.sdf", "*.config", "*.asc", "nextpnr-report*.json",
+                    "report.json", "top.bit", "top.bin", "top.json", "top.v", "top.lpf",
+                    "top.pcf"):
         for stale in out.glob(pattern):
             stale.unlink()
     print(f"[{target.name}] {target.description}", flush=True)
@@ -410,10 +415,10 @@ def main(argv=None) -> int:
                     help="target frequency per target (default: ecp5=100 ice40=15)")
     ap.add_argument("--seeds", type=int, nargs="+", default=None, metavar="N",
                     help="nextpnr placement seeds to try in turn, for every target "
-                         "(default: the target's own, 1 2 3)")
+                         "(default: the target's own: 1 2 3 for most, 1 for ecp5-hash and ecp5-predictor)")
     ap.add_argument("--speeds", type=int, nargs="+", default=None, metavar="G",
                     help="ECP5 speed grades to place, the first with every seed "
-                         "(default: the target's own, 6 8)")
+                         "(default: the target's own: 6 8 for most ECP5 targets, 6 for ecp5-predictor)")
     ap.add_argument("--synth-opt", nargs="+", default=None, metavar="OPT",
                     help="options of synth_ecp5/synth_ice40 without the dash, for every "
                          "target, instead of the target's own (ecp5: "

@@ -484,3 +484,22 @@ def test_make_fpga_builds_every_target_but_those_on_request(monkeypatch):
     assert flow.main(["--target", "ecp5-predictor"]) == 0
     assert calls == ["ecp5-predictor"]
     assert TARGETS["ecp5-predictor"].options.predictor
+
+
+def test_a_failed_run_leaves_no_earlier_report(tmp_path, monkeypatch):
+    """Every file an earlier run wrote is removed before a run starts: a run that fails in
+    place and route leaves no report or bitstream of the run before it."""
+    stale = ("report.json", "top.bit", "top.json", "yosys.out", "nextpnr.out", "top.sdf",
+             "nextpnr.log", "top.config")
+    for name in stale:
+        (tmp_path / name).write_text("from an earlier run\n")
+    _fake_tools(monkeypatch, {1: 97.0})
+
+    def failing_place_and_route(*args, **kwargs):
+        raise RuntimeError("nextpnr failed")
+    monkeypatch.setattr(flow, "_place_and_route", failing_place_and_route)
+    with pytest.raises(RuntimeError):
+        run_target(_FIRST_PASS, tmp_path, 100.0, (1,))
+    left = [p.name for p in tmp_path.iterdir() if p.is_file()
+            and p.read_bytes() == b"from an earlier run\n"]
+    assert left == []
