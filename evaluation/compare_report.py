@@ -171,9 +171,12 @@ def markdown(comparison: dict, table) -> str:
     doc_lines = []
     add = doc_lines.append
     add("## 8. The predictor mode against LRU, Belady and libCacheSim\n")
-    add("`python -m evaluation.compare TRACE.npz --bank-lines N` on every workload above, with banks of 1/8, 1/4 and "
-        "1/2 of the workload's distinct lines. Every access counts (no steady-state mask here, unlike sections 1-7: "
-        "the CLI scores whole traces). `kv_asu_predictor` is the KV-ASU in the mode of "
+    add("`evaluation.compare.compare`, the comparison `python -m evaluation.compare TRACE.npz --bank-lines N` runs "
+        "on a trace's OBSERVEs, on every workload above: one access per OBSERVE at its access cycle, with banks of "
+        "1/8, 1/4 and 1/2 of the workload's distinct lines. (A trace of `evaluation.workload.video_kv_requests`, "
+        "with a QUERY before each read and GC EVICTs, moves the OBSERVEs to later cycles: its lines are the same, "
+        "so LRU, FIFO and Belady are too, but the KV-ASU's ages and MCC differ a little.) Every access counts (no "
+        "steady-state mask here, unlike sections 1-7: the CLI scores whole traces). `kv_asu_predictor` is the KV-ASU in the mode of "
         "[spec-predictor.md](spec-predictor.md) choosing the bank's victims (a resident line that the KV-ASU's hashed "
         "table stopped tracking is evicted when it reaches the bank's LRU end); `kv_asu_article` / `_gate` is the "
         "article's runtime (watermark GC with EVICT; gate off / gate T>=2). libCacheSim 0.3.5 gives ARC, LIRS, S3-FIFO, "
