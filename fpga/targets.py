@@ -122,8 +122,8 @@ TARGETS = {
     "ecp5-predictor": Target(
         name="ecp5-predictor", family="ecp5", params={},
         # The predictor mode's build (docs/spec-predictor.md; the mode needs protection
-        # "none"): what the mode costs against ecp5-unprotected. About 30 minutes of
-        # synthesis alone, so only on request.
+        # "none"): what the mode costs against ecp5-unprotected. 15 minutes to over an hour
+        # of synthesis, placement and routing (docs/fpga.md), so only on request.
         options=dataclasses.replace(_ECP5_OPTIONS, protection="none", predictor=True),
         pnr_args=("--85k", "--package", "CABGA381"), default_freq=100.0,
         description="The ECP5 build with the predictor mode (predictor=True, protection='none')",
