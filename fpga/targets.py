@@ -19,7 +19,7 @@ class Target:
     name: str
     family: str            # "ecp5" or "ice40"
     params: dict           # overrides of regmap.Params defaults
-    options: CoreOptions   # build choices of hdl.top.KvAsu (no functional change)
+    options: CoreOptions   # build choices of hdl.top.KvAsu (hdl/core/options.py)
     pnr_args: tuple        # device/package arguments of nextpnr
     default_freq: float    # MHz: the target frequency unless given on the command line
     description: str

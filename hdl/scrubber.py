@@ -71,8 +71,8 @@ class Scrubber(wiring.Component):
             m.d.sync += self.sc_row.eq(Mux(self.sc_row == self.rows - 1, 0, self.sc_row + 1))
         # ref = tick(cycle + 1 - lag) (the cycle the table writes the mark), made one
         # cycle ahead into a register (off the path from the scrubber's data to its mark).
-        # Wrong only in the first cycle after reset, when the clear sweep runs and no slot
-        # is tracked.
+        # Wrong only in the first cycle after reset, when no slot is tracked (a reset starts
+        # a new table generation).
         ref = Signal(ts)
         m.d.sync += ref.eq((self.cycle[:ts + sh] + 2 - self._lag)[:ts + sh][sh:])
         for b in range(p.PROBE):

@@ -28,7 +28,9 @@ class KvAsu(wiring.Component):
         Elaboration parameters (``None``: the defaults).
     options : CoreOptions or None
         The build choices (``None``: the defaults), passed to ``KvAsuCore``; its
-        ``stats_stages`` also to ``KvAsuRegisters``. None changes what the unit answers.
+        ``stats_stages`` also to ``KvAsuRegisters``. None changes the article mode's answers
+        but ``mode_reset`` (the mode after reset) and ``predictor`` (a second mode beside
+        it), see ``CoreOptions``.
 
     Ports
     -----

@@ -38,7 +38,7 @@ class ObservationSignature(wiring.Signature):
     fifo_level : range(fifo_depth + 1)
         Responses in the FIFO.
     sweep_row : range(ROWS)
-        The clear sweep's next row (while ``flushing``).
+        The row the clear sweep clears this cycle (while ``flushing``).
     sc_mark_row : range(ROWS)
         The row of the scrubber's mark write this cycle.
     lru_pending : ArrayLayout(lru_command_layout, n)

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """The build choices of a KV-ASU core: one validated, frozen object.
 
-None of them changes what the core answers; they trade latency, the EVICT gap and
-resources against speed (``protection`` changes only what a soft error does,
-docs/spec-decisions.md D11; ``predictor`` adds a second policy, docs/spec-predictor.md,
-which the ``POLICY`` register selects at run time, and leaves the article's as it is).
+None of them changes what the core answers to a request it takes; they trade latency,
+the EVICT gap and resources against speed (``protection`` changes only what a soft error
+does, docs/spec-decisions.md D11; ``mode_reset`` only the ``MODE`` after reset, so whether a
+request the core cannot take is held or dropped, D13; ``predictor`` adds a second policy,
+docs/spec-predictor.md, which the ``POLICY`` register selects at run time, and leaves the
+article's as it is).
 Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``, ``hdl.core.KvAsuCore``,
 ``hdl.generate``, ``fpga.targets.Target``, the formal harness and the simulation benches.
 """

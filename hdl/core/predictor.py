@@ -9,9 +9,10 @@ mode's state (``hdl/predictor/``) and its two lists.
 ``pmeta`` words, marks and keys registered) -> ``PredictorDecision`` (E2: what the request
 does) -> ``PredictorTraining`` (E2: the reuse table, the guard, the bimodal rule and the
 level) -> ``PredictorWrites`` (E2: the table, ``pmeta`` and list writes) ->
-``PredictorResponse`` (L). E2's write goes back in two places, both wired here: into the
-request right behind at ``PredictorLanes``'s register (``ahead``) and into E1a
-(``forward``); the requests after meet it through the table's bypass.
+``PredictorResponse`` (L). E2's write goes back in two places: into the
+request right behind at ``PredictorLanes``'s register (``ahead``, wired here) and into E1a
+(``forward``, which the core's pipeline chooses by ``policy``, ``hdl.core.pipeline``); the
+requests after meet it through the table's bypass.
 """
 
 from amaranth import *

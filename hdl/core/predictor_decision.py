@@ -28,7 +28,7 @@ def predictor_decision_layout(p):
         "obs": 1, "query": 1,
         "evict": 1,         # an EVICT or EVICT_ANY of the runtime, not a FREE
         "free": 1,          # a FREE (the ghost frees of P8)
-        "hit_lane": P,      # the first matching lane, live or ghost
+        "hit_lane": P,      # the last matching lane, live or ghost
         "present": 1,       # a live line of the request's tag (P6.1)
         "revive": 1,        # a ghost of it (P6.2)
         "known": 1,         # present | revive

@@ -3,9 +3,9 @@
 (docs/spec-decisions.md D11, "forget everything").
 
 In the cycle ``d`` an uncorrectable error is seen (``error``) with no recovery running, the
-sequencer starts: from ``d + 1`` ``active`` is high, which holds ``req.ready`` low and makes
-every request that reaches the decision from then on an untracked line with no effect (the
-core gates its decision with ``active``). Once the core is ``idle`` (every accepted request
+sequencer starts: from ``d + 1`` ``active`` is high, which holds ``req.ready`` low; every
+request that reaches the decision from ``d`` on is an untracked line with no effect (the
+core gates its decision with ``active | error``). Once the core is ``idle`` (every accepted request
 answered into the response FIFO) it gives one ``flush`` pulse (the LRU list empty, the
 occupancy 0) and then sweeps: ``sweep_en`` with ``sweep_addr`` = 0, 1, .., ``ENTRIES - 1``,
 one word of every table and LRU memory per cycle (the table's ``ENTRIES / PROBE`` rows in

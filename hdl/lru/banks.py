@@ -18,8 +18,8 @@ __all__ = ["XorCodedArray"]
 class XorCodedArray:
     """One pointer array of ``LruList`` as two XOR-coded banks (``hdl.lru``'s docstring).
 
-    ``read(addr)`` issues the command read (C1); ``value(addr_qq)`` gives the logical word
-    in C3. ``request(a, b)`` takes the logical write requests ``(en, addr, data)`` of ports
+    ``read(addr)`` issues the command read (C1); ``value(addr_q, addr_qq)`` gives the
+    logical word in C3. ``request(a, b)`` takes the logical write requests ``(en, addr, data)`` of ports
     A and B decided in C3 and registers them (``req``); their feedback reads are issued in
     C4 from those registers, the words are registered in C5 (``fbw``) and the coded writes
     happen in C6 (``w``).

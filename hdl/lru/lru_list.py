@@ -87,8 +87,9 @@ class LruList(wiring.Component):
         ``sweep_en`` In(1), ``sweep_addr`` In(SLOT_WIDTH) (the recovery's sweep: the zero
         code word to that word of every bank instead of the bank's write) and
         ``err_uncorrectable``, ``err_corrected`` Out(1), ``err_mem`` Out(4), ``err_slot``
-        Out(SLOT_WIDTH) (a read port of this cycle failed its check or corrected a bit; the
-        memory, ``regmap.MEM_IDS``, and the word of the first, uncorrectable first). Every
+        Out(SLOT_WIDTH) (a read port failed its check or corrected a bit in the cycle
+        before: the report is registered; the memory, ``regmap.MEM_IDS``, and the word of
+        the first, uncorrectable first). Every
         read port is checked, used or not.
 
     Attributes

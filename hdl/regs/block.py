@@ -51,10 +51,12 @@ class KvAsuRegisters(wiring.Component):
         applied between requests: the block raises ``hold``, waits for a cycle with
         ``core_flushing`` low (a flush already running finishes first) and, if it commits
         or flushes, ``core_idle`` high and ``stat_inc`` all zero (the pipeline drained; a
-        write of only CLEAR_STATS / CLEAR_ERROR does not wait for it, see ``stat_lag``),
+        write of only CLEAR_STATS / CLEAR_ERROR / CLEAR_SOFT_ERROR does not wait for it, see
+        ``stat_lag``),
         then in that cycle applies, in one step: COMMIT (if the
         shadow set is illegal: ``SLVERR``, ``STATUS.ERROR`` set and nothing else of the
-        write happens), CLEAR_ERROR, FLUSH, CLEAR_STATS, ENABLE := the written bit. The new
+        write happens), CLEAR_ERROR, CLEAR_SOFT_ERROR, FLUSH, CLEAR_STATS, ENABLE := the
+        written bit. The new
         ``cfg``, ``policy`` and ``enable`` are driven from the next cycle, in which
         ``bvalid`` rises;
         ``hold`` stays high until the cycle after the B handshake, so no request is ever
@@ -83,11 +85,11 @@ class KvAsuRegisters(wiring.Component):
         Passed to :class:`hdl.stats.StatisticsCounters` as ``stages`` (3, default: the
         block RAM's word is registered before the adder; 2: one cycle less, for small
         devices). The LO read of a statistic takes ``stats_stages + 1`` cycles from AR to R
-        (one more with ``protection``).
+        (one more with ``protection`` and three stages).
     stat_lag : int
         Cycles from a request's acceptance to its ``stat_inc`` pulse, a constant of the
         core (``KvAsuCore.latency - 2``; default 1). A CTRL write of only CLEAR_STATS /
-        CLEAR_ERROR (and ENABLE) is applied without draining the core: the requests
+        CLEAR_ERROR / CLEAR_SOFT_ERROR (and ENABLE) is applied without draining the core: the requests
         accepted before ``hold`` rose pulse ``stat_inc`` up to ``stat_lag - 2`` cycles
         after the clear cycle, and those pulses are discarded (they count before the clear,
         which zeroes them), so the statistics are exactly those of the requests accepted

@@ -33,8 +33,8 @@ class BucketTableSignature(wiring.Signature):
     rd_slot : In(SLOT_WIDTH)
         First slot ``h`` of the window to read; sampled every cycle. Slot ``h + i`` (lane
         ``i``) is in bank ``(h + i) mod PROBE``; its entry appears on the ``bk_*`` outputs
-        of that bank one cycle later (the caller rotates them into probe order,
-        ``probe_order``).
+        of that bank ``read_latency`` cycles later (1, or 2 with ``output_register``; the
+        caller rotates them into probe order, ``probe_order``).
     wr_en, wr_slot, wr_tag, wr_count, wr_last, wr_mark : In
         Write one entry; it becomes tracked and not stale (``wr_mark``: ``hdl.table``, "Stale marks").
     inv_en, inv_slot : In
