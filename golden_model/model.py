@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """The KV-ASU golden model: a bit-exact, request-by-request Python reference of the IP core.
 
-It implements ``../shared/spec/KV-ASU.md`` (spec version 1) and the project's choices in
-``docs/spec-decisions.md`` (D1..D10), and nothing else: no cycle timing, no pipeline, no
+It implements ``../shared/spec/KV-ASU.md`` (spec version 1.1), the project's choices in
+``docs/spec-decisions.md`` (D1..D13) and the predictor mode of ``docs/spec-predictor.md``,
+and nothing else: no cycle timing, no pipeline, no
 register bus. The RTL must give, for every accepted request, the response this model gives
 for that request at that cycle. Shared *data* (parameters, op codes, statistic names) comes
 from :mod:`regmap`; the behaviour is written here, independently of ``hdl/`` and ``verif/``.

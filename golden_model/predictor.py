@@ -19,7 +19,7 @@ arrays; this module adds what spec-predictor.md P3 lists:
 - the ghost-rule guard of P12: the 6-bit selector ``gsel`` and its insertion clock
   (``epoch``, 3 bits, advanced every ``occupancy >> 2`` insertions counted in ``ticks``).
 
-The section numbers P1..P11 in the comments are those of spec-predictor.md.
+The section numbers P1..P12 in the comments are those of spec-predictor.md.
 """
 
 from __future__ import annotations

@@ -32,7 +32,8 @@ Main entry points:
 ``ctrl_write_effect(params, shadow, data, strb, predictor=...)``
     What a CTRL write does, including the refusal of a commit of an illegal set.
 
-The last two are rules over the data rather than data, kept here so that the checkers and
+``config_violations``, ``mode_violations`` and ``ctrl_write_effect`` are rules over the
+data rather than data, kept here so that the checkers and
 the model state them once; the RTL implements them in hardware on its own and is checked
 against them.
 """
@@ -409,7 +410,8 @@ class CtrlWriteEffect:
     ``action``: the write has an action bit in byte 0, so it is ordered between requests.
     ``refused``: a COMMIT of an illegal shadow set: the write gets SLVERR, STATUS.ERROR is
     set and every other field here is false / ``None``. Otherwise ``commit`` (the shadow set
-    becomes active; a changed HASH_SEED also flushes), ``clear_error``,
+    becomes active; a changed HASH_SEED, or a changed POLICY in a build with the predictor
+    mode, also flushes), ``clear_error``,
     ``clear_soft_error`` (D11), ``flush``, ``clear_stats``, and ``enable``, the new
     CTRL.ENABLE (``None``: unchanged).
     """

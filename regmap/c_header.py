@@ -41,7 +41,7 @@ def _reset_value(reg, params: Params) -> int | None:
         return sum(f.reset << f.bit for f in reg.fields)
     if reg.access != "ro" or reg.stat:
         return 0
-    return None           # a live value (STATUS, OCCUPANCY, CYCLE)
+    return None           # a live value (OCCUPANCY, CYCLE): no reset value to state
 
 
 def c_header(params: Params | None = None) -> str:

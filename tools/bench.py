@@ -11,7 +11,7 @@
 * The ASIC estimates ``make asic`` and ``make asic-predictor`` left
   (``build/asic*/report.json``): area, the period each closes at, power, latency.
 * Simulation speed: requests per second through the golden model, the fast harness, and
-  (with ``--cocotb``) cocotb on Verilator and on Icarus.
+  (with ``--cocotb``) cocotb on Verilator.
 
 Prints a table and writes every figure to one JSON file. Nothing here passes or fails on
 a wall-clock time.
@@ -199,7 +199,7 @@ def main(argv=None) -> int:
     ap.add_argument("--asic-dir", type=Path, default=Path("build"),
                     help="where make asic / make asic-predictor wrote their asic*/ folders")
     ap.add_argument("--cocotb", action="store_true",
-                    help="also measure cocotb on Verilator and Icarus (random_mix test)")
+                    help="also measure cocotb on Verilator (random_mix test)")
     args = ap.parse_args(argv)
     params = Params()
     report: dict = {"params": params.as_dict()}

@@ -3,7 +3,8 @@
 
 ``python tools/requirements.py [EXTRA,EXTRA,...]`` prints ``[project].dependencies`` and
 those of the named optional extras (``all``: every extra). The Makefile installs them into
-the checkout's venv with ``pip install -c constraints.txt -r -``: the checkout gets the
+the checkout's venv with ``pip install -c constraints.txt -r FILE`` (a file in the venv, or
+``/dev/stdin``): the checkout gets the
 dependencies only, never the project itself (it runs from the source folders).
 Standard library only: it runs before anything is installed.
 """

@@ -134,7 +134,8 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m verif.predictor_soak",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--config", choices=sorted(CONFIGS), default="small")

@@ -49,7 +49,8 @@ def _strobe(old: int, new: int, strb: int) -> int:
 class TableGenerations:
     """Which flush or reset runs the clear sweep (docs/spec-decisions.md D12).
 
-    A flush (CTRL ``FLUSH``, or a commit that changes ``HASH_SEED``) and a reset each start
+    A flush (CTRL ``FLUSH``, or a commit that changes ``HASH_SEED`` or, with the predictor
+    mode, ``POLICY``) and a reset each start
     one of ``GENERATIONS`` table generations; the one that finds every generation used
     sweeps (``req.ready`` low, ``STATUS.BUSY``, for ``ENTRIES / PROBE`` cycles) and frees
     them all. The count survives reset, so one object lives as long as the simulated

@@ -36,7 +36,7 @@ CONFIGS: dict[str, dict[str, int]] = {
     "small": dict(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, TAG_WIDTH=12,
                   COUNT_WIDTH=3, TS_WIDTH=5, TICK_SHIFT=3),
     # parameter corners: PROBE 2, one tick per cycle (ages grow while a request is in the
-    # 16-stage pipeline), WMAX 7, counts saturating at 3, narrow addresses and tags
+    # pipeline, 19 cycles), WMAX 7, counts saturating at 3, narrow addresses and tags
     "tiny": dict(ENTRIES=8, PROBE=2, ADDR_WIDTH=20, LINE_SHIFT=4, TAG_WIDTH=10,
                  COUNT_WIDTH=2, TS_WIDTH=4, TICK_SHIFT=0),
     # the predictor build's (verif/cocotb_predictor.py; verif.predictor_soak's "small"):

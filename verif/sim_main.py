@@ -6,7 +6,8 @@ streaming-video KV trace, checked against the golden model.
 
 Prints a line per frame as the simulation runs (figures read from the RTL's statistics
 registers over AXI4-Lite) and a summary; writes the waveform to ``<build>/kv_asu.fst``, the
-per-frame figures to ``<build>/sim_main.json`` and the simulator log to ``<build>/sim.log``.
+per-frame figures to ``<build>/sim_main.json`` and the Verilator build's log to
+``<build>/build.log`` (the simulator's output goes to the terminal).
 Exits non-zero if any response or statistic differs from the golden model.
 """
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""pytest entry of the cocotb regression: every cocotb test on Verilator and Icarus, for the
-default configuration and a small one (verif/runner.py CONFIGS), on the default build
-options (protected, blocking from reset); and the builds of other options
-(``OPTION_RUNS``: the reset mode NONBLOCKING) with the tests of what they change. The
+"""pytest entry of the cocotb regression: every cocotb test on Verilator for the default, small
+and tiny configurations (verif/runner.py CONFIGS) and the ``RUN_TESTS`` on Icarus small (every
+test, and Icarus on default, with ``KVASU_MATRIX=full``), on the default build options
+(protected, blocking from reset); and the builds of other options (``OPTION_RUNS``: the reset
+mode NONBLOCKING, the predictor build) with the tests of what they change. The
 Verilator runs are this module's tests, the Icarus runs verif/test_kv_asu_icarus.py's (the
 same matrix and helpers, in a module of its own for the second pytest-xdist worker).
 

@@ -8,4 +8,6 @@
 ``scoreboard``   every response against the golden model, in order (``Scoreboard``)
 ``coverage``     functional coverage bins and goals (``Coverage``)
 ``addresses``    lines, tags and hash windows for steering tests (``AddrSpace``)
+``front``        the non-blocking mode's front door: which presented request the block takes
+                 or drops, by the golden model's admission rule (``FrontDoor``)
 """
