@@ -14,8 +14,8 @@ RAMs, DSPs, and pass/fail against the target frequency. For the ECP5 also the ro
 wrapped in :class:`fpga.harness.OutOfContextHarness` (see there why its Fmax is the core's).
 Place and route tries the target's placement seeds in turn (``Target.seeds``, or
 ``--seeds``): every one of them for a target with ``every_seed`` (the ECP5 builds and the
-block-RAM references, whose target is met only if every placement meets it), else until a placement meets the
-target frequency; ``report.json`` names the seed it kept (``seed``: the fastest, or the
+block-RAM references, whose target is met only if every placement meets it), else until a
+placement meets the target frequency; ``report.json`` names the seed it kept (``seed``: the fastest, or the
 first that met the target) and lists every placement tried with its Fmax
 (``placements``). An ECP5 target with more than one speed grade (``Target.speeds``) is
 placed at the first with every seed, then at each other grade with the kept seed

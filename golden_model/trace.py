@@ -102,9 +102,15 @@ def load_trace(path: str | os.PathLike) -> Trace:
     Raises ``ValueError`` if the file is not an ``.npz`` archive, an array is missing or the
     stream is not a valid trace (``FileNotFoundError`` if there is no file).
     """
-    with open(path, "rb") as f:           # FileNotFoundError if there is none
-        if f.read(4) != b"PK\x03\x04":      # an .npz is a zip archive
-            raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: not an .npz archive")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except FileNotFoundError:
+        raise
+    except OSError as error:                # a folder, no permission, ...
+        raise ValueError(f"{os.fspath(path)} cannot be read as a trace: {error}") from None
+    if head != b"PK\x03\x04":                # an .npz is a zip archive
+        raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: not an .npz archive")
     try:
         data = np.load(path, allow_pickle=False)
     except FileNotFoundError:

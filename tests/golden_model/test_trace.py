@@ -100,6 +100,8 @@ def test_a_file_that_is_no_archive_is_a_value_error(tmp_path, content, message):
         load_trace(path)
     with pytest.raises(FileNotFoundError):
         load_trace(tmp_path / "none.npz")
+    with pytest.raises(ValueError, match="cannot be read as a trace"):
+        load_trace(tmp_path)                           # a folder
 
 
 def test_replay_equals_run(tmp_path, capsys):
