@@ -7,7 +7,9 @@ Environment: the manager obeys AXI (once ``xVALID`` is high it stays high with a
 payload until ``xREADY``); ``bready``/``rready`` free; the core-side inputs
 (``core_idle``, ``occupancy``, ``stat_inc``) free except that ``core_idle`` falls only
 after a cycle without ``hold`` and ``stat_inc`` pulses only while not idle; ``core_flushing``
-is ``flush`` delayed by a cycle, as in the core; ``cycle`` counts;
+is modelled as ``flush`` delayed by a cycle (a one-cycle clear sweep; the core's lasts
+``ENTRIES / PROBE`` cycles after one flush or reset in 16, and in a protected build also
+covers a recovery); ``cycle`` counts;
 reset in the first cycle, free afterwards.
 
 Assertions:
@@ -18,7 +20,8 @@ Assertions:
   handshakes are 0 or 1, AR handshakes - R handshakes is 0 or 1; ``bvalid`` only while an
   AW *and* a W are outstanding; ``rvalid`` only while an AR is outstanding (so: no B
   without a preceding AW and W, no R without AR, one response per request);
-* R comes at most 2 cycles after its AR handshake (the documented read latency);
+* R comes at most 2 cycles after its AR handshake, a statistic's LO word one more per stage
+  of the block's ``stat_pend`` shift register (the documented read latencies);
 * a write answered ``SLVERR`` or ``DECERR`` changed nothing: ``cfg`` and ``enable`` are as
   they were after the previous write response, and no ``flush`` pulsed in between;
 * ``cfg`` is always a legal configuration, and changes only at a clock edge at which
@@ -63,8 +66,8 @@ class AxilHarness(Elaboratable):
                 regs.core_idle, regs.occupancy, regs.stat_inc]
         for sig in free:
             m.d.comb += sig.eq(AnySeq(len(sig)))
-        # The core as the register block sees it: `flushing` is the flush pulse delayed by
-        # one cycle; `core_idle` falls only after a cycle without `hold` (the core leaves
+        # The core as the register block sees it (a model): `flushing` is the flush pulse
+        # delayed by one cycle; `core_idle` falls only after a cycle without `hold` (the core leaves
         # idle only by accepting a request); a statistics pulse comes only while not idle.
         m.d.sync += regs.core_flushing.eq(regs.flush)
         idle_prev, hold_prev = Signal(init=1), Signal()

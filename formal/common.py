@@ -4,9 +4,10 @@
 * ``small_params()``: the small configurations the proofs run on.
 * ``FormalMemory``: a drop-in for ``amaranth.lib.memory.Memory`` (the subset the design
   uses) whose words are plain registers exposed as ``cells``, so that a property can name
-  the *contents* of the LRU pointer arrays, the table and the response FIFO, and so that
-  k-induction sees them as ordinary state. Its equivalence with the library memory is
-  checked by the ``memory_model`` job (``formal/memory_model.py``).
+  the *contents* of the LRU pointer arrays and the table (the response FIFO is Amaranth's
+  ``SyncFIFOBuffered``, with the library memory), and so that k-induction sees them as
+  ordinary state. Its equivalence with the library memory is checked by the
+  ``memory_model_bmc`` and ``memory_model_lanes_bmc`` jobs (``formal/memory_model.py``).
 * ``AbstractHash``: a drop-in for ``hdl.hash.Murmur3Hash64``: the hash is an arbitrary
   (symbolic, ``AnyConst``) function of the key, delayed by ``latency`` cycles. The core
   treats the hash as a black box, so a proof for every function covers MurmurHash3 with
@@ -107,7 +108,7 @@ def assert_list(m, head, tail, empty, members, nxt, prv, name):
 
 class FormalMemory(Elaboratable):
     """Register model of ``amaranth.lib.memory.Memory`` (synchronous ports, ``sync`` domain;
-    write granularity only for an ``ArrayLayout`` shape, one enable bit per element).
+    a plain shape, or an ``ArrayLayout`` shape with a write enable bit per element).
 
     Semantics copied from Amaranth 0.5 (``$memwr_v2`` / ``$memrd_v2`` as emitted by
     ``amaranth.back.rtlil``): a write port writes ``data`` to ``addr`` at the clock edge when

@@ -16,7 +16,8 @@ elaboration), so that the harness can read, from the core's ``observe`` port
   ``generations_used + 1`` generations (asserted: so no slot of an older generation can
   come back as tracked when the generation number is used again);
 * ``nxt[s]``, ``prv[s]``: the *logical* LRU pointers, i.e. the XOR of the two coded banks
-  with the pointer writes of this cycle applied (``_pointer_view``);
+  with the pointer writes of this cycle and those requested in C4 and C5 applied
+  (``_pointer_view``);
 * ``flushing``, ``sweep_row``: the clear sweep after reset and flush (the invariants
   below hold outside it; ``sweep_properties`` holds during it);
 * ``head``, ``tail``, ``empty``, the pending LRU commands (``lru_pending``: C2 and C3);
@@ -33,7 +34,11 @@ Environment (what ``KvAsuRegisters`` and the stream partners may do):
 * ``cycle``: a counter from 0 after reset (``Timebase``), only its low
   ``TS_WIDTH + TICK_SHIFT`` bits (all the core reads);
 * ``rst``: high in the first cycle, free afterwards (a reset in the middle of a run, with
-  memory contents *not* reset, is part of every proof).
+  memory contents *not* reset, is part of every proof of this harness; the soft-error
+  harnesses reset in the first cycle only, but for ``core_seu_reset_bmc``);
+* ``nonblocking``: 0, the blocking mode (``MODE.NONBLOCKING`` is checked in simulation:
+  the cocotb front door against the golden model's admission rule, and the soaks; the
+  predictor mode's harness leaves it free).
 """
 
 import dataclasses
@@ -89,7 +94,7 @@ class CoreHarness(Elaboratable):
         p = self.params
         # Two generation bits (4 generations, so the wrap is within a BMC's reach): the
         # generation logic is the same for any width, and fewer state bits keep the
-        # solver's work near what it was before generations.
+        # solver's work small.
         core = KvAsuCore(p, self.options, observe=True, gen_width=2,
                          **formal_models(p, hash_latency=self.hash_latency,
                                          upsets=bool(self.upsets)))
@@ -192,7 +197,7 @@ class CoreHarness(Elaboratable):
         return m
 
     def forward_invariants(self, m):
-        """Two or three evaluation stages: E's forwarded-lane match and age, registered a
+        """The split evaluation (three stages): E's forwarded-lane match and age, registered a
         cycle ahead from the stage before, are E's tag against E2's and E's tick minus
         E2's stamp, saturated at WMAX + 1 (in a reachable state; asserted for
         k-induction, as below)."""

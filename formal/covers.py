@@ -3,7 +3,8 @@
 proofs are not vacuous.
 
 Core (``CoreCovers``, free environment of ``CoreHarness``), each from a response taken by
-the consumer or a statistics strobe of the core:
+the consumer or a statistics strobe of the core (the flush of a non-empty table, a full
+table and exhausted credits from the core's own state):
 insert, observe hit, replacement (with ``victim_valid``), drop, QUERY hit, QUERY miss,
 EVICT that removes a line, EVICT that finds nothing on a non-empty list (tail not T0),
 EVICT on an empty list, EVICT_ANY that removes, an OBSERVE whose line was T3, a flush of a

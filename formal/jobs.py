@@ -82,7 +82,7 @@ def _axil_prove_stats2():
 
 
 # TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which the core accepts at
-# least evict_gap cycles after the previous request (3 with the compact pipeline), always
+# least evict_gap + 1 cycles after an OBSERVE (evict_gap 6, 2 with the compact pipeline), always
 # finds the tail T0, so "EVICT finds nothing on a non-empty list" is unreachable there
 # (not a bug).
 @job("covers_core", mode="cover", depth=26, quick=True,
@@ -117,7 +117,7 @@ def _memory_model_lanes():
 # ---- the same proofs on other shapes -------------------------------------------------------
 
 @job("core_inv_bmc_e8p2", mode="bmc", depth=10, timeout=300,
-     doc="P1+P2+P3 BMC, ENTRIES=8 PROBE=2 (k-induction at depth 8 did not finish in 5 min)")
+     doc="P1+P2+P3 BMC, ENTRIES=8 PROBE=2 (k-induction at depth 8 does not finish in 5 min)")
 def _core_inv_e8p2():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params(entries=8, probe=2))

@@ -9,17 +9,17 @@ Expressed on the core (``CoreHarness``) with the list unrolled over the small ``
 * unless ``empty``: ``tail`` is reached (``1 <= len <= ENTRIES``), ``x0 .. x(len-1)`` are
   distinct, ``prev[x(i)] == x(i-1)`` for ``0 < i < len``;
 * the set ``{x0 .. x(len-1)}`` (empty set when ``empty``) equals the set of slots that are
-  tracked once the pending LRU command is done (``valid[s]``, except the slot of an
-  ``INSERT`` / ``POP`` issued in the previous cycle, whose pointer writes happen this
-  cycle: the table's ``valid`` leads the list by exactly that command);
+  tracked once the pending LRU commands are done (``valid[s]``, except the slots of an
+  ``INSERT`` / ``POP`` in C2 or C3, ``lru_pending``: the table's ``valid`` leads the list
+  by exactly those commands);
 * ``occupancy == popcount(valid)`` and ``len`` equals the number of slots expected on the
   list;
 * the registered list's chain (``CoreHarness.chain_invariants``): element 0 is ``tail``,
   valid exactly when the list is not empty, and each valid element after it is ``prev`` of
   the one before, which is not the head: the valid elements are the list's last slots.
 
-``next``/``prev`` are the logical pointer values (the XOR of the two coded banks, with this
-cycle's pointer writes applied), read from the register-model memories. During the clear
+``next``/``prev`` are the logical pointer values (the XOR of the two coded banks, with the
+pointer writes of this cycle and those requested in C4 and C5 applied), read from the register-model memories. During the clear
 sweep after reset or flush the harness's ``sweep_properties`` hold instead.
 """
 

@@ -3,8 +3,9 @@
 ``amaranth.lib.memory.Memory`` for the port configurations the design uses.
 
 Both memories get the same free write port (address, data, enable) and the same free read
-ports (one transparent for the write port, as in the table and the LRU arrays, one not, as
-in the response FIFO); after each read port has been enabled once (the library port's data
+ports (one transparent for the write port, one not: the design's ports are all
+non-transparent, the transparent one keeps the substitute faithful to the library for any
+use); after each read port has been enabled once (the library port's data
 register has no defined initial value), the read data must be equal every cycle. BMC (the
 library memory's contents are not visible to the harness, so this is not inductive); the
 depth is several times the memory depth, so every address is written, read, overwritten

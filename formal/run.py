@@ -7,7 +7,7 @@ For every job: converts the harness to RTLIL (``AMARANTH_USE_YOSYS=builtin``), w
 ``build/formal/<name>/<name>.sby`` and ``top.il``, runs ``yowasp-sby -f <name>.sby`` with the
 job directory as working directory (the YoWASP tools only see the working directory), and
 prints PASS / FAIL with mode, depth and wall time. ``build/formal/summary.json`` records
-every result. Exit status 1 if any job did not pass.
+every result (``summary_quick.json`` for ``--quick``). Exit status 1 if any job did not pass.
 """
 
 import argparse

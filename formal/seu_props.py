@@ -15,8 +15,8 @@ word and ``flips`` bits of it (1: a single-bit upset; 2: two bits of one word in
 cycle) within the memory's coded width, check bits included; the word takes its value of
 that cycle's end XOR those bits. At most one upset per run (the flag has no reset).
 Everything else is ``CoreHarness``'s free environment (requests, back-pressure, ``enable``,
-``hold``, flushes, configuration changes), with reset in the first cycle only (see
-"Finding" below).
+``hold``, flushes, configuration changes), with reset in the first cycle only (resets
+in every cycle without an upset: ``resets=True``, below).
 
 **The views.** The harness records the flipped bits that no write has rewritten since,
 and its views (``valid``, ``tag``, the LRU pointers, ...) are the words *without the
@@ -76,7 +76,7 @@ class SeuInvariants(CoreInvariants):
     params : regmap.Params
     flips : int
         Bits flipped by the upset (1 or 2), in one word in one cycle; 0: no upset at all
-        (the finding job).
+        (``core_seu_reset_bmc``, with ``resets=True``).
     memories : sequence of str or None
         Upset only these memories (names as in ``CoreHarness.upset_memories``); ``None``:
         any of them.
@@ -121,8 +121,8 @@ class SeuInvariants(CoreInvariants):
         m.d.sync += hit_corrected.eq(hit_corrected | corrected)
         self.hit_corrected = hit_corrected
         if not self.resets:
-            # Reset only in the first cycle (see the module docstring: a reset in the
-            # middle of a run can flag an error without an upset).
+            # Reset only in the first cycle: the upset's proofs keep the reset out of their
+            # cone; that a reset alone never flags an error is core_seu_reset_bmc's.
             with m.If(~Initial()):
                 m.d.comb += Assume(~ResetSignal())
         recovering = core.recovering
@@ -258,7 +258,8 @@ class SeuTwin(SeuInvariants):
     and ``stat_inc`` are the twin's. So an upset that is corrected (or not yet met)
     changes nothing the block's user sees; with ``flips=1`` and an upset in a memory
     whose reads correct (no recovery, asserted by ``SeuInvariants``) that is the whole run.
-    Only (a) and the comparison are asserted (``invariants=False``)."""
+    Only the first half of (a) (no error flagged before the upset) and the comparison are
+    asserted (``invariants=False``)."""
 
     def __init__(self, params, *, compare_always=False, **kw):
         super().__init__(params, invariants=False, **kw)
