@@ -9,6 +9,8 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from regmap import STAT_NAMES
+
 from ..ecc import check_protection
 from ..protect import ProtectedMemory
 from .coded import coded_engine
@@ -91,7 +93,7 @@ class StatisticsCounters(CountersTestbenchAccess, wiring.Component):
     Parameters
     ----------
     count : int
-        Number of counters.
+        Number of counters (default: the KV-ASU's statistics, ``len(regmap.STAT_NAMES)``).
     width : int
         Width of each counter in bits.
     stages : int
@@ -140,7 +142,8 @@ class StatisticsCounters(CountersTestbenchAccess, wiring.Component):
     :meth:`poke` (preload a counter), :meth:`pre_values` (the pre-counters).
     """
 
-    def __init__(self, count=13, width=64, *, stages=3, protection="none", src_loc_at=0):
+    def __init__(self, count=len(STAT_NAMES), width=64, *, stages=3, protection="none",
+                 src_loc_at=0):
         if not isinstance(count, int) or count < 2:
             raise ValueError(f"count must be an integer >= 2, not {count!r}")
         if not isinstance(width, int) or width < 1:

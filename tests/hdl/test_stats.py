@@ -328,10 +328,10 @@ def test_read_of_a_counter_the_cycle_after_it_restarts():
 
 
 def test_ports_and_parameters():
-    dut = StatisticsCounters()
-    assert (dut.count, dut.width, dut.stages, dut.read_latency) == (13, 64, 3, 2)
-    assert len(dut.inc) == 13 and len(dut.rd_data) == 64
-    assert dut.max_gap == 28 and dut.pre_width == 5
+    dut = StatisticsCounters()                     # the KV-ASU's 14 statistics
+    assert (dut.count, dut.width, dut.stages, dut.read_latency) == (14, 64, 3, 2)
+    assert len(dut.inc) == 14 and len(dut.rd_data) == 64
+    assert dut.max_gap == 30 and dut.pre_width == 5
     assert StatisticsCounters(stages=2).read_latency == 1
     for bad in ((1, 64), (13, 0), ("13", 64)):
         with pytest.raises(ValueError):
