@@ -326,7 +326,7 @@ def test_article_levels_do_not_depend_on_the_chunk(monkeypatch):
 
 def test_a_bank_larger_than_the_trace_sizes_the_table_by_its_lines():
     """A bank of a billion lines on a 300-line trace: the KV-ASU's table is sized by the
-    lines (it was sized by the bank: 2**31 entries, more memory than the machine has), and
+    lines (sized by the bank it would have 2**31 entries, more memory than the machine has), and
     every policy misses only on first accesses."""
     assert cmp.default_entries(5000) == 16384 and cmp.default_entries(5000, 300) == 2048
     assert cmp.default_entries(5000, 3000) == 8192 and cmp.default_entries(5000, 10**6) == 16384
@@ -356,8 +356,8 @@ def test_a_bank_given_as_a_share_of_the_distinct_lines(tmp_path, capsys):
 
 def test_lines_high_in_the_address_space_are_renumbered_for_the_kv_asu():
     """Line numbers whose address (line << 8) does not fit in 64 bits (64-byte lines near the
-    top of the address space): every KV-ASU EVICT_ANY returned a wrapped tag the bank did not
-    hold, so the predictor fell back to LRU on every eviction. Renumbered, the stream gives
+    top of the address space): not renumbered, every KV-ASU EVICT_ANY would return a wrapped
+    tag the bank does not hold, and the predictor would fall back to LRU on every eviction. Renumbered, the stream gives
     exactly the figures of the same stream at lines 0..N-1."""
     loop = np.tile(np.arange(60, dtype=np.int64), 40)      # as in the loop test above
     cycles = np.arange(len(loop)) * 2

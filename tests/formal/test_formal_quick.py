@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The quick formal subset (``python -m formal.run --quick``) under pytest, one test per
-job, each required to PASS. About 30 s in all on the 2-core machine; see docs/formal.md."""
+job, each required to PASS. About two minutes in all on the 2-core machine; see
+docs/formal.md."""
 
 import shutil
 from pathlib import Path

@@ -381,7 +381,7 @@ def test_tool_options_reach_yosys_and_nextpnr_and_the_report(tmp_path, monkeypat
                               "place_freq_mhz": 115.0}
 
 
-def test_without_options_the_flow_runs_the_tools_as_before(tmp_path, monkeypatch):
+def test_without_options_the_flow_runs_the_tools_with_their_defaults(tmp_path, monkeypatch):
     report, commands = _flow_commands(tmp_path, monkeypatch, TARGETS["ice40"], 15.0)
     yosys, nextpnr = commands[0], commands[1]
     assert "synth_ice40 -dsp -top kv_asu_fpga_top" in yosys[yosys.index("-p") + 1]

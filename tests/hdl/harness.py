@@ -137,8 +137,9 @@ class CoreBench:
             ctx.set(core.enable, 1)
             if self.policy is not None:
                 ctx.set(core.policy, self.policy)
-            # The core clears its table after reset (``flushing``); script cycles count
-            # from the first tick boundary after that (ages only depend on differences).
+            # The core sweeps its table after a reset that wraps the table generations
+            # (``flushing``; none at power-up); script cycles count from the first tick
+            # boundary after that (ages only depend on differences).
             while ctx.get(core.flushing) or \
                     ctx.get(self.top.tb.cycle) % (1 << self.params.TICK_SHIFT):
                 await ctx.tick()

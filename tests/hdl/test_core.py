@@ -207,7 +207,8 @@ def test_no_aliasing_after_long_idle(options):
         q = got[n]
         assert q["present"] == 1 and q["slot"] == sa
     check_against_ref(p, res, cfg)
-    # every gap above is > W1 ticks after the previous observe except 3:
+    # each QUERY's level before is T0 exactly when its gap since the OBSERVE before it is
+    # over W1:
     ages = []
     acc = [c for _, c in res["accepted"]]
     for n in range(1, len(acc), 2):
@@ -278,7 +279,8 @@ def test_one_per_cycle_fixed_latency(options):
 
 @pytest.mark.parametrize("hash_mul_stages", [2, 3])
 def test_fixed_latency_longer_hash(hash_mul_stages):
-    # The ECP5 build's hash (3 stages per multiply): 4 cycles more, still one per cycle.
+    # The DSP hash with 2 (the default) and 3 stages per multiply: 4 cycles more per stage,
+    # still one request per cycle.
     p = small_params()
     rng = random.Random(SEED + hash_mul_stages)
     script = [("req", rng.choice((OBSERVE, QUERY, EVICT)), addr_of(p, rng.randrange(1, 40)),

@@ -232,7 +232,7 @@ def test_lru_works_on_protected_memories(monkeypatch, registered):
 @pytest.mark.parametrize("registered", [True, False], ids=["registered", "compact"])
 def test_protected_lru_list(monkeypatch, registered):
     """The LRU list with SECDED banks (their read ports registered and corrected after the
-    register in the six-stage pipeline) behaves as the unprotected list."""
+    register) behaves as the unprotected list, in the six- and the three-stage pipeline."""
     from hdl.lru import LruList
     monkeypatch.setattr(test_lru, "LruList", functools.partial(LruList, protection="secded"))
     test_lru.test_lru_random(16, 0.0, registered)

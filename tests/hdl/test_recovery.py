@@ -85,13 +85,13 @@ def test_flip_in_a_window_word_recovers(bank_word):
                 if valid:
                     return payload
 
-        await ctx.tick().repeat(p.ENTRIES // p.PROBE + 5)   # the reset's clear sweep
+        await ctx.tick().repeat(p.ENTRIES // p.PROBE + 5)   # past any clear sweep
         await accept(OBSERVE, line)
         first = await response()
         assert first.tracked
         slot = seen["slot"] = first.slot
         await ctx.tick().repeat(10)
-        # Flip bit 0 of the line's word in its bank (a data bit: tag bit 0, or `last` bit 0).
+        # Flip bit 0 of the line's word in its bank (a data bit: tag bit 0).
         mem = core.table.memories[f"{bank_word}{slot % p.PROBE}"]
         row = slot // p.PROBE
         ctx.set(_data(mem)[row], ctx.get(_data(mem)[row]) ^ 1)

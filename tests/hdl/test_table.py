@@ -82,7 +82,8 @@ def check_window(ctx, dut, h, model, context):
 
 
 async def clear_sweep(ctx, dut, rows):
-    """The sweep a core makes after reset: every slot untracked."""
+    """The sweep a core makes when a flush or reset wraps the table generations: every slot
+    untracked."""
     ctx.set(dut.clear_en, 1)
     for row in range(rows):
         ctx.set(dut.clear_row, row)

@@ -471,7 +471,7 @@ def test_generate_mode_reset_flag(tmp_path):
 
 def test_generate_protection_flag(tmp_path):
     """``hdl.generate --protection none`` builds the unprotected core: fewer block-RAM bits
-    than the default (``auto``, SECDED everywhere), and an unknown code is refused."""
+    than the default (``auto``: SECDED or parity per memory), and an unknown code is refused."""
     params = [a for k, v in dataclasses.asdict(small_params()).items()
               for a in ("--param", f"{k}={v}")]
     texts = {}
