@@ -36,21 +36,8 @@ DEFAULT_OUT = Path("build/verilog/kv_asu.v")
 
 
 def parse_params(items):
-    """``regmap.Params`` from ``--param NAME=VALUE`` strings (decimal, ``0x``, ``0b``);
-    ``ValueError`` naming the item for an unknown name or a value that is not an
-    integer."""
-    overrides = {}
-    for item in items or ():
-        name, sep, value = item.partition("=")
-        name = name.strip().upper()
-        if not sep or name not in regmap.PARAM_NAMES:
-            raise ValueError(f"--param wants NAME=VALUE with NAME in {regmap.PARAM_NAMES}, "
-                             f"not {item!r}")
-        try:
-            overrides[name] = int(value, 0)
-        except ValueError:
-            raise ValueError(f"--param {item}: {value!r} is not an integer") from None
-    return Params(**overrides)
+    """``regmap.Params`` from ``--param NAME=VALUE`` strings (``regmap.param_overrides``)."""
+    return Params(**regmap.param_overrides(items or ()))
 
 
 def _integer(text):

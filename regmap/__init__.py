@@ -10,9 +10,10 @@ in the RTL.
 
 Main entry points:
 
-``Params(**overrides)``
+``Params(**overrides)`` / ``param_overrides(items)``
     A validated, frozen set of elaboration parameters (spec section 2) with the derived
-    values ``SLOT_WIDTH``, ``WMAX``, ``COUNT_MAX`` and the reset configuration.
+    values ``SLOT_WIDTH``, ``WMAX``, ``COUNT_MAX`` and the reset configuration; the
+    overrides a command line's ``--param NAME=VALUE`` items give.
 ``REGISTERS`` / ``REG``
     Every register, in address order / by name.
 ``OPS``
@@ -47,7 +48,7 @@ from pathlib import Path
 __all__ = [
     "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "MEM_IDS", "PARAM_NAMES",
     "CONFIG_NAMES",
-    "Params", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
+    "Params", "param_overrides", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
     "request_fields", "response_fields", "CONFIG_CHAINS", "config_violations",
     "config_legal", "MODE_NAMES", "MODE_DEFAULTS", "SHADOW_NAMES", "mode_violations",
     "check_mode_reset", "BUILD_OPTIONS", "build_word", "field_built",
@@ -186,6 +187,26 @@ class Params:
             return expr
         names = {**self.as_dict(), "SLOT_WIDTH": self.SLOT_WIDTH}
         return int(eval(expr, {"__builtins__": {}}, names))  # the TOML is ours, not input
+
+
+def param_overrides(items) -> dict[str, int]:
+    """``{NAME: value}`` from the ``NAME=VALUE`` strings of a command line's ``--param``
+    (names in any case, values in decimal, ``0x`` or ``0b``); a ``ValueError`` naming the
+    item for an unknown name or a value that is not an integer. The values themselves are
+    checked by ``Params``."""
+    overrides = {}
+    for item in items:
+        given, sep, value = item.partition("=")
+        name = given.strip().upper()
+        if not sep or name not in PARAM_NAMES:
+            why = "no '='" if not sep else f"no parameter {given.strip()!r}"
+            raise ValueError(f"--param wants NAME=VALUE with NAME one of "
+                             f"{', '.join(PARAM_NAMES)}, not {item!r} ({why})")
+        try:
+            overrides[name] = int(value, 0)
+        except ValueError:
+            raise ValueError(f"--param {item}: {value!r} is not an integer") from None
+    return overrides
 
 
 #: The build options (``hdl.core.CoreOptions`` fields) the register map depends on: a

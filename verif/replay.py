@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from golden_model import KvAsuModel, Trace, load_trace
-from regmap import PARAM_NAMES, REG, STAT_REGISTERS, Params
+from regmap import PARAM_NAMES, REG, STAT_REGISTERS, Params, param_overrides
 
 from . import fast
 from .predictor_soak import OPTIONS as PREDICTOR_OPTIONS, commit_policy
@@ -87,16 +87,7 @@ def main(argv=None) -> int:
     meta = trace.meta.get("params") or {}
     meta_params = {k.upper(): v for k, v in meta.items() if k.upper() in PARAM_NAMES}
     try:
-        for item in args.param:
-            name, _, value = item.partition("=")
-            if name.upper() not in PARAM_NAMES:
-                raise ValueError(f"--param {item}: no parameter {name!r} "
-                                 f"(one of {', '.join(PARAM_NAMES)})")
-            try:
-                meta_params[name.upper()] = int(value, 0)
-            except ValueError:
-                raise ValueError(f"--param {item}: {value!r} is not an integer") from None
-        params = Params(**meta_params)
+        params = Params(**{**meta_params, **param_overrides(args.param)})
     except ValueError as err:
         ap.error(str(err))
     name = "_".join(f"{k}{v}" for k, v in sorted(params.as_dict().items()))
