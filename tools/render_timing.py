@@ -17,12 +17,13 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["diagrams", "source_digest", "svg_digest", "render_all"]
+__all__ = ["BLOCK", "diagrams", "source_digest", "svg_digest", "render_all"]
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PAGES = ("rtl.md",)
 OUT = DOCS / "timing"
-_BLOCK = re.compile(r"^<!-- wavedrom: ([\w-]+) -->\n```json\n(.*?)\n```", re.M | re.S)
+#: A diagram's block: group 1 its name, group 2 its source.
+BLOCK = re.compile(r"^<!-- wavedrom: ([\w-]+) -->\n```json\n(.*?)\n```", re.M | re.S)
 _DIGEST = re.compile(r"<!-- source sha256: ([0-9a-f]{64}) -->")
 
 
@@ -30,7 +31,7 @@ def diagrams():
     """``{name: json_text}`` of every diagram of the pages."""
     found = {}
     for page in PAGES:
-        for name, text in _BLOCK.findall((DOCS / page).read_text()):
+        for name, text in BLOCK.findall((DOCS / page).read_text()):
             if name in found:
                 raise ValueError(f"two WaveDrom diagrams named {name!r}")
             found[name] = text

@@ -5,8 +5,9 @@
 ``python -m tools.timing_diagrams [--write | --check]``
 
 Each scenario presents a list of requests back to back (each held valid until the block
-takes it, as a memory controller's tap would) with ``rsp.ready`` high, and records, per
-cycle, ``req.valid``, the op presented, ``req.ready``, ``rsp.valid`` and the op answered.
+takes it, as a memory controller's tap would) with ``rsp.ready`` high but in the scenario's
+stall, and records, per cycle, ``req.valid``, the op presented, ``req.ready``,
+``rsp.valid``, the op answered and ``rsp.ready``.
 The sources go into ``docs/rtl.md`` after their ``<!-- wavedrom: NAME -->`` lines
 (``--write``); ``tools.render_timing`` renders them to ``docs/timing/NAME.svg`` (``make docs``
 runs both). ``--check`` (and ``tests/hdl/test_timing_docs.py``) simulates again and reports
@@ -19,16 +20,14 @@ depend on the table's size), so each scenario simulates in a few seconds.
 
 import argparse
 import json
-import re
 import sys
 from dataclasses import dataclass
 
 import regmap
 from regmap import Params
+from tools import render_timing
 
-__all__ = ["SCENARIOS", "Scenario", "simulate", "wavedrom", "page_sources", "main"]
-
-PAGE = "rtl.md"
+__all__ = ["SCENARIOS", "Scenario", "simulate", "wavedrom", "write_sources", "main"]
 
 #: The table's size does not change when a port is ready or a response leaves.
 PARAMS = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=24, LINE_SHIFT=4, TS_WIDTH=5, TICK_SHIFT=1,
@@ -152,53 +151,49 @@ def wavedrom(scenario, rows):
             f'  "head": {{ "text": {json.dumps(scenario.title)}, "tick": 0 }} }}')
 
 
-def _block(name):
-    return re.compile(rf"(<!-- wavedrom: {re.escape(name)} -->\n```json\n)([^`]*?)(\n```)")
-
-
-def page_sources(text):
-    """``{name: source}`` of the scenarios' diagrams found in the page ``text``."""
-    found = {}
-    for name in SCENARIOS:
-        match = _block(name).search(text)
-        if match:
-            found[name] = match.group(2)
-    return found
+def write_sources(text, sources):
+    """``text`` with the source of every diagram named in ``sources`` replaced (the blocks
+    ``tools.render_timing.BLOCK`` finds; a new block needs a placeholder source, ``{}``)."""
+    def replace(match):
+        if match.group(1) not in sources:
+            return match.group(0)
+        block, at = match.group(0), match.start(0)
+        return block[:match.start(2) - at] + sources[match.group(1)] + block[match.end(2) - at:]
+    return render_timing.BLOCK.sub(replace, text)
 
 
 def main(argv=None):
-    from tools.render_timing import DOCS
-
+    pages = ", ".join(f"docs/{page}" for page in render_timing.PAGES)
     ap = argparse.ArgumentParser(prog="python -m tools.timing_diagrams", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     what = ap.add_mutually_exclusive_group()
     what.add_argument("--write", action="store_true",
-                      help=f"put the simulated sources into docs/{PAGE}")
+                      help=f"put the simulated sources into {pages}")
     what.add_argument("--check", action="store_true",
-                      help=f"exit 1 if a diagram of docs/{PAGE} is not the simulated one")
+                      help=f"exit 1 if a diagram of {pages} is not the simulated one")
     args = ap.parse_args(argv)
-    page = DOCS / PAGE
-    text = page.read_text()
-    in_page = page_sources(text)
-    stale = []
-    for name, scenario in SCENARIOS.items():
-        source = wavedrom(scenario, simulate(scenario))
-        if not (args.write or args.check):
+    sources = {name: wavedrom(scenario, simulate(scenario))
+               for name, scenario in SCENARIOS.items()}
+    if not (args.write or args.check):
+        for name, source in sources.items():
             print(f"<!-- wavedrom: {name} -->\n```json\n{source}\n```")
-            continue
-        if name not in in_page:
-            print(f"docs/{PAGE} has no block '<!-- wavedrom: {name} -->'", file=sys.stderr)
-            return 1
-        if args.write:
-            text = _block(name).sub(lambda m: m.group(1) + source + m.group(3), text)
-        elif in_page[name] != source:
-            stale.append(name)
+        return 0
+    in_docs = render_timing.diagrams()
+    missing = [name for name in sources if name not in in_docs]
+    if missing:
+        print(f"{pages} has no block '<!-- wavedrom: NAME -->' for {', '.join(missing)}",
+              file=sys.stderr)
+        return 1
     if args.write:
-        page.write_text(text)
-        print(f"wrote the simulated diagrams {', '.join(SCENARIOS)} into docs/{PAGE}")
+        for page in render_timing.PAGES:
+            path = render_timing.DOCS / page
+            path.write_text(write_sources(path.read_text(), sources))
+        print(f"wrote the simulated diagrams {', '.join(sources)} into {pages}")
+        return 0
+    stale = [name for name, source in sources.items() if in_docs[name] != source]
     for name in stale:
-        print(f"stale: the diagram {name} of docs/{PAGE} is not what the RTL does "
-              f"(run make docs)", file=sys.stderr)
+        print(f"stale: the diagram {name} of {pages} is not what the RTL does (run make docs)",
+              file=sys.stderr)
     return 1 if stale else 0
 
 

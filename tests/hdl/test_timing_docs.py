@@ -25,8 +25,7 @@ def _taken(rows):
 
 
 def test_simulated_diagrams_are_the_rtls_and_say_what_it_does():
-    page = (render_timing.DOCS / timing_diagrams.PAGE).read_text()
-    in_page = timing_diagrams.page_sources(page)
+    in_page = render_timing.diagrams()
     rows = {}
     for name, scenario in timing_diagrams.SCENARIOS.items():
         rows[name] = timing_diagrams.simulate(scenario)
