@@ -113,8 +113,6 @@ def load_trace(path: str | os.PathLike) -> Trace:
         raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: not an .npz archive")
     try:
         data = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: a damaged .npz archive "
                          f"({error or type(error).__name__})") from None
