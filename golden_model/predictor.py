@@ -37,8 +37,7 @@ __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT
            "BIP_MASK", "SIG_SHIFT", "shadow_signature", "GSEL_MAX", "GSEL_INIT", "GSEL_ON",
            "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "EPS_MASK",
            "key_of", "level_of", "is_sampled", "pt_train", "shadow_capacity", "psel_update",
-           "bimodal_step", "ghost_rule_step", "guard_probe_observed", "guard_probe_dead", "clock_advance",
-           "list_unlink", "list_link_at_head", "list_link_at_tail"]
+           "bimodal_step", "ghost_rule_step", "guard_probe_observed", "guard_probe_dead", "clock_advance"]
 
 # Plain ints for the hot loop, as in the article mode's (golden_model.model).
 _OBSERVE, _QUERY = int(Op.OBSERVE), int(Op.QUERY)
@@ -153,12 +152,6 @@ def clock_advance(epoch: int, einserts: int, occupancy: int) -> tuple[int, int]:
         return (epoch + 1) & EPOCH_MASK, 0
     return epoch, einserts
 
-
-#: The list operations of the LRU and the ghost list (P3), on ``prev``/``next`` arrays with
-#: ``-1`` for "none": each takes ``(prev, next, slot, head, tail)`` and returns the new ends.
-list_unlink = unlink
-list_link_at_head = link_at_head
-list_link_at_tail = link_at_tail
 
 
 class ShadowDirectory:

@@ -1,8 +1,8 @@
 # amaranth: UnusedElaboratable=no
 # SPDX-License-Identifier: Apache-2.0
 """hdl.predictor.LiveGhostLists (the LRU and the ghost list, spec-predictor.md P3, P10)
-against the golden model's list operations (``list_unlink``, ``list_link_at_head``,
-``list_link_at_tail``, the ones its request loop uses), a move every cycle: the ends of
+against the golden model's list operations (``golden_model.lists``: ``unlink``,
+``link_at_head``, ``link_at_tail``, the ones the predictor mode's request loop uses), a move every cycle: the ends of
 both lists and ``gcount`` each cycle (``tail_lag`` after the move), the prefetched
 ``gtail2`` whenever it is valid (and that it is, ``2 * tail_lag`` cycles after a move), and
 both lists' order in the pointer banks at the end."""
@@ -13,8 +13,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-import golden_model.predictor as gm
-from golden_model.lists import walk_list
+from golden_model.lists import link_at_head, link_at_tail, unlink, walk_list
 from regmap import Params
 from hdl.predictor.lists import ListFrom, ListTo, LiveGhostLists
 
@@ -100,17 +99,17 @@ def run(entries, registered, n_cmds, rng, flush_rate, idle_rate=0.0):
                 s, frm = gt, ListFrom.GHOST
             # The model's list operations, in the order of its request loop.
             if frm == ListFrom.LIVE:
-                h, t = gm.list_unlink(prev, nxt, s, h, t)
+                h, t = unlink(prev, nxt, s, h, t)
             elif frm == ListFrom.GHOST:
-                gh, gt = gm.list_unlink(prev, nxt, s, gh, gt)
+                gh, gt = unlink(prev, nxt, s, gh, gt)
             if to == ListTo.LIVE_HEAD:
-                h, t = gm.list_link_at_head(prev, nxt, s, h, t)
+                h, t = link_at_head(prev, nxt, s, h, t)
                 where[s] = "live"
             elif to == ListTo.LIVE_TAIL:
-                h, t = gm.list_link_at_tail(prev, nxt, s, h, t)
+                h, t = link_at_tail(prev, nxt, s, h, t)
                 where[s] = "live"
             elif to == ListTo.GHOST_HEAD:
-                gh, gt = gm.list_link_at_head(prev, nxt, s, gh, gt)
+                gh, gt = link_at_head(prev, nxt, s, gh, gt)
                 where[s] = "ghost"
             elif kind != "idle":
                 del where[s]
