@@ -15,6 +15,10 @@
 * ``formal_models(params)``: these substitutes as the core's constructor takes them
   (``KvAsuCore(params, options, hash=..., memory=...)``).
 * ``reset_assumptions(m)``: reset is asserted in the first cycle.
+* ``pointer_view`` and ``bypass_agreements``: the logical pointers of an XOR-coded pointer
+  array (``hdl.lru.banks.XorCodedArray``) with its writes in flight, and what its
+  registered bypass choices mean, from an ``hdl.lru.LruObservationSignature`` port (the
+  article's LRU list and the predictor mode's lists alike).
 """
 
 import functools
@@ -73,6 +77,45 @@ def free_config(m, core, params):
     m.d.comb += core.cycle.eq(cyc)
     return SimpleNamespace(hold_idle=hold_idle, first=first, cfg_free=cfg_free,
                            cfg_prev=cfg_prev, cyc=cyc)
+
+
+def pointer_view(banks, observe, name, registered):
+    """The logical pointers of array ``name`` (``"prev"`` / ``"next"``) of an XOR-coded
+    pair: the XOR of its two banks (``banks``: two lists of words, one per slot), with the
+    writes the move or command in C6 makes in this cycle and then those the ones in C5 and
+    C4 have requested applied (three-stage pipeline: C3's writes of this cycle), read from
+    ``observe`` (an ``LruObservationSignature`` port). The view is in step with the list's
+    ends, which those commands have updated already."""
+    stages = getattr(observe, f"{name}_writes")
+    # (newest first: registered C4, C5, C6, ...; else C3, ...)
+    order = (2, 1, 0) if registered else (0,)
+    writes = [stages[k][n] for k in order for n in range(2)]
+    view = []
+    for s in range(len(banks[0])):
+        v = banks[0][s] ^ banks[1][s]
+        for w in writes:                   # oldest first; A and B never share an address
+            v = Mux(w.en & (w.addr == s), w.data, v)
+        view.append(v)
+    return view
+
+
+def bypass_agreements(observe):
+    """The registered pipeline's C6 bypass choices, registered in C5: each says whether the
+    bank write of the cycle before (``last``) or two before (``last2``) is at the address the
+    C6 write takes its other bank's word from (port A: bank 1, port B: bank 0). Returns the
+    conditions, true in every reachable state; asserted, they rule out start states of
+    k-induction where the choices disagree."""
+    conditions = []
+    for name in ("prev", "next"):
+        writes = getattr(observe, f"{name}_writes")
+        bank_writes = getattr(observe, f"{name}_bank_writes")
+        fb_hit = getattr(observe, f"{name}_fb_hit")
+        for n, k in ((0, 1), (1, 0)):          # port A reads bank 1, port B bank 0
+            addr = writes[2][n].addr           # the write of C6
+            for age in range(2):               # the bank write one / two cycles ago
+                w = bank_writes[k][age]
+                conditions.append(fb_hit[n][age] == (w.en & (w.addr == addr)))
+    return conditions
 
 
 def assert_list(m, head, tail, empty, members, nxt, prv, name):

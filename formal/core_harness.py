@@ -51,7 +51,8 @@ from hdl.core import CoreOptions, KvAsuCore
 import regmap
 from hdl.lru import LruCmd
 
-from .common import elaborated, formal_models, free_config, popcount, reset_assumptions
+from .common import (bypass_agreements, elaborated, formal_models, free_config,
+                     pointer_view, popcount, reset_assumptions)
 
 __all__ = ["CoreHarness"]
 
@@ -327,19 +328,10 @@ class CoreHarness(Elaboratable):
             m.d.comb += self._inv(~lru.chain_valid[k] | (lru.chain[k] == prev))
 
     def lru_bypass_invariants(self, m, lru):
-        """The LRU's C6 bypass choices, registered in C5: each says whether the bank write
-        of the cycle before (``last``) or two before (``last2``) is at the address the C6
-        write takes its other bank's word from (port A: bank 1, port B: bank 0). Asserted,
-        so a start state where they disagree is ruled out."""
-        obs = self.obs.lru
-        for name in ("prev", "next"):
-            writes = getattr(obs, f"{name}_writes")
-            bank_writes, fb_hit = getattr(obs, f"{name}_bank_writes"), getattr(obs, f"{name}_fb_hit")
-            for n, k in ((0, 1), (1, 0)):          # port A reads bank 1, port B bank 0
-                addr = writes[2][n].addr           # the write of C6
-                for age in range(2):               # the bank write one / two cycles ago
-                    w = bank_writes[k][age]
-                    m.d.comb += self._inv(fb_hit[n][age] == (w.en & (w.addr == addr)))
+        """The LRU's C6 bypass choices agree with the bank writes they stand for
+        (``common.bypass_agreements``)."""
+        for condition in bypass_agreements(self.obs.lru):
+            m.d.comb += self._inv(condition)
 
     # -- helpers -----------------------------------------------------------------------------
     def _inv(self, cond):
@@ -455,23 +447,10 @@ class CoreHarness(Elaboratable):
         return [self._upset_free(name, cells, s)[:k] for s in range(cells.depth)]
 
     def _pointer_view(self, lru, name):
-        """Logical pointers of array ``name`` (``next``/``prev``): the XOR of its two banks,
-        with the writes the command in C6 makes in this cycle and then those the commands in
-        C5 and C4 have requested applied (compact LRU: the C3 writes of this cycle), so that
-        the view is in step with ``head``/``tail`` (which those commands have updated
-        already)."""
+        """Logical pointers of array ``name`` (``next``/``prev``) in step with
+        ``head``/``tail`` (``common.pointer_view``), over the banks without the upset."""
         banks = [self._bank_cells(lru, f"{name}{i}") for i in range(2)]
-        stages = getattr(self.obs.lru, f"{name}_writes")
-        # (newest first: registered C4, C5, C6, ...; else C3, ...)
-        order = (2, 1, 0) if lru.registered else (0,)
-        writes = [stages[k][n] for k in order for n in range(2)]
-        view = []
-        for s in range(self.params.ENTRIES):
-            v = banks[0][s] ^ banks[1][s]
-            for w in writes:                   # oldest first; A and B never share an address
-                v = Mux(w.en & (w.addr == s), w.data, v)
-            view.append(v)
-        return view
+        return pointer_view(banks, self.obs.lru, name, lru.registered)
 
     def sweep_properties(self, m):
         """While the clear sweep runs (after reset or a flush): nothing in flight, the list

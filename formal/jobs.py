@@ -228,11 +228,25 @@ def _predictor_counters():
     return SaturatingCounters()
 
 
-@job("predictor_lists_bmc", mode="bmc", depth=11, timeout=600,
-     doc="P10: the LRU and the ghost list (LiveGhostLists, 4 slots) well formed, disjoint, exactly the tracked slots, gcount, BMC")
-def _predictor_lists():
+@job("predictor_lists_prove", mode="prove", depth=12, timeout=1200,
+     doc="P10: the LRU and the ghost list (LiveGhostLists, 4 slots, six-stage) well formed in every cycle with pointer writes in flight, disjoint, exactly the slots moved onto them, gcount, the gtail2 prefetch, k-induction")
+def _predictor_lists_prove():
     from .predictor_props import ListsWellFormed
     return ListsWellFormed(4)
+
+
+@job("predictor_lists_prove_compact", mode="prove", depth=8, quick=True, timeout=300,
+     doc="P10 as predictor_lists_prove, the three-stage lists, k-induction")
+def _predictor_lists_prove_compact():
+    from .predictor_props import ListsWellFormed
+    return ListsWellFormed(4, registered=False)
+
+
+@job("sanity_predictor_lists_any_move", mode="bmc", depth=8, quick=True, expect="FAIL",
+     timeout=120, doc="sanity: predictor_lists_prove_compact without the assumption that a move's slot is on the list it names must FAIL")
+def _sanity_predictor_lists():
+    from .predictor_props import ListsWellFormed
+    return ListsWellFormed(4, registered=False, any_move=True)
 
 
 @job("predictor_core_lists_bmc", mode="bmc", depth=36, timeout=2400,

@@ -9,8 +9,10 @@ formal list), each on the component alone with every input free (``AnySeq``):
   cycle before, in the state its S2 reads, which proves S2's correction of the registered
   match by the access ahead's update).
 * ``ListsWellFormed``: the LRU and the ghost list (``LiveGhostLists``) under free valid
-  moves are, once quiet, two disjoint well-formed lists of exactly the slots moved onto
-  them, and ``gcount`` is the ghost list's length (BMC).
+  moves are, in every cycle, two disjoint well-formed lists of exactly the slots moved
+  onto them (the pointer writes in flight applied to the pointers, from the ``observe``
+  port), ``gcount`` is the ghost list's length, and the ``gtail2`` prefetch is ``prev``
+  of ``gtail``.
 * ``SaturatingCounters``: ``PT`` (``ReuseTable``), ``PSEL`` (``LoopDetector``) and
   ``GSEL`` (``Guard``) never wrap: from one cycle to the next each changes by one of its
   steps or saturates (PT: +1, -1; PSEL: +1, -8; GSEL: +1, -3; 0 and the top as the
@@ -18,18 +20,22 @@ formal list), each on the component alone with every input free (``AnySeq``):
 
 The shadow's and the counters' are one-step properties over the components' registers, so
 k-induction proves them for every reachable and unreachable state alike
-(``predictor_*_prove`` in formal/jobs.py); the lists' is a BMC (``predictor_lists_bmc``).
+(``predictor_*_prove`` in formal/jobs.py). The lists' statements need the pointer writes
+in flight to be inductive; with them, k-induction proves them too
+(``predictor_lists_prove``, ``predictor_lists_prove_compact``).
 """
 
 from amaranth import *
 from amaranth.hdl import Assert, Assume
 from amaranth.hdl._ast import AnySeq, Initial
 
-from hdl.predictor import Guard, LoopDetector, ReuseTable, ShadowDirectory
+from hdl.predictor import (Guard, ListFrom, ListTo, LiveGhostLists, LoopDetector, ReuseTable,
+                           ShadowDirectory)
 
-from .common import assert_list, reset_assumptions, small_params
+from .common import (FormalMemory, assert_list, bypass_agreements, pointer_view,
+                     reset_assumptions, small_params)
 
-__all__ = ["ShadowWellFormed", "SaturatingCounters"]
+__all__ = ["ListsWellFormed", "SaturatingCounters", "ShadowWellFormed"]
 
 
 class ShadowWellFormed(Elaboratable):
@@ -135,27 +141,42 @@ class SaturatingCounters(Elaboratable):
 
 
 class ListsWellFormed(Elaboratable):
-    """``LiveGhostLists`` with free moves: every command moves a slot that is on the list it
-    names (tracked here at issue, as the core's table tracks it), a flush only while no move
-    is in C2 or C3. Once no move has been given for six cycles (every pointer write of the
-    last one landed), both lists are well formed (the walk from the head over ``next``
-    reaches the tail, ``prev`` mirrors it, no slot twice), hold exactly the slots tracked on
-    them, are disjoint, and ``gcount`` is the ghost list's length. BMC (the lists are
-    checked only when quiet, which is not inductive)."""
+    """``LiveGhostLists`` with free moves: two disjoint well-formed lists of exactly the
+    slots moved onto them, checked in every cycle, so that k-induction proves it for every
+    input sequence.
 
-    QUIET = 6
+    The pointers are the logical view the ends are in step with: the XOR of each array's
+    two banks with the logical writes still in flight applied (those of the moves in C4,
+    C5 and C6, read from the ``observe`` port; three-stage pipeline: C3's):
+    ``common.pointer_view``, as for the article's LRU list on the core. The slots expected on each list are those the
+    moves that have passed their end update (C3; three-stage: C2) put there: the harness
+    carries each move's slot and destination down a copy of the pipeline and applies it
+    in that cycle. A move is given only for a slot on the list it names when its C3
+    comes (the slot's place after the moves ahead of it), a flush only while no move is
+    in flight. Asserted in every cycle:
 
-    def __init__(self, entries=4, *, registered=True):
-        self.entries, self.registered = entries, registered
+    * the LRU list and the ghost list are well formed (``assert_list``) and hold exactly
+      the slots expected on them (so they are disjoint), ``gcount`` is the ghost list's
+      length;
+    * the prefetch: while ``gtail2_valid`` and the ghost list has two or more slots,
+      ``gtail2`` is ``prev`` of ``gtail``;
+    * the coded banks' bypass choices (``fb_hit``) say whether the bank write of one or
+      two cycles before is at the address the C6 write reads its other bank's word from
+      (``common.bypass_agreements``): a start state where they disagree is ruled out.
+
+    ``any_move=True`` drops the assumption on the moves' slots (the sanity job: a move of
+    a slot that is not on the list it names breaks the lists, and the check must fail).
+    """
+
+    def __init__(self, entries=4, *, registered=True, any_move=False):
+        self.entries, self.registered, self.any_move = entries, registered, any_move
 
     def elaborate(self, platform):
-        from hdl.predictor.lists import ListFrom, ListTo, LiveGhostLists
-        from .common import FormalMemory
         m = Module()
         reset_assumptions(m)
         n = self.entries
         p = small_params(entries=n, probe=min(2, n))
-        dut = LiveGhostLists(p, registered=self.registered, memory=FormalMemory)
+        dut = LiveGhostLists(p, registered=self.registered, memory=FormalMemory, observe=True)
         dut._MustUse__silence = True                    # elaborated here, not by the tree
         m.submodules.dut = dut.elaborate(platform)      # (its memories are named then)
         sw = p.SLOT_WIDTH
@@ -166,27 +187,42 @@ class ListsWellFormed(Elaboratable):
         m.d.comb += [dut.cmd.valid.eq(valid), dut.cmd.payload.slot.eq(slot),
                      dut.cmd.payload.frm.eq(frm), dut.cmd.payload.to.eq(to),
                      dut.flush.eq(flush)]
-        # Where each slot is (0 none, 1 live, 2 ghost), as the moves given so far leave it.
+
+        def place(destination):       # 0 none, 1 live, 2 ghost
+            return Mux(destination == ListTo.NONE, 0,
+                       Mux(destination == ListTo.GHOST_HEAD, 2, 1))
+
+        # The moves given and not yet past their end update, newest first: the one given
+        # in the cycle before (C2), ..., the one updating the ends now.
+        stages = dut.tail_lag - 1
+        pipe = [(Signal(name=f"mv{k}_valid"), Signal(sw, name=f"mv{k}_slot"),
+                 Signal(2, name=f"mv{k}_place")) for k in range(stages)]
+        m.d.sync += [x.eq(y) for x, y in zip(pipe[0], (valid, slot, place(to)))]
+        for newer, older in zip(pipe, pipe[1:]):
+            m.d.sync += [x.eq(y) for x, y in zip(older, newer)]
+        # Where each slot is, as the moves past their end update leave it.
         where = [Signal(2, name=f"where{s}") for s in range(n)]
         at = Array(where)
-        m.d.comb += Assume(~(flush & (valid | dut.busy)))
-        with m.If(valid):
-            m.d.comb += Assume(at[slot] == frm.as_value())
+        last_valid, last_slot, last_place = pipe[-1]
         with m.If(flush):
             m.d.sync += [w.eq(0) for w in where]
-        with m.Elif(valid):
-            m.d.sync += at[slot].eq(Mux(to == ListTo.NONE, 0,
-                                        Mux(to == ListTo.GHOST_HEAD, 2, 1)))
-        quiet = Signal(range(self.QUIET + 1))
-        with m.If(valid):
-            m.d.sync += quiet.eq(0)
-        with m.Elif(quiet != self.QUIET):
-            m.d.sync += quiet.eq(quiet + 1)
+        with m.Elif(last_valid):
+            m.d.sync += at[last_slot].eq(last_place)
+        # Where the slot given now will be when its C3 comes: after every move ahead.
+        def place_at_c3(s):
+            v = at[s]
+            for mv_valid, mv_slot, mv_place in reversed(pipe):     # oldest first
+                v = Mux(mv_valid & (mv_slot == s), mv_place, v)
+            return v
+        m.d.comb += Assume(~(flush & (valid | dut.busy)))
+        if not self.any_move:
+            with m.If(valid):
+                m.d.comb += Assume(place_at_c3(slot) == frm.as_value())
 
         banks = {name: [dut.memories[f"{name}{i}"].cells for i in range(2)]
                  for name in ("prev", "next")}
-        prv = Array(banks["prev"][0][s] ^ banks["prev"][1][s] for s in range(n))
-        nxt = Array(banks["next"][0][s] ^ banks["next"][1][s] for s in range(n))
+        prv, nxt = (Array(pointer_view(banks[name], dut.observe, name, self.registered))
+                    for name in ("prev", "next"))
 
         def check(head, tail, empty, code, name):
             expected = [Signal(name=f"{name}_exp{s}") for s in range(n)]
@@ -194,8 +230,12 @@ class ListsWellFormed(Elaboratable):
                 m.d.comb += expected[s].eq(where[s] == code)
             return assert_list(m, head, tail, empty, expected, nxt, prv, name)
 
-        with m.If(quiet == self.QUIET):
-            check(dut.head, dut.tail, dut.empty, 1, "live")
-            ghosts = check(dut.ghead, dut.gtail, dut.gempty, 2, "ghost")
-            m.d.comb += Assert(dut.gcount == ghosts)
+        check(dut.head, dut.tail, dut.empty, 1, "live")
+        ghosts = check(dut.ghead, dut.gtail, dut.gempty, 2, "ghost")
+        m.d.comb += Assert(dut.gcount == ghosts)
+        with m.If(dut.gtail2_valid & (ghosts >= 2)):
+            m.d.comb += Assert(dut.gtail2 == prv[dut.gtail])
+
+        if self.registered:
+            m.d.comb += [Assert(c) for c in bypass_agreements(dut.observe)]
         return m

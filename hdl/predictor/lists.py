@@ -31,8 +31,9 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
-from ..lru import tail_lag
+from ..lru import LruObservationSignature, tail_lag
 from ..lru.banks import XorCodedArray
+from ..lru.stages import drive_observation
 
 __all__ = ["ListFrom", "ListTo", "LiveGhostLists", "move_layout"]
 
@@ -87,6 +88,9 @@ class LiveGhostLists(wiring.Component):
         0 the cycle after a move's C3.
     busy : Out(1)
         A move's end update is pending (it is in C2 or C3; not registered: C2).
+    observe : Out(hdl.lru.LruObservationSignature(params, registered=registered))
+        Only with ``observe=True``: the pointer writes in flight and the bypass state, as
+        ``hdl.lru.LruList``'s (for the formal views, formal/predictor_props.py).
 
     Parameters
     ----------
@@ -95,6 +99,8 @@ class LiveGhostLists(wiring.Component):
         The six-stage pipeline (default) or the three-stage one, as ``hdl.lru.LruList``.
     memory : class
         The memory the banks are built from (default ``amaranth.lib.memory.Memory``).
+    observe : bool
+        Add the ``observe`` port (default ``False``).
 
     Attributes
     ----------
@@ -104,16 +110,18 @@ class LiveGhostLists(wiring.Component):
         ``next1``): the logical pointer is the XOR of a pair.
     """
 
-    def __init__(self, params=None, *, registered=True, memory=Memory):
+    def __init__(self, params=None, *, registered=True, memory=Memory, observe=False):
         params = check_params(params)
-        if not isinstance(registered, bool):
-            raise TypeError(f"registered must be a bool, not {registered!r}")
+        for name, value in (("registered", registered), ("observe", observe)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, not {value!r}")
         self._params = params
         self.registered = registered
+        self.observed = observe
         self._memory = memory
         self.tail_lag = tail_lag(registered)
         sw = params.SLOT_WIDTH
-        super().__init__({
+        ports = {
             "cmd": In(stream.Signature(move_layout(params), always_ready=True)),
             "flush": In(1),
             "head": Out(sw),
@@ -126,7 +134,10 @@ class LiveGhostLists(wiring.Component):
             "gtail2": Out(sw),
             "gtail2_valid": Out(1),
             "busy": Out(1),
-        })
+        }
+        if observe:
+            ports["observe"] = Out(LruObservationSignature(params, registered=registered))
+        super().__init__(ports)
 
     def elaborate(self, platform):
         m = Module()
@@ -241,5 +252,7 @@ class LiveGhostLists(wiring.Component):
 
         prv.request(pa, pb)
         nxt.request(na, nb)
+        if self.observed:
+            drive_observation(self, m, prv, nxt)
         self.memories = {f"{a.name}{i}": mem for a in (prv, nxt) for i, mem in enumerate(a.banks)}
         return m

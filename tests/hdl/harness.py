@@ -107,6 +107,8 @@ class CoreBench:
     ``("flush",)`` (waits for idle, raises hold, pulses flush), ``("cfg", dict)``
     (waits for idle under hold, applies the configuration).
     ``rsp_ready``: a function cycle -> bool (default always ready).
+    ``monitors``: processes (``async def monitor(ctx)``) run beside the bench, each
+    sampling the core at the clock edges (``ctx.tick().sample(...)``) and asserting.
     """
 
     def __init__(self, params, options=BENCH_OPTIONS, *, cfg=None, policy=None,
@@ -123,7 +125,7 @@ class CoreBench:
         assert 1 <= c["c2"] <= c["c3"] <= params.COUNT_MAX, c
         assert 0 <= c["w3"] <= c["w2"] <= c["w1"] <= params.WMAX, c
 
-    def run(self, script, *, rsp_ready=None, max_cycles=20000, vcd=None):
+    def run(self, script, *, rsp_ready=None, max_cycles=20000, vcd=None, monitors=()):
         core = self.core
         results = {"accepted": [], "responses": [], "rsp_cycles": [], "stats": [0] * len(STAT_NAMES),
                    "occupancy": [], "events": [], "flushing_cycles": 0,
@@ -214,6 +216,8 @@ class CoreBench:
         sim = Simulator(self.top)
         sim.add_clock(1e-8)
         sim.add_testbench(bench)
+        for monitor in monitors:
+            sim.add_process(monitor)
         if vcd:
             with sim.write_vcd(vcd):
                 sim.run()

@@ -4,7 +4,8 @@
 against the golden model: with ``policy`` 1 every response, statistic and the occupancy
 equal ``KvAsuModel(policy="predictor")``'s on seeded random streams (OBSERVE, QUERY,
 EVICT, EVICT_ANY, idle gaps, flushes); with ``policy`` 0 the build answers as the article's
-model."""
+model. Beside the model, a monitor checks every move the core gives its ``LiveGhostLists``
+against the condition under which the lists are proven well formed (formal.md P10)."""
 
 import os
 import random
@@ -13,6 +14,7 @@ import pytest
 
 from golden_model import KvAsuModel
 from hdl.core import CoreOptions
+from hdl.predictor import ListFrom, ListTo
 
 from .harness import EVICT, EVICT_ANY, OBSERVE, QUERY, CoreBench, addr_of, small_params
 
@@ -63,6 +65,39 @@ def loop_script(p, rng, n, tags):
         if rng.random() < 0.03:
             script.append(("idle", rng.randrange(1, 3 * p.WMAX << p.TICK_SHIFT)))
     return script
+
+
+class ListMoveMonitor:
+    """The core's side of the lists' proof (docs/formal.md P10, ``ListsWellFormed``): at
+    every clock edge, a move given to ``core.predictor.lists`` names the list its slot is
+    on once the moves given before it are done (where the proof assumes it), and a flush
+    comes with no move given in the same cycle or in flight (``busy``). ``moves`` counts
+    the moves seen by ``(frm, to)``, so a test can require that each kind occurred."""
+
+    def __init__(self, core):
+        self.lists = core.predictor.lists
+        self.moves = {}
+
+    async def process(self, ctx):
+        lists = self.lists
+        place = {}                   # each slot's list after every move given so far
+        to_place = {ListTo.NONE: ListFrom.NONE, ListTo.LIVE_HEAD: ListFrom.LIVE,
+                    ListTo.LIVE_TAIL: ListFrom.LIVE, ListTo.GHOST_HEAD: ListFrom.GHOST}
+        async for _, rst, valid, move, flush, busy in ctx.tick().sample(
+                lists.cmd.valid, lists.cmd.payload, lists.flush, lists.busy):
+            if rst:
+                place.clear()
+                continue
+            if flush:
+                assert not valid and not busy, "a flush with a list move given or in flight"
+                place.clear()
+                continue
+            if valid:
+                slot, frm, to = move.slot, ListFrom(move.frm), ListTo(move.to)
+                assert place.get(slot, ListFrom.NONE) == frm, \
+                    f"move of slot {slot} from {frm.name}, which is on {place.get(slot, ListFrom.NONE).name}"
+                place[slot] = to_place[to]
+                self.moves[(frm.name, to.name)] = self.moves.get((frm.name, to.name), 0) + 1
 
 
 def model_of(p, results, cfg, policy, preset=None):
@@ -125,10 +160,14 @@ def test_predictor_build_matches_the_model(kind):
     tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
     script = script_of(p, rng, 100, tags, flushes=1) + loop_script(p, rng, 180, tags)
     bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1)
-    res = bench.run(script, max_cycles=100000)
+    monitor = ListMoveMonitor(bench.core)
+    res = bench.run(script, max_cycles=100000, monitors=[monitor.process])
     model, seen = check(p, res, cfg, True)
     s = model.stats
-    print(seen, s)
+    print(seen, s, monitor.moves)
+    # every kind of move the mode makes (rtl-predictor.md), each checked by the monitor
+    assert {("NONE", "LIVE_HEAD"), ("LIVE", "LIVE_HEAD"), ("LIVE", "GHOST_HEAD"),
+            ("GHOST", "NONE"), ("GHOST", "LIVE_HEAD")} <= set(monitor.moves), monitor.moves
     assert s.inserts and s.observe_hits and s.evicts and s.replacements, s
     assert seen["revivals"] > 2 and seen["double_frees"] > 0, seen
     if kind != "tight_ts":
@@ -192,7 +231,8 @@ def test_predictor_build_from_preset_selectors(preset):
 
     script = loop_script(p, rng, 150, tags) + script_of(p, rng, 40, tags)
     bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1, on_start=poke)
-    res = bench.run(script, max_cycles=100000)
+    monitor = ListMoveMonitor(bench.core)
+    res = bench.run(script, max_cycles=100000, monitors=[monitor.process])
     model, seen = check(p, res, cfg, True, preset)
-    print(seen, model.stats)
+    print(seen, model.stats, monitor.moves)
     assert seen["revivals"] > 2, seen

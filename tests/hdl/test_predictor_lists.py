@@ -183,3 +183,19 @@ def test_gtail2_prefetch(entries, registered):
 def test_lists_registered_must_be_a_bool():
     with pytest.raises(TypeError, match="registered must be a bool"):
         LiveGhostLists(Params(), registered=1)
+
+
+def test_lists_observe_must_be_a_bool():
+    with pytest.raises(TypeError, match="observe must be a bool"):
+        LiveGhostLists(Params(), observe="yes")
+
+
+@pytest.mark.parametrize("registered", [True, False])
+def test_lists_observe_port_only_on_request(registered):
+    """The formal views' port (formal/predictor_props.py ``ListsWellFormed``) is there with
+    ``observe=True`` only, shaped as ``LruList``'s for the same pipeline."""
+    from hdl.lru import LruObservationSignature
+    assert "observe" not in LiveGhostLists(Params(), registered=registered).signature.members
+    lists = LiveGhostLists(Params(), registered=registered, observe=True)
+    assert lists.signature.members["observe"].signature.members == \
+        LruObservationSignature(Params(), registered=registered).members
