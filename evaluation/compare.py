@@ -269,6 +269,33 @@ def _model(entries: int, policy: str):
                       policy=policy)
 
 
+def count_duels(state) -> dict:
+    """Count the loop detector's duels (spec-predictor.md P11) from now on: for every sampled
+    OBSERVE, which of its two shadow directories hit (``lru_only``, ``bip_only``, ``both``,
+    ``neither``). ``PSEL`` takes 8 for an ``lru_only`` and gives 1 for a ``bip_only``, so
+    loop mode needs more than 8 of these per one of those. The counts come from the
+    model's own shadows (``state.shadow_lru`` / ``shadow_bip``, ``PredictorState``),
+    whose ``access`` it wraps on these two objects: the duel asks the LRU shadow first,
+    then the BIP one."""
+    counts = {"lru_only": 0, "bip_only": 0, "both": 0, "neither": 0}
+    lru, bip = state.shadow_lru, state.shadow_bip
+    lru_access, bip_access = lru.access, bip.access
+    lru_hit = [False]
+
+    def lru_counted(tag, capacity):
+        lru_hit[0] = lru_access(tag, capacity)
+        return lru_hit[0]
+
+    def bip_counted(tag, capacity):
+        hit = bip_access(tag, capacity)
+        key = ("both" if hit else "lru_only") if lru_hit[0] else ("bip_only" if hit else "neither")
+        counts[key] += 1
+        return hit
+
+    lru.access, bip.access = lru_counted, bip_counted
+    return counts
+
+
 def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
                        entries: int | None = None) -> dict:
     """The bank with the predictor-mode KV-ASU choosing its victims (module docstring).
@@ -276,7 +303,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     Returns ``{"hits": bool array, "predicted": bool array (OBSERVE tlevel >= 3),
     "fallback_evictions": int, "loop_mode_share": share of OBSERVEs answered in the loop
     mode of spec-predictor.md P11, "ghost_rule_share": share of OBSERVEs after which P12's
-    guard has the ghost rule on, "untracked_evictions": int, "kvasu_stats": dict}``.
+    guard has the ghost rule on, "untracked_evictions": int, "duels": the loop detector's
+    sampled outcomes (:func:`count_duels`), "kvasu_stats": dict}``.
     """
     lines = kvasu_lines(lines)[0]
     _check_stream(lines, cycles, bank_lines)
@@ -291,7 +319,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     predicted = np.zeros(n, dtype=bool)
     untracked: set = set()                   # resident lines the KV-ASU does not track
     fallback = untracked_evictions = in_loop = rule_on = 0
-    state = model._predictor                 # read-only: the loop mode after each OBSERVE
+    state = model._predictor                 # read: the loop mode after each OBSERVE
+    duels = count_duels(state)
     for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
         if line in bank:
             hits[i] = True
@@ -324,7 +353,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
         rule_on += state.ghost_rule_on
     return {"hits": hits, "predicted": predicted, "fallback_evictions": fallback,
             "loop_mode_share": in_loop / n, "ghost_rule_share": rule_on / n,
-            "untracked_evictions": untracked_evictions, "kvasu_stats": model.stats.as_dict()}
+            "untracked_evictions": untracked_evictions, "duels": duels,
+            "kvasu_stats": model.stats.as_dict()}
 
 
 def _accesses(lines: np.ndarray, cycles: np.ndarray) -> Accesses:
@@ -416,7 +446,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
            mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores.as_dict(),
            fallback_evictions=bank["fallback_evictions"], loop_mode_share=bank["loop_mode_share"],
            ghost_rule_share=bank["ghost_rule_share"], untracked_evictions=bank["untracked_evictions"],
-           kvasu_stats=bank["kvasu_stats"])
+           duels=bank["duels"], kvasu_stats=bank["kvasu_stats"])
 
     doc = {"accesses": n, "distinct_lines": distinct, "bank_lines": int(bank_lines),
            "entries": int(entries), "reuse_window_cycles": window, "base_rate": float(label.mean()),

@@ -370,3 +370,29 @@ def test_lines_high_in_the_address_space_are_renumbered_for_the_kv_asu():
     assert high["policies"]["kv_asu_predictor"]["hits"] > high["policies"]["lru"]["hits"]
     lines, renumbered = cmp.kvasu_lines(np.array([5, -1, 1 << 58, 5]))
     assert renumbered and lines.tolist() == [1, 0, 2, 1]
+
+
+def test_duels_count_each_sampled_outcome():
+    """count_duels pairs the LRU shadow's outcome with the BIP shadow's that follows it."""
+    from types import SimpleNamespace
+
+    outcomes = [(True, False), (False, True), (True, True), (False, False), (False, True)]
+    lru_hits = iter(o[0] for o in outcomes)
+    bip_hits = iter(o[1] for o in outcomes)
+    state = SimpleNamespace(shadow_lru=SimpleNamespace(access=lambda tag, cap: next(lru_hits)),
+                            shadow_bip=SimpleNamespace(access=lambda tag, cap: next(bip_hits)))
+    counts = cmp.count_duels(state)
+    for _ in outcomes:                       # as PredictorState._duel asks them
+        state.shadow_lru.access(0, 1)
+        state.shadow_bip.access(0, 1)
+    assert counts == {"lru_only": 1, "bip_only": 2, "both": 1, "neither": 1}
+
+
+def test_a_loop_many_times_the_bank_wins_the_duels_for_bip():
+    """A loop of 1 000 lines through a bank of 100: the BIP shadow keeps a few of the loop's
+    sampled lines, the LRU shadow none, so every duel one shadow wins goes to BIP (P11); the
+    duels are the sampled OBSERVEs, about one window in 16."""
+    lines = np.tile(np.arange(5000, 6000), 12)
+    duels = cmp.run_predictor_bank(lines, np.arange(len(lines)) * 2, 100)["duels"]
+    assert duels["lru_only"] == 0 and duels["both"] == 0 and duels["bip_only"] > 0, duels
+    assert 0.03 < sum(duels.values()) / len(lines) < 0.12, duels

@@ -39,6 +39,32 @@ def test_zipf_stream_rejects_bad_arguments(kw):
         fresh.zipf_stream(**args)
 
 
+def test_scan_mix_stream_is_a_hot_set_a_cyclic_scan_and_one_offs():
+    a = fresh.scan_mix_stream(30_000, 300, 1.0, 900, 0.5, 0.4, seed=3)
+    b = fresh.scan_mix_stream(30_000, 300, 1.0, 900, 0.5, 0.4, seed=3)
+    c = fresh.scan_mix_stream(30_000, 300, 1.0, 900, 0.5, 0.4, seed=4)
+    assert np.array_equal(a.line, b.line) and not np.array_equal(a.line, c.line)
+    assert len(a) == 30_000 and np.array_equal(a.cycle, np.arange(30_000))
+    hot, scan, once = a.line < 300, (a.line >= 300) & (a.line < 1200), a.line >= 1200
+    assert abs(hot.mean() - 0.5) < 0.02 and abs(scan.mean() - 0.4) < 0.02
+    # the scan visits its lines in order, cyclically, from the first
+    assert np.array_equal(a.line[scan], 300 + np.arange(scan.sum()) % 900)
+    # a one-off is read once; the one-offs are numbered in order
+    assert np.array_equal(a.line[once], 1200 + np.arange(once.sum()))
+    # the hot set is skewed: its most popular line draws far more than its 100th
+    counts = np.sort(np.bincount(a.line[hot], minlength=300))[::-1]
+    assert counts[0] > 30 * counts[99]
+
+
+@pytest.mark.parametrize("kw", [{"accesses": 0}, {"hot_lines": 0}, {"scan_lines": 0}, {"alpha": -1.0},
+                                {"hot_share": 0.7}, {"scan_share": -0.1}])
+def test_scan_mix_stream_rejects_bad_arguments(kw):
+    args = {"accesses": 10, "hot_lines": 10, "alpha": 1.0, "scan_lines": 10, "hot_share": 0.5,
+            "scan_share": 0.4, "seed": 0} | kw
+    with pytest.raises(ValueError, match="must be"):
+        fresh.scan_mix_stream(**args)
+
+
 def test_fresh_traces_are_none_of_the_tuned_or_reported_ones():
     """Seeds 0 (the report) and 1-3 (the training split) are never used; the decoder text
     is neither of the two shipped texts."""
