@@ -64,6 +64,8 @@ comparison, not as references: the chosen mechanism's reference is
   ``guarded_noclock`` judges a probe by hit or eviction alone (the first version: a 60-line
   loop through a 40-line bank falls from 50 % to 25 %, since while the rule is on the probes
   live on the demoted lines' evictions).
+  ``guarded_down4`` / ``guarded_down2``: ``guarded`` with ``PSEL``'s step for a hit only
+  the LRU shadow has -4 or -2 instead of -8 (loop mode on weaker evidence).
 
 ``guarded`` against ``dueling_bip`` on the training split (hit rate in %, banks 1/8, 1/4,
 1/2): video 480p 71.57, 85.03, 90.07 (unguarded 71.79, 84.93, 89.85; LRU 67.07, 85.03,
@@ -81,6 +83,12 @@ whose counter is up to 2, 4 or 7 instead of 0 (video 1/8: 0.01 to 0.1 point less
 demoting seven candidates in eight instead of three in four (video 1/8: +0.3 to +0.5 point,
 SmolLM2 sparse 1/4: -0.6 point, and half as many probes while the rule is on, so it was not
 taken).
+
+``PSEL``'s down step on the training split (``guarded_down4``, ``guarded_down2`` against
+``guarded``'s -8): equal on the three video traces and MiniLM prefill at every bank; SmolLM2
+sparse 41.39 / 41.37 % at 1/8 (-8: 41.30), 68.77 / 66.56 % at 1/4 (-8: 70.72), equal at 1/2.
+Where bimodal insertion beats LRU but the ghost rule beats both (the sparse decoder at 1/4),
+a smaller step switches to loop mode sooner and loses; so -8 stays.
 
 The reuse prediction's MCC (OBSERVE ``tlevel >= 3`` against reuse within 100 cycles) was
 not improved: keying the 4-bit counters on the history key and 2 or 4 hashed address bits
@@ -618,9 +626,9 @@ class GuardedBase(Predictor):
     """The predictor with P11's loop detector and a switch on its ghost rule; the subclasses
     say how the switch learns (``_sampled_update``, ``on_hit``, ``on_evict``)."""
 
-    def __init__(self, capacity, sample_mask=15):
+    def __init__(self, capacity, sample_mask=15, down=8):
         super().__init__(capacity)
-        self.mask, self.psel, self.kb = sample_mask, 0, 0
+        self.mask, self.down, self.psel, self.kb = sample_mask, down, 0, 0
         shadow = max(1, capacity // (sample_mask + 1))
         self.shadow_lru, self.shadow_bip = Lru(shadow), Bip(shadow)
 
@@ -642,7 +650,7 @@ class GuardedBase(Predictor):
             lru_hit = self.shadow_lru.access(line, cycle)
             bip_hit = self.shadow_bip.access(line, cycle)
             if lru_hit and not bip_hit:
-                self.psel = max(0, self.psel - 8)
+                self.psel = max(0, self.psel - self.down)
             elif bip_hit and not lru_hit:
                 self.psel = min(1023, self.psel + 1)
             self._sampled_update(line, counter, lru_hit)
@@ -686,8 +694,8 @@ class Guarded(GuardedBase):
     """The chosen mechanism: the probe guard of spec-predictor.md P12 (docstring)."""
 
     def __init__(self, capacity, hit_step=3, dead_step=1, gsel_max=63, gsel_init=31, gsel_on=32,
-                 clock=True):
-        super().__init__(capacity)
+                 clock=True, down=8):
+        super().__init__(capacity, down=down)
         self.gsel, self.gmax, self.gon = gsel_init, gsel_max, gsel_on
         self.hit_step, self.dead_step, self.clock = hit_step, dead_step, clock
         self.probes: dict = {}        # line -> epoch (mod 8) when it became a probe
@@ -729,6 +737,7 @@ PROTOTYPES = {
     "dip_leaders": DipLeaders, "ghost_filter": GhostFilter, "dueling_bip": DuelingBip,
     "ghost_shadow_guard": GhostShadowGuard, "guarded": Guarded,
     "guarded_noclock": lambda c: Guarded(c, clock=False),
+    "guarded_down4": lambda c: Guarded(c, down=4), "guarded_down2": lambda c: Guarded(c, down=2),
 }
 
 
