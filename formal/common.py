@@ -15,6 +15,8 @@
 * ``formal_models(params)``: these substitutes as the core's constructor takes them
   (``KvAsuCore(params, options, hash=..., memory=...)``).
 * ``reset_assumptions(m)``: reset is asserted in the first cycle.
+* ``ListMoves``: where each slot is as the moves given to ``LiveGhostLists`` leave it, and
+  whether a move given now is valid (its slot on the list it names).
 * ``pointer_view`` and ``bypass_agreements``: the logical pointers of an XOR-coded pointer
   array (``hdl.lru.banks.XorCodedArray``) with its writes in flight, and what its
   registered bypass choices mean, from an ``hdl.lru.LruObservationSignature`` port (the
@@ -77,6 +79,51 @@ def free_config(m, core, params):
     m.d.comb += core.cycle.eq(cyc)
     return SimpleNamespace(hold_idle=hold_idle, first=first, cfg_free=cfg_free,
                            cfg_prev=cfg_prev, cyc=cyc)
+
+
+class ListMoves:
+    """The moves given to ``lists`` (``hdl.predictor.LiveGhostLists``), tracked in ``m``.
+
+    ``where[s]`` is slot ``s``'s list (0 none, 1 live, 2 ghost) as the moves past their end
+    update leave it (each move is carried down a copy of the list's pipeline and applied in
+    its C3, three-stage: C2, in step with the ends); a flush, or a reset, empties both.
+    ``valid_move`` is 1 unless a move is given now whose slot is not, once the moves ahead
+    of it are done, on the list it names (``frm``); ``valid_flush`` is 1 unless a flush
+    comes with a move given or in flight (``busy``). These are the conditions under which
+    the lists are proven well formed (formal/predictor_props.py ``ListsWellFormed``, which
+    assumes them; the core's harness asserts them).
+    """
+
+    def __init__(self, m, lists, params):
+        from hdl.predictor.lists import ListTo
+        n, sw = params.ENTRIES, params.SLOT_WIDTH
+        cmd = lists.cmd
+
+        def place(destination):       # 0 none, 1 live, 2 ghost
+            return Mux(destination == ListTo.NONE, 0,
+                       Mux(destination == ListTo.GHOST_HEAD, 2, 1))
+
+        # The moves given and not yet past their end update, newest first: the one given
+        # in the cycle before (C2), ..., the one updating the ends now.
+        pipe = [(Signal(name=f"mv{k}_valid"), Signal(sw, name=f"mv{k}_slot"),
+                 Signal(2, name=f"mv{k}_place")) for k in range(lists.tail_lag - 1)]
+        m.d.sync += [x.eq(y) for x, y in zip(pipe[0], (cmd.valid, cmd.payload.slot,
+                                                        place(cmd.payload.to)))]
+        for newer, older in zip(pipe, pipe[1:]):
+            m.d.sync += [x.eq(y) for x, y in zip(older, newer)]
+        self.where = [Signal(2, name=f"where{s}") for s in range(n)]
+        at = Array(self.where)
+        last_valid, last_slot, last_place = pipe[-1]
+        with m.If(lists.flush):
+            m.d.sync += [w.eq(0) for w in self.where]
+        with m.Elif(last_valid):
+            m.d.sync += at[last_slot].eq(last_place)
+        # where the slot given now is when its C3 comes: after every move ahead of it
+        now = at[cmd.payload.slot]
+        for mv_valid, mv_slot, mv_place in reversed(pipe):     # oldest first
+            now = Mux(mv_valid & (mv_slot == cmd.payload.slot), mv_place, now)
+        self.valid_move = ~cmd.valid | (now == cmd.payload.frm.as_value())
+        self.valid_flush = ~(lists.flush & (cmd.valid | lists.busy))
 
 
 def pointer_view(banks, observe, name, registered):

@@ -228,7 +228,7 @@ def _predictor_counters():
     return SaturatingCounters()
 
 
-@job("predictor_lists_prove", mode="prove", depth=12, timeout=1200,
+@job("predictor_lists_prove", mode="prove", depth=12, timeout=2400,
      doc="P10: the LRU and the ghost list (LiveGhostLists, 4 slots, six-stage) well formed in every cycle with pointer writes in flight, disjoint, exactly the slots moved onto them, gcount, the gtail2 prefetch, k-induction")
 def _predictor_lists_prove():
     from .predictor_props import ListsWellFormed
@@ -250,7 +250,7 @@ def _sanity_predictor_lists():
 
 
 @job("predictor_core_lists_bmc", mode="bmc", depth=36, timeout=2400,
-     doc="P3/P10 on the core (predictor build, POLICY.MODE = 1, 4 slots, steady environment): when settled, the LRU and the ghost list well formed, exactly the live / ghost tracked slots, gcount, occupancy, gcount <= occupancy, no ghost a probe, stamp 0 off probes, tags once in their windows, BMC")
+     doc="P3/P10 on the core (predictor build, POLICY.MODE = 1, 4 slots, steady environment): when settled, the LRU and the ghost list well formed, exactly the live / ghost tracked slots, gcount, occupancy, gcount <= occupancy, no ghost a probe, stamp 0 off probes, tags once in their windows; in every cycle the lists' moves valid (P10's conditions), BMC")
 def _predictor_core_lists():
     from .predictor_core_props import PredictorCoreLists
     return PredictorCoreLists(small_params(), steady=True)

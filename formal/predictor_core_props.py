@@ -21,6 +21,11 @@ so every pointer write of the last move has landed), over the table's tracked sl
 * every tracked tag, live or ghost, lies in its own window (the abstract hash ``F``), and
   no two tracked slots hold one tag (P3).
 
+and in *every* cycle that each move the core gives ``LiveGhostLists`` names the list its
+slot is on once the moves ahead of it are done, and that no flush comes with a move given
+or in flight (``common.ListMoves``): the conditions under which the lists alone are proven
+well formed (formal/predictor_props.py ``ListsWellFormed``).
+
 Environment: requests, ``rsp.ready``, ``enable``, ``hold`` free every cycle; ``flush``
 only while the core is idle and not sweeping (the register block's guarantee, D8);
 ``policy`` changes only with a flush (as the register block changes it, spec-predictor.md
@@ -54,7 +59,7 @@ from amaranth.lib import data
 from hdl.core import CoreOptions, KvAsuCore
 from hdl.core.interfaces import pmeta_layout
 
-from .common import (assert_list, elaborated, formal_models, free_config,
+from .common import (ListMoves, assert_list, elaborated, formal_models, free_config,
                      reset_assumptions, small_params)
 
 __all__ = ["PredictorCoreLists"]
@@ -138,6 +143,11 @@ class PredictorCoreLists(Elaboratable):
                  for name in ("prev", "next")}
         prv = Array(banks["prev"][0][s] ^ banks["prev"][1][s] for s in range(E))
         nxt = Array(banks["next"][0][s] ^ banks["next"][1][s] for s in range(E))
+
+        # In every cycle, the moves the core gives its lists are those under which the
+        # lists alone are proven well formed (formal/predictor_props.py ListsWellFormed).
+        moves = ListMoves(m, lists, p)
+        m.d.comb += [Assert(moves.valid_move), Assert(moves.valid_flush)]
 
         # settled: no move, write or free for QUIET cycles, in the mode, no sweep
         activity = (lists.cmd.valid | pred.wr_en | pred.pm_en | pred.inv_en | flush)

@@ -32,7 +32,7 @@ from amaranth.hdl._ast import AnySeq, Initial
 from hdl.predictor import (Guard, ListFrom, ListTo, LiveGhostLists, LoopDetector, ReuseTable,
                            ShadowDirectory)
 
-from .common import (FormalMemory, assert_list, bypass_agreements, pointer_view,
+from .common import (FormalMemory, ListMoves, assert_list, bypass_agreements, pointer_view,
                      reset_assumptions, small_params)
 
 __all__ = ["ListsWellFormed", "SaturatingCounters", "ShadowWellFormed"]
@@ -149,9 +149,9 @@ class ListsWellFormed(Elaboratable):
     two banks with the logical writes still in flight applied (those of the moves in C4,
     C5 and C6, read from the ``observe`` port; three-stage pipeline: C3's):
     ``common.pointer_view``, as for the article's LRU list on the core. The slots expected on each list are those the
-    moves that have passed their end update (C3; three-stage: C2) put there: the harness
-    carries each move's slot and destination down a copy of the pipeline and applies it
-    in that cycle. A move is given only for a slot on the list it names when its C3
+    moves that have passed their end update (C3; three-stage: C2) put there
+    (``common.ListMoves`` carries each move down a copy of the pipeline and applies it in
+    that cycle). A move is given only for a slot on the list it names when its C3
     comes (the slot's place after the moves ahead of it), a flush only while no move is
     in flight. Asserted in every cycle:
 
@@ -188,36 +188,11 @@ class ListsWellFormed(Elaboratable):
                      dut.cmd.payload.frm.eq(frm), dut.cmd.payload.to.eq(to),
                      dut.flush.eq(flush)]
 
-        def place(destination):       # 0 none, 1 live, 2 ghost
-            return Mux(destination == ListTo.NONE, 0,
-                       Mux(destination == ListTo.GHOST_HEAD, 2, 1))
-
-        # The moves given and not yet past their end update, newest first: the one given
-        # in the cycle before (C2), ..., the one updating the ends now.
-        stages = dut.tail_lag - 1
-        pipe = [(Signal(name=f"mv{k}_valid"), Signal(sw, name=f"mv{k}_slot"),
-                 Signal(2, name=f"mv{k}_place")) for k in range(stages)]
-        m.d.sync += [x.eq(y) for x, y in zip(pipe[0], (valid, slot, place(to)))]
-        for newer, older in zip(pipe, pipe[1:]):
-            m.d.sync += [x.eq(y) for x, y in zip(older, newer)]
-        # Where each slot is, as the moves past their end update leave it.
-        where = [Signal(2, name=f"where{s}") for s in range(n)]
-        at = Array(where)
-        last_valid, last_slot, last_place = pipe[-1]
-        with m.If(flush):
-            m.d.sync += [w.eq(0) for w in where]
-        with m.Elif(last_valid):
-            m.d.sync += at[last_slot].eq(last_place)
-        # Where the slot given now will be when its C3 comes: after every move ahead.
-        def place_at_c3(s):
-            v = at[s]
-            for mv_valid, mv_slot, mv_place in reversed(pipe):     # oldest first
-                v = Mux(mv_valid & (mv_slot == s), mv_place, v)
-            return v
-        m.d.comb += Assume(~(flush & (valid | dut.busy)))
+        moves = ListMoves(m, dut, p)
+        where = moves.where
+        m.d.comb += Assume(moves.valid_flush)
         if not self.any_move:
-            with m.If(valid):
-                m.d.comb += Assume(place_at_c3(slot) == frm.as_value())
+            m.d.comb += Assume(moves.valid_move)
 
         banks = {name: [dut.memories[f"{name}{i}"].cells for i in range(2)]
                  for name in ("prev", "next")}

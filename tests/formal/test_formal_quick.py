@@ -49,7 +49,7 @@ def test_predictor_core_jobs_elaborate():
 
 
 def test_predictor_lists_prove_elaborates():
-    """The six-stage lists' k-induction (not quick: about 12 minutes) is registered as a
+    """The six-stage lists' k-induction (not quick: about 15 minutes) is registered as a
     proof and its harness converts to RTLIL with assertions."""
     from amaranth.back import rtlil
     job = JOBS["predictor_lists_prove"]
