@@ -148,12 +148,12 @@ class ListsWellFormed(Elaboratable):
     The pointers are the logical view the ends are in step with: the XOR of each array's
     two banks with the logical writes still in flight applied (those of the moves in C4,
     C5 and C6, read from the ``observe`` port; three-stage pipeline: C3's):
-    ``common.pointer_view``, as for the article's LRU list on the core. The slots expected on each list are those the
-    moves that have passed their end update (C3; three-stage: C2) put there
-    (``common.ListMoves`` carries each move down a copy of the pipeline and applies it in
-    that cycle). A move is given only for a slot on the list it names when its C3
-    comes (the slot's place after the moves ahead of it), a flush only while no move is
-    in flight. Asserted in every cycle:
+    ``common.pointer_view``, as for the article's LRU list on the core. The slots expected
+    on each list are those the moves that have passed their end update (C3; three-stage:
+    C2) put there (``common.ListMoves`` carries each move down a copy of the pipeline and
+    applies it in that cycle). A move is given only for a slot on the list it names when
+    its C3 comes (the slot's place after the moves ahead of it), a flush only while no
+    move is in flight. Asserted in every cycle:
 
     * the LRU list and the ghost list are well formed (``assert_list``) and hold exactly
       the slots expected on them (so they are disjoint), ``gcount`` is the ghost list's
