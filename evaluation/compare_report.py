@@ -259,7 +259,10 @@ def markdown(comparison: dict, table) -> str:
             "keyed on address or on history, a second table learning per key whether reviving a ghost at the MRU end "
             "pays, DIP with leader lines in the shared list instead of shadows (its BIP leaders are evicted by the "
             "others' insertions, so it never leaves LRU on the decoder), a hashed filter of evicted lines as a longer "
-            "ghost memory, a third sampled shadow running the ghost rule as the guard's reference) and their numbers are in `docs/eval/predictor_prototype.json` "
+            "ghost memory, a third sampled shadow running the ghost rule as the guard's reference, the ghost rule's "
+            "demotion extended to lines seen for the first time, under the guard or a second one: below LRU on MiniLM "
+            "prefill at 1/4 and 1/2, where LRU equals Belady) and their numbers are in "
+            "`docs/eval/predictor_prototype.json` "
             "(`python -m evaluation.predictor_prototype`).\n")
     return "\n".join(doc_lines)
 

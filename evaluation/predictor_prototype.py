@@ -2,7 +2,7 @@
 """Prototypes of the victim-choice mechanisms tried for the KV-ASU's predictor mode, and the
 training / held-out split they were tuned and judged on.
 
-    python -m evaluation.predictor_prototype [--split train|heldout|both] [--json F]
+    python -m evaluation.predictor_prototype [--split train|heldout|both|synthetic] [--json F]
 
 Each prototype is a fully associative bank of ``capacity`` lines that sees the access
 stream ``(line, cycle)`` and answers hit or miss; none models the hashed table (the golden
@@ -66,6 +66,15 @@ comparison, not as references: the chosen mechanism's reference is
   live on the demoted lines' evictions).
   ``guarded_down4`` / ``guarded_down2``: ``guarded`` with ``PSEL``'s step for a hit only
   the LRU shadow has -4 or -2 instead of -8 (loop mode on weaker evidence).
+- ``first_sight_shared``, ``first_sight_own``, ``first_sight_own4``, ``first_sight_switch``:
+  ``guarded`` whose demotion also covers *first sights*: a missed line that is neither
+  resident nor a ghost, while the first-sight key's counter is 0 and loop mode is off, goes
+  to the LRU end three times in four while a guard is on, else to the MRU end as a probe.
+  The guard is the ghost rule's own (``shared``: its 1-in-4 counter, selector and probes),
+  a second one of the same rules (``own``: a probe judged at 3 epochs; ``own4``: at 4), or
+  the ghost rule's switch with no probes of first sights (``switch``). This is the
+  insertion side of scan resistance (a line read once leaves at the next miss instead of
+  pushing the bank's lines towards the tail).
 
 ``guarded`` against ``dueling_bip`` on the training split (hit rate in %, banks 1/8, 1/4,
 1/2): video 480p 71.57, 85.03, 90.07 (unguarded 71.79, 84.93, 89.85; LRU 67.07, 85.03,
@@ -83,6 +92,18 @@ whose counter is up to 2, 4 or 7 instead of 0 (video 1/8: 0.01 to 0.1 point less
 demoting seven candidates in eight instead of three in four (video 1/8: +0.3 to +0.5 point,
 SmolLM2 sparse 1/4: -0.6 point, and half as many probes while the rule is on, so it was not
 taken).
+
+Demoting first sights, on the training split (hit rate in %, banks 1/8, 1/4, 1/2; against
+``guarded``): it gains where the bank is short of the reused lines and loses where LRU
+already keeps them. MiniLM prefill, where LRU equals Belady at 1/4 and 1/2 (93.48): every
+variant with first-sight probes 88.87, 92.34-92.35, 92.58-92.59 (``guarded`` 88.45, 93.48,
+93.48): most first sights are never read again, so the probes turn the guard on, and it
+cannot see that the demoted lines' evictions gain nothing; video at 1/4 up to 0.4 point
+below (720p: 85.91-85.97 against 86.27; 1080p radius 2: 92.60-92.69 against 93.01); ``switch`` equals ``guarded`` there but
+loses on the sparse decoder (70.24 against 70.72 at 1/4, 97.49 against 97.55 at 1/2, under
+LRU). On the synthetic streams (``--split synthetic``, not used to choose) the variants with
+probes gain: Zipf 58.9-59.5 against 56.2 at 1/8, the scan 54.2-57.8 against 44.7 at 1/4.
+None is specified: each falls below LRU on a training trace.
 
 ``PSEL``'s down step on the training split (``guarded_down4``, ``guarded_down2`` against
 ``guarded``'s -8): equal on the three video traces and MiniLM prefill at every bank; SmolLM2
@@ -163,6 +184,17 @@ def heldout_workloads() -> dict:
         "SmolLM2 decode, sparse top-4 pages": decoder.cached_accesses("heldout", sparse=True,
                                                                       n_tokens=DECODER_TOKENS),
     }
+
+
+def synthetic_workloads() -> dict:
+    """The two streams of :mod:`evaluation.fresh` that are not KV traffic: an IID Zipf
+    stream and a hot set under a cyclic scan (name -> stream). Never used for tuning: a
+    mechanism tried here is judged on the training split; these show what it does where
+    only popularity, or a scan, separates the lines."""
+    from . import fresh    # imported here: fresh imports this module through compare_report
+
+    return {spec["name"]: make(**{k: v for k, v in spec.items() if k != "name"})
+            for spec, make in ((fresh.ZIPF, fresh.zipf_stream), (fresh.SCAN_MIX, fresh.scan_mix_stream))}
 
 
 # ---- prototypes ---------------------------------------------------------------------------------
@@ -668,7 +700,13 @@ class GuardedBase(Predictor):
                 self.bank.move_to_end(line, last=False)
             else:
                 self._on_candidate_at_head(line)
+        elif not ghost and counter == 0:          # a first sight whose key is never reused soon
+            self._first_sight(line)
         return False
+
+    def _first_sight(self, line):
+        """A missed line that is neither resident nor a ghost, while its key's counter is 0
+        and loop mode is off: inserted at the MRU end here; a subclass may demote it."""
 
 
 class GhostShadowGuard(GuardedBase):
@@ -728,6 +766,46 @@ class Guarded(GuardedBase):
         return super().access(line, cycle)
 
 
+class GuardedFirstSight(Guarded):
+    """``guarded`` whose demotion also covers first sights (docstring): a line seen for the
+    first time while the first-sight key's counter is 0 is demoted three times in four
+    while a guard is on, else a probe at the MRU end. ``own=False``: the ghost rule's guard
+    (its ``k``, selector and probes); ``own=True``: a second guard of the same rules
+    (``gsel`` from 31, -3 / +1, on at 32, a probe judged at ``expiry`` epochs); ``probes=False``:
+    the ghost rule's switch only, first sights never probes."""
+
+    def __init__(self, capacity, own=False, expiry=3, probes=True):
+        super().__init__(capacity)
+        self.own, self.expiry, self.make_probes = own, expiry, probes
+        self.fk, self.fsel, self.fprobes = 0, 31, {}
+
+    def _first_sight(self, line):
+        if not self.own:
+            self.k = (self.k + 1) & 3
+            if self.rule_on() and self.k:
+                self.bank.move_to_end(line, last=False)
+            elif self.make_probes:
+                self._on_candidate_at_head(line)
+            return
+        self.fk = (self.fk + 1) & 3
+        if self.fsel >= 32 and self.fk:
+            self.bank.move_to_end(line, last=False)
+        else:
+            self.fprobes[line] = self._epoch()
+
+    def on_hit(self, line):
+        super().on_hit(line)
+        stamp = self.fprobes.pop(line, None)
+        if stamp is not None:
+            self.fsel = (min(63, self.fsel + 1) if (self._epoch() - stamp) & 7 >= self.expiry
+                         else max(0, self.fsel - 3))
+
+    def on_evict(self, line):
+        super().on_evict(line)
+        if self.fprobes.pop(line, None) is not None:
+            self.fsel = min(63, self.fsel + 1)
+
+
 PROTOTYPES = {
     "srrip": lambda c: Rrip(c), "brrip": lambda c: Rrip(c, insert="brrip"),
     "ship": lambda c: Rrip(c, ship=True), "ghost_bip": GhostBip, "dip": Dip,
@@ -738,6 +816,10 @@ PROTOTYPES = {
     "ghost_shadow_guard": GhostShadowGuard, "guarded": Guarded,
     "guarded_noclock": lambda c: Guarded(c, clock=False),
     "guarded_down4": lambda c: Guarded(c, down=4), "guarded_down2": lambda c: Guarded(c, down=2),
+    "first_sight_shared": GuardedFirstSight,
+    "first_sight_own": lambda c: GuardedFirstSight(c, own=True),
+    "first_sight_own4": lambda c: GuardedFirstSight(c, own=True, expiry=4),
+    "first_sight_switch": lambda c: GuardedFirstSight(c, probes=False),
 }
 
 
@@ -774,7 +856,9 @@ def evaluate(workloads: dict, progress=None, prototypes=None) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=("train", "heldout", "both"), default="both")
+    ap.add_argument("--split", choices=("train", "heldout", "both", "synthetic"), default="both",
+                    help="the training or held-out traces, or both; 'synthetic': the two "
+                         "streams of evaluation.fresh that are not KV traffic (never used for tuning)")
     ap.add_argument("--json", type=Path, help="write the results to this file")
     ap.add_argument("--prototypes", help="comma-separated prototype names (default: all)")
     ap.add_argument("--merge", type=Path, help="merge the results into this existing JSON file")
@@ -789,6 +873,8 @@ def main(argv=None) -> int:
         result["train"] = evaluate(training_workloads(), say, names)
     if args.split in ("heldout", "both"):
         result["heldout"] = evaluate(heldout_workloads(), say, names)
+    if args.split == "synthetic":
+        result["synthetic"] = evaluate(synthetic_workloads(), say, names)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
         say(f"wrote {args.json}")

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The first-sight prototypes of evaluation.predictor_prototype: where a first sight goes,
+and which guard learns from it."""
+
+from evaluation import fresh
+from evaluation import predictor_prototype as pp
+
+FIRST_SIGHT_KEY = 4     # P4: burst 0, class 4 (a line neither live nor a ghost)
+
+
+def _full_bank(sim, lines):
+    for cycle, line in enumerate(lines):
+        sim.access(line, cycle * 1000)      # far apart: no burst, class 3 on a second access
+    assert list(sim.bank) == list(lines)
+
+
+def _first_sight(sim, line=999):
+    """Access a new line while the first-sight counter is 0; return (LRU end, MRU end)."""
+    sim.pred.pt[FIRST_SIGHT_KEY] = 0
+    sim.access(line, 10**6)
+    order = list(sim.bank)
+    return order[0], order[-1]
+
+
+def test_guarded_never_demotes_a_first_sight():
+    sim = pp.Guarded(4)
+    _full_bank(sim, range(4))
+    sim.gsel = 63                           # the ghost rule on: still only ghosts are demoted
+    assert _first_sight(sim)[1] == 999
+    assert 999 not in sim.probes
+
+
+def test_shared_guard_demotes_three_in_four_and_probes_the_fourth():
+    sim = pp.GuardedFirstSight(4)
+    _full_bank(sim, range(4))
+    sim.gsel, sim.k = 63, 0
+    assert _first_sight(sim, 100)[0] == 100        # k 1: LRU end
+    assert _first_sight(sim, 101)[0] == 101        # k 2
+    assert _first_sight(sim, 102)[0] == 102        # k 3
+    lru_end, mru_end = _first_sight(sim, 103)      # k 0: a probe at the MRU end
+    assert mru_end == 103 and 103 in sim.probes
+
+
+def test_shared_guard_off_makes_every_first_sight_a_probe():
+    sim = pp.GuardedFirstSight(4)
+    _full_bank(sim, range(4))
+    assert sim.gsel < 32
+    for line in (100, 101, 102):
+        assert _first_sight(sim, line)[1] == line
+        assert line in sim.probes
+
+
+def test_own_guard_learns_from_its_probes_only():
+    sim = pp.GuardedFirstSight(4, own=True)
+    _full_bank(sim, range(4))
+    gsel = sim.gsel
+    assert _first_sight(sim, 100)[1] == 100 and 100 in sim.fprobes
+    for line in (101, 102, 103, 104):            # probes too; 104 evicts 100 unread: +1
+        _first_sight(sim, line)
+    assert 100 not in sim.fprobes and sim.fsel == 32
+    assert sim.gsel == gsel                      # the ghost rule's guard did not move
+    sim.fsel, sim.fk = 40, 0
+    assert _first_sight(sim, 200)[0] == 200      # its own guard on: demoted
+
+
+def test_switch_variant_makes_no_probes():
+    sim = pp.GuardedFirstSight(4, probes=False)
+    _full_bank(sim, range(4))
+    assert _first_sight(sim, 100)[1] == 100
+    assert 100 not in sim.probes
+
+
+def test_synthetic_split_is_the_fresh_non_kv_streams():
+    streams = pp.synthetic_workloads()
+    assert list(streams) == [fresh.ZIPF["name"], fresh.SCAN_MIX["name"]]
+    for stream in streams.values():
+        assert len(stream) > 0 and len(stream.line) == len(stream.cycle)
