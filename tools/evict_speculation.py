@@ -20,7 +20,7 @@ given to the golden model, which pops the list's tail in request order, and the 
 be that tail (an ``AssertionError`` otherwise); ``--random-configs`` adds random streams.
 
 For each access pattern of ``tools.bench`` (the same streams, back to back, the response
-consumer always ready) it counts the edges both rules take: today's (which reproduces
+consumer always ready) it counts the edges both rules take: the built one (which reproduces
 ``make bench``'s request rates, from the build's own ``evict_gap`` and
 ``evict_evict_gap``) and the speculative one, which keeps ``evict_evict_gap`` (the LRU
 list's tail chain, docs/rtl.md) and drops the OBSERVE gap; and how many EVICTs it refuses.
@@ -47,7 +47,7 @@ _OBSERVE, _EVICTS = OPS["OBSERVE"], (OPS["EVICT"], OPS["EVICT_ANY"])
 def count_edges(params: Params, requests, *, evict_gap: int, evict_evict_gap: int,
                 speculative: bool, start: int = 0, model: KvAsuModel | None = None) -> dict:
     """Accept ``requests`` ((cycle, op, addr, min_tlevel); the cycle is ignored: each is
-    presented at once) under today's rule or the speculative one, from edge ``start``.
+    presented at once) under the built rule or the speculative one, from edge ``start``.
 
     Returns the edges used, the EVICTs, the pops and the refused EVICTs. ``model`` (new if
     None) answers every request the rule does not refuse; its state carries over.
@@ -149,19 +149,19 @@ def main(argv=None) -> int:
     rows = {}
     print(f"default build: evict_gap {timing['evict_gap']}, "
           f"evict_evict_gap {timing['evict_evict_gap']}")
-    print(f"{'pattern':32} {'today req/cycle':>16} {'speculative':>12} {'EVICTs':>7} "
-          f"{'refused':>8} {'pops today':>11} {'pops spec.':>11}")
+    print(f"{'pattern':32} {'built req/cycle':>16} {'speculative':>12} {'EVICTs':>7} "
+          f"{'refused':>8} {'pops built':>11} {'pops spec.':>11}")
     for name, (warm, measured) in patterns(params, args.requests).items():
         if not measured:
             continue
-        today = _run_pattern(params, timing, warm, measured, False)
+        built = _run_pattern(params, timing, warm, measured, False)
         spec = _run_pattern(params, timing, warm, measured, True)
-        rows[name] = {"today": today, "speculative": spec,
-                      "today_requests_per_cycle": round(today["requests"] / today["edges"], 4),
+        rows[name] = {"built": built, "speculative": spec,
+                      "built_requests_per_cycle": round(built["requests"] / built["edges"], 4),
                       "speculative_requests_per_cycle": round(spec["requests"] / spec["edges"], 4)}
-        print(f"{name:32} {rows[name]['today_requests_per_cycle']:>16.4f} "
+        print(f"{name:32} {rows[name]['built_requests_per_cycle']:>16.4f} "
               f"{rows[name]['speculative_requests_per_cycle']:>12.4f} {spec['evicts']:>7} "
-              f"{spec['refused']:>8} {today['pops']:>11} {spec['pops']:>11}", flush=True)
+              f"{spec['refused']:>8} {built['pops']:>11} {spec['pops']:>11}", flush=True)
     random_check = None
     if args.random_configs:
         seed = random.randrange(1 << 30) if args.seed is None else args.seed

@@ -34,10 +34,10 @@ def test_an_evict_whose_tail_moved_in_flight_is_refused():
     for observed, refused in ((0x10, 1), (0x30, 0)):   # the tail, then the head
         requests = [(0, Op.OBSERVE, observed << SMALL.LINE_SHIFT, 0), (0, Op.EVICT_ANY, 0, 0)]
         spec = _run(SMALL, _warmed(SMALL, lines), requests, True)
-        today = _run(SMALL, _warmed(SMALL, lines), requests, False)
+        built = _run(SMALL, _warmed(SMALL, lines), requests, False)
         assert spec["refused"] == refused
-        assert spec["pops"] == 1 - refused and today["pops"] == 1
-        assert (spec["edges"], today["edges"]) == (2, 1 + GAPS["evict_gap"] + 1)
+        assert spec["pops"] == 1 - refused and built["pops"] == 1
+        assert (spec["edges"], built["edges"]) == (2, 1 + GAPS["evict_gap"] + 1)
 
 
 def test_rates_of_both_rules_on_known_patterns():
@@ -59,6 +59,6 @@ def test_the_guess_is_the_tail_on_random_streams(seed):
     requests = [(0, rng.choice([Op.OBSERVE] * 5 + [Op.QUERY, Op.EVICT, Op.EVICT_ANY]),
                  rng.choice(lines) << SMALL.LINE_SHIFT, rng.randrange(4)) for _ in range(4000)]
     spec = count_edges(SMALL, requests, speculative=True, **GAPS)
-    today = count_edges(SMALL, requests, speculative=False, **GAPS)
-    assert spec["edges"] <= today["edges"]
-    assert 0 < spec["refused"] < spec["evicts"] == today["evicts"]
+    built = count_edges(SMALL, requests, speculative=False, **GAPS)
+    assert spec["edges"] <= built["edges"]
+    assert 0 < spec["refused"] < spec["evicts"] == built["evicts"]
