@@ -17,7 +17,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-predictor asic-deps bench bench-nonblocking formal soak soak-predictor faults hostile eval eval-fresh attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
+.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-predictor asic-deps bench bench-nonblocking formal soak soak-predictor faults hostile mutation eval eval-fresh attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
 
 all: test
 
@@ -134,6 +134,13 @@ FAULTS_JOBS ?= 1
 faults: setup
 	nice -n 10 $(PY) -m verif.faults --config small --faults $(FAULTS) --jobs $(FAULTS_JOBS) $(if $(FAULTS_SEED),--seed $(FAULTS_SEED)) --out $(BUILD)/faults
 	nice -n 10 $(PY) -m verif.faults --config small --faults $(FAULTS_DOUBLE) --double --jobs $(FAULTS_JOBS) $(if $(FAULTS_DOUBLE_SEED),--seed $(FAULTS_DOUBLE_SEED)) --out $(BUILD)/faults
+
+# Mutation testing of the RTL: MUTANTS one-expression changes to hdl/ drawn (seed printed;
+# MUTATION_SEED=S reproduces the draw), each checked by the soaks against the golden model
+# (docs/verification.md, "Mutation testing"). About 25 s per mutant.
+MUTANTS ?= 140
+mutation: setup
+	nice -n 5 $(PY) -m verif.mutate --mutants $(MUTANTS) $(if $(MUTATION_SEED),--seed $(MUTATION_SEED)) --work $(BUILD)/mutation --json $(BUILD)/mutation.json --plot $(BUILD)/mutation.png
 
 # Lines aimed at one hash window, and the secret HASH_SEED that spreads them again.
 hostile: setup

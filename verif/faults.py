@@ -26,7 +26,10 @@ with the build's own ``decision_lag`` and ``stat_lag``) and checks every respons
 statistic, ``OCCUPANCY`` and ``STATUS`` against it; each recovery's length
 (``ERR_LAST_RECOVERY``) is compared with D11's bound. With ``--double`` each run flips two
 bits of one word in one cycle instead; the target for those is that the block reports them
-(``ERR_FIRST_MEM`` bit 8, uncorrectable). ``--unprotected`` runs the same campaign on the
+(``ERR_FIRST_MEM`` bit 8, uncorrectable). Since the model takes the report as given, the
+report is checked against the upset itself: a run whose ``ERR_FIRST_MEM`` /
+``ERR_FIRST_ADDR`` names a place no flipped bit is in counts as ``misreported`` (the
+summary's count, and the run among the examples). ``--unprotected`` runs the same campaign on the
 core built with ``CoreOptions(protection="none")`` (nothing is ever flagged: the baseline).
 
 Speed: the runs of one group of ``--per-traffic`` (10) share a traffic stream and one
@@ -130,6 +133,19 @@ def location(params: Params, target: Target, word: int, bit: int) -> tuple[str, 
     if target.bank is not None:
         return target.memory, word * params.PROBE + target.bank
     return target.memory, word
+
+
+def misreported(params: Params, target: Target, word: int, flips, errors) -> bool:
+    """Whether a run's report is not its upset (D11: the first error since the last clear
+    is the upset itself, the only error of the run): ``ERR_FIRST_MEM`` and
+    ``ERR_FIRST_ADDR`` name a place no flipped bit is in, or an error is counted
+    (``ERR_CORRECTED``, ``ERR_UNCORRECTED``) and ``ERR_FIRST_MEM`` names none."""
+    if not errors:
+        return False
+    if not errors["ERR_FIRST_MEM"] & 0xF:
+        return bool(errors["ERR_CORRECTED"] or errors["ERR_UNCORRECTED"])
+    reported = (_MEM_NAMES.get(errors["ERR_FIRST_MEM"] & 0xF), errors["ERR_FIRST_ADDR"])
+    return reported not in {location(params, target, word, bit) for bit in flips}
 
 
 def classify(*, hang: bool, mismatch: bool, flagged: bool) -> str:
@@ -399,7 +415,9 @@ def _run_group(job) -> list[dict]:
         memory, address = location(plan.params, target, word, flips[0])
         records.append({"index": k, "traffic_seed": tseed, "array": target.array.name,
                         "word": word, "bits": flips, "cycle": cycle, "memory": memory,
-                        "address": address, "class": res["class"],
+                        "address": address,
+                        "misreported": misreported(plan.params, target, word, flips, res["errors"]),
+                        "class": res["class"],
                         "errors": res["errors"], "detail": res["detail"][:400]})
     return [{"fault_free": fault_free["class"], "detail": fault_free["detail"][:400],
              "traffic_seed": tseed}] + records
@@ -449,7 +467,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     by_memory = collections.defaultdict(collections.Counter)
     silent_first = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
-    reported_uncorrectable = recoveries = over_bound = 0
+    reported_uncorrectable = recoveries = over_bound = misreported_runs = 0
     longest = 0
     detection = []          # cycles from the flip to ERR_FIRST_CYCLE, per flagged run
     fault_free_failures = []
@@ -478,6 +496,8 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                     reported_uncorrectable += 1
                 if errs.get("ERR_FIRST_MEM", 0) & 0xF:
                     detection.append(errs["ERR_FIRST_CYCLE"] - rec["cycle"])
+                if rec["misreported"]:
+                    misreported_runs += 1
                 if errs.get("ERR_LAST_RECOVERY", 0):
                     recoveries += 1
                     longest = max(longest, errs["ERR_LAST_RECOVERY"])
@@ -486,7 +506,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                     silent_first[memory][_first_difference(rec["detail"])] += 1
                 # the first 40 runs that were not masked, and every run that failed
                 # (silent, hang, detected but not recovered: their records replay them)
-                if rec["class"] != "masked" and (
+                if rec["misreported"] or rec["class"] != "masked" and (
                         len(examples) < 40 or rec["class"] != "detected_recovered"):
                     examples.append(rec)
                 done += 1
@@ -507,6 +527,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         "classes": {c: totals[c] for c in CLASSES},
         "rates": {c: round(totals[c] / n_faults, 4) for c in CLASSES},
         "reported_uncorrectable": reported_uncorrectable,
+        "misreported": misreported_runs,
         "recoveries": recoveries, "recovery_bound": bound,
         "longest_recovery": longest, "recoveries_over_bound": over_bound,
         "detection_latency": {
@@ -530,7 +551,8 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     print(f"faults: done in {summary['wall_seconds']} s ({summary['run_seconds']} s of "
           f"runs), seed {seed}: " + ", ".join(
               f"{c} {summary['rates'][c]:.1%}" for c in CLASSES) +
-          f"; {reported_uncorrectable} reported uncorrectable, {recoveries} recoveries, "
+          f"; {reported_uncorrectable} reported uncorrectable, {misreported_runs} misreported, "
+          f"{recoveries} recoveries, "
           f"longest {longest} cycles (bound {bound}); {len(fault_free_failures)} of "
           f"{len(groups)} fault-free runs failed", file=out, flush=True)
     return summary
@@ -553,7 +575,8 @@ def replay(params: Params, seed: int, index: int, build_dir: Path, *, n_requests
                   stat_lag=stat_lag)
     memory, address = location(params, target, word, flips[0])
     return {"index": index, "traffic_seed": tseed, "array": target.array.name, "word": word,
-            "bits": flips, "cycle": cycle, "memory": memory, "address": address, **res}
+            "bits": flips, "cycle": cycle, "memory": memory, "address": address,
+            "misreported": misreported(params, target, word, flips, res["errors"]), **res}
 
 
 def plot(summary: dict, path: Path) -> None:

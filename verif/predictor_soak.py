@@ -8,9 +8,11 @@ access checked against the golden model.
 
 Each chunk is a fresh run of the fast C++ harness (verif/fast; a reset): it commits
 ``POLICY = 1`` first, then runs seeded traffic (``verif.soak.Traffic``'s mix of hot,
-colliding and random lines with gaps, plus runtime-like loops somewhat longer than the bank
+colliding and random lines with gaps; runtime-like loops somewhat longer than the bank
 with an EVICT after most new lines, so that ghosts, revivals and both ghost frees of P8
-occur), random response back-pressure, and at quiescent points reads every statistic,
+occur; and loops over lines of sampled windows among lines read once, so that the loop
+detector enters and leaves loop mode and its shadows reach their bound), random response
+back-pressure, and at quiescent points reads every statistic,
 commits random configurations with ``POLICY`` 1 (or now and then 0 and back: each change
 flushes), and fuzzes the register window. The golden model, switched by the register
 mirror as the block is, checks everything. Prints a line per chunk and writes a JSON
@@ -26,7 +28,10 @@ import sys
 import time
 from pathlib import Path
 
+import mmh3
+
 from golden_model import KvAsuModel
+from golden_model.predictor import SAMPLE_SHIFT, is_sampled
 from hdl.core import CoreOptions
 from regmap import OPS, REG, Params
 
@@ -81,6 +86,35 @@ def _loop_requests(params: Params, rng: random.Random, n: int, start: int) -> li
     return out[:n]
 
 
+def _sampled_loop_requests(params: Params, rng: random.Random, n: int, start: int,
+                           size: int | None = None) -> list:
+    """Loop mode entered and left (P11): a loop over lines of sampled windows (home slot a
+    multiple of 16 under ``HASH_SEED`` 0). Longer than a shadow holds (up to twice), the BIP
+    shadow hits where the LRU one cannot and ``PSEL`` climbs; as long as a shadow or
+    shorter, the LRU shadow hits where the BIP one does not and ``PSEL`` falls. Between the
+    loop's lines, 0 to 3 lines read once, which fill the table (a shadow's bound is
+    ``occupancy >> 4``) and, sampled or not, hit in neither shadow. ``size``: the loop's
+    lines (default: 1 to twice a shadow's entries plus one, drawn)."""
+    depth = max(1, params.ENTRIES >> SAMPLE_SHIFT)
+    if size is None:
+        size = rng.randint(1, 2 * depth + 1)
+    loop = []
+    while len(loop) < size:
+        tag = rng.getrandbits(params.TAG_WIDTH)
+        if is_sampled(mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) % params.ENTRIES):
+            loop.append(tag)
+    out, cycle, k = [], start, 0
+    while len(out) < n:
+        cycle += rng.choice((0, 1, 2))
+        out.append((cycle, OPS["OBSERVE"], loop[k % len(loop)] << params.LINE_SHIFT, rng.randrange(4)))
+        k += 1
+        for _ in range(rng.randrange(4)):
+            out.append((cycle, OPS["OBSERVE"], rng.getrandbits(params.TAG_WIDTH) << params.LINE_SHIFT, 0))
+        if rng.random() < 0.05:
+            out.append((cycle, OPS["QUERY"], rng.choice(loop) << params.LINE_SHIFT, 3))
+    return out[:n]
+
+
 def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
                    chunk: int = 50_000, ready_permille: int = 700, checkpoints: int = 3,
                    fuzz: int = 100, out=sys.stdout) -> dict:
@@ -95,10 +129,15 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
     while done < total:
         n = min(chunk, total - done)
         requests = []
-        while len(requests) < n:            # alternate the two kinds of traffic
-            k = min(n - len(requests), rng.randrange(200, 2000))
-            requests += (traffic.requests(k, 0) if rng.random() < 0.4
-                         else _loop_requests(params, rng, k, 0))
+        while len(requests) < n:            # alternate the three kinds of traffic
+            kind = rng.random()
+            if kind < 0.3:
+                requests += traffic.requests(min(n - len(requests), rng.randrange(200, 2000)), 0)
+            elif kind < 0.85:
+                requests += _loop_requests(params, rng, min(n - len(requests), rng.randrange(200, 2000)), 0)
+            else:
+                requests += _sampled_loop_requests(params, rng, min(n - len(requests),
+                                                                    rng.randrange(2000, 8000)), 0)
         axi = [fast.AxiOp("barrier", 0)] + commit_policy(1) + [fast.AxiOp("release")]
         for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
             axi += traffic.fuzz(fuzz)

@@ -16,7 +16,8 @@ from hdl.ecc import Code
 from regmap import MEM_IDS, STAT_NAMES
 from verif import fast
 from verif.faults import (CLASSES, _first_difference, _Plan, campaign, classify, codes,
-                          location, recovery_bound, replay, run_one, run_shared, targets)
+                          location, misreported, recovery_bound, replay, run_one, run_shared,
+                          targets)
 from verif.soak import CONFIGS
 
 PARAMS = CONFIGS["small"]
@@ -267,6 +268,19 @@ def _consistent(summary, n):
         summary["classes"]["silent"]
 
 
+def test_a_report_naming_another_place_is_misreported(verilog):
+    target = next(t for t in targets(verilog) if t.memory == "prev0")
+    memory, address = location(PARAMS, target, 3, 0)
+    right = {"ERR_FIRST_MEM": MEM_IDS[memory], "ERR_FIRST_ADDR": address, "ERR_CORRECTED": 1,
+             "ERR_UNCORRECTED": 0}
+    assert not misreported(PARAMS, target, 3, [0], right)
+    quiet = {**right, "ERR_FIRST_MEM": 0, "ERR_CORRECTED": 0}       # nothing flagged
+    assert not misreported(PARAMS, target, 3, [0], quiet)
+    assert misreported(PARAMS, target, 3, [0], {**quiet, "ERR_CORRECTED": 1})    # counted, unnamed
+    assert misreported(PARAMS, target, 3, [0], {**right, "ERR_FIRST_ADDR": address + 1})
+    assert misreported(PARAMS, target, 3, [0], {**right, "ERR_FIRST_MEM": MEM_IDS["ent"]})
+
+
 def test_short_campaign_protected_single_bit(exe, fast_build_root, capsys):
     """D11's targets: no hang, no silent corruption, every detected upset recovered (every
     response equal to the model told of it), every recovery within the bound."""
@@ -277,6 +291,7 @@ def test_short_campaign_protected_single_bit(exe, fast_build_root, capsys):
     c = summary["classes"]
     assert c["hang"] == 0 and c["silent"] == 0, summary["examples"]
     assert c["detected_unrecovered"] == 0, summary["examples"]
+    assert summary["misreported"] == 0, summary["examples"]
     assert summary["recoveries_over_bound"] == 0
     assert summary["longest_recovery"] <= summary["recovery_bound"]
 

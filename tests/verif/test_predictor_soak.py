@@ -21,3 +21,29 @@ def test_short_predictor_soak(fast_build_root):
     assert summary["requests"] == 8000 and summary["mismatches"] == 0
     stats = summary["model_stats_of_last_runs"]
     assert stats["inserts"] and stats["evicts"] and stats["obs_t3"], stats
+
+
+def _run_model(model, requests, start):
+    for cycle, op, addr, min_tlevel in requests:
+        model.request(start + cycle, op, addr, min_tlevel)
+    return start + requests[-1][0] + 1
+
+
+def test_sampled_loops_enter_and_leave_loop_mode():
+    """The soak's loops over sampled windows: one longer than a shadow takes the model into
+    loop mode from reset, one as long as a shadow takes it out, with the table full."""
+    import random
+
+    from golden_model import KvAsuModel
+    from golden_model.predictor import PSEL_LOOP
+    from verif.predictor_soak import _sampled_loop_requests
+
+    params = CONFIGS["small"]
+    depth = params.ENTRIES >> 4
+    rng = random.Random(SEED)
+    model = KvAsuModel(params, policy="predictor")
+    state = model._predictor
+    start = _run_model(model, _sampled_loop_requests(params, rng, 8000, 0, size=depth + 1), 0)
+    assert state.psel >= PSEL_LOOP and model.occupancy == params.ENTRIES
+    _run_model(model, _sampled_loop_requests(params, rng, 2000, 0, size=depth), start)
+    assert state.psel < PSEL_LOOP

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: Apache-2.0
+"""verif.mutate: where it mutates, that a mutant differs from the original in exactly one
+expression, and that a campaign tells a planted bug from a change with no effect."""
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from verif import mutate as mu
+
+SOURCE = textwrap.dedent("""\
+    class Thing:
+        def __init__(self, n):
+            self.n = n + 1 if n == 0 else n
+
+        def elaborate(self, platform):
+            m = Module()
+            def helper(x):
+                return ~x
+            m.d.comb += self.y.eq(Mux(self.s, self.a & self.b, self.a - 1))
+            m.d.comb += self.z.eq(self.count >= 3)
+            return m
+    """)
+
+
+def test_sites_are_the_elaborate_methods_only():
+    found = mu.sites("thing.py", SOURCE)
+    assert [(s.kind, s.before, s.after) for s in found] == [     # ast.walk order
+        ("invert", "~x", "x"),
+        ("mux", "Mux(self.s, self.a & self.b, self.a - 1)", "Mux(self.s, self.a - 1, self.a & self.b)"),
+        ("compare", "self.count >= 3", "self.count > 3"),
+        ("boundary", "self.count >= 3", "self.count >= 4"),
+        ("binop", "self.a & self.b", "self.a | self.b"),
+        ("binop", "self.a - 1", "self.a + 1"),
+    ]
+    assert all(s.line >= 5 for s in found)          # nothing from __init__
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_a_mutant_differs_in_one_expression(index):
+    site = mu.sites("thing.py", SOURCE)[index]
+    plain = ast.unparse(ast.parse(SOURCE))
+    assert plain.count(site.before) == 1
+    # The one expression replaced, the rest of the module as it was.
+    assert mu.mutate(SOURCE, site) == plain.replace(site.before, site.after)
+
+
+def test_a_site_of_another_kind_is_refused():
+    site = mu.sites("thing.py", SOURCE)[0]
+    with pytest.raises(ValueError, match="site 0 is of kind invert, not binop"):
+        mu.mutate(SOURCE, mu.Site(site.path, site.index, site.line, "binop", "", ""))
+
+
+def test_every_site_of_the_rtl_applies():
+    files = sorted((mu.ROOT / "hdl").rglob("*.py"))
+    found = mu.all_sites(files)
+    assert len(found) > 300
+    assert {s.kind for s in found} == {"binop", "compare", "boundary", "invert", "mux"}
+    for path in {s.path for s in found}:
+        source = (mu.ROOT / path).read_text()
+        plain = ast.unparse(ast.parse(source))
+        for site in (s for s in found if s.path == path):
+            mutant = mu.mutate(source, site)
+            ast.parse(mutant)
+            assert mutant != plain, f"{path}: site {site.index} changes nothing"
+
+
+def test_summary_scores_killed_over_run():
+    results = [{"outcome": o} for o in ("killed", "killed", "killed", "survived", "no_effect", "stillborn")]
+    assert mu.summary(results) == {"killed": 3, "survived": 1, "no_effect": 1, "stillborn": 1,
+                                   "score": 0.75}
+
+
+def _site(path, kind, before):
+    for site in mu.sites(path, (mu.ROOT / path).read_text()):
+        if site.kind == kind and site.before == before:
+            return site
+    raise AssertionError(f"no {kind} site {before!r} in {path}")
+
+
+def test_a_campaign_kills_planted_bugs_and_skips_a_change_without_effect(tmp_path):
+    campaign = mu.Campaign(tmp_path, requests=3000, traffic_seed=1, timeout=600, faults=100)
+    # The admission's hold, inverted: requests are taken while they must be held.
+    killed = campaign.run(_site("hdl/core/admission.py", "invert", "~self.hold"))
+    assert killed["outcome"] == "killed" and killed["builds"] == ["article", "predictor"]
+    assert killed["detail"].startswith("article: ")
+    # The error report's choice of memory: the LRU's corrected errors named as the table's.
+    # Every response stays right (the soak passes); the upsets' reports do not.
+    misreport = campaign.run(_site("hdl/core/recovery.py", "binop",
+                                   "table.err_corrected & ~lru.err_uncorrectable"))
+    assert misreport["outcome"] == "killed" and misreport["builds"] == ["article"]
+    assert misreport["detail"].startswith("faults: ") and "misreported 0" not in misreport["detail"]
+    # The hash's carry-save form (CoreOptions.hash_mul_stages=0): neither small build has it.
+    unused = campaign.run(_site("hdl/hash/carry_save.py", "binop", 'resolve(s["h"]) ^ 8'))
+    assert unused["outcome"] == "no_effect" and unused["builds"] == []
+    assert (mu.ROOT / "hdl/core/admission.py").read_text() == \
+        (Path(tmp_path) / "src/hdl/core/admission.py").read_text()
+
+
+def test_outcomes_are_plotted_per_part_of_the_rtl(tmp_path):
+    assert mu.area("hdl/core/commit.py") == "hdl/core" and mu.area("hdl/ecc.py") == "hdl"
+    results = [{"path": "hdl/core/a.py", "outcome": "killed"}, {"path": "hdl/ecc.py", "outcome": "survived"}]
+    mu.plot(results, tmp_path / "m.png", "two mutants")
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
