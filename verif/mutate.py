@@ -344,7 +344,7 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mutants", type=int, default=100, help="how many sites to draw")
     ap.add_argument("--seed", type=int, default=None, help="the draw's seed (printed)")
-    ap.add_argument("--requests", type=int, default=20_000, help="requests per soak")
+    ap.add_argument("--requests", type=int, default=100_000, help="requests per soak")
     ap.add_argument("--traffic-seed", type=int, default=1, help="the soaks' traffic seed")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per soak or generation")
     ap.add_argument("--files", nargs="*", type=Path, default=None,

@@ -92,6 +92,30 @@ class Traffic:
             out.append((cycle, self.rng.choice(ops), self.addr(), self.rng.randrange(4)))
         return out
 
+    def drain_refill(self, start_cycle: int):
+        """EVICTs whose LRU tail is within W1 (an EVICT refuses it, an EVICT_ANY takes it):
+        EVICT_ANYs until the list is empty, then one to three lines and at once three
+        EVICTs or EVICT_ANYs. Elsewhere the tail is older than W1: the admission's gaps
+        and the response back-pressure stretch a run far beyond W1."""
+        evicts = (OPS["EVICT"], OPS["EVICT_ANY"])
+        out = [(start_cycle, OPS["EVICT_ANY"], 0, 0)] * (self.p.ENTRIES + 1)
+        out += [(start_cycle, OPS["OBSERVE"], self.addr(), 0) for _ in range(self.rng.randint(1, 3))]
+        return out + [(start_cycle, self.rng.choice(evicts), 0, 0) for _ in range(3)]
+
+    def mixed(self, n: int, start_cycle: int):
+        """``requests`` in segments of 50 to 500, with a ``drain_refill`` now and then (one
+        segment in 20 for 16 entries, rarer in proportion for larger tables, whose drain is
+        longer)."""
+        out, cycle = [], start_cycle
+        while len(out) < n:
+            if self.rng.random() < 0.05 * min(1.0, 16 / self.p.ENTRIES):
+                segment = self.drain_refill(cycle)
+            else:
+                segment = self.requests(self.rng.randrange(50, 500), cycle)
+            out += segment
+            cycle = segment[-1][0]
+        return out[:n]
+
     def config_writes(self, not_before: int) -> list:
         """Random shadow values (mostly legal, sometimes not) and a CTRL write."""
         p, rng = self.p, self.rng
@@ -165,7 +189,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         n = min(chunk, total - done)
         # Each chunk is a fresh run of the harness (and so a reset of the DUT and a new
         # model): the reset path is exercised once per chunk as well.
-        requests = traffic.requests(n, 0)
+        requests = traffic.mixed(n, 0)
         axi = []
         for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
             axi += traffic.fuzz(fuzz)                  # concurrent with live requests

@@ -46,6 +46,38 @@ def test_soak_short(config, requests, seed, build_root, capsys):
         assert codes.get(code, 0) > 0, codes
 
 
+def test_drain_refill_evicts_a_tail_within_w1():
+    """The soak's drain and refill (``Traffic.drain_refill``): the list emptied, a few new
+    lines, and EVICTs whose tail is within W1, which an EVICT refuses and an EVICT_ANY
+    takes (elsewhere in a soak the tail is older than W1)."""
+    from golden_model import KvAsuModel
+    from verif.soak import Traffic
+
+    params = CONFIGS["small"]
+    traffic = Traffic(params, random.Random(4))
+    model = KvAsuModel(params)
+    for cycle, op, addr, min_tlevel in traffic.requests(300, 0):
+        model.request(cycle, op, addr, min_tlevel)
+    refused = taken = 0
+    for _ in range(20):
+        cycle += 1
+        segment = traffic.drain_refill(cycle)
+        drain = params.ENTRIES + 1
+        for _, op, addr, min_tlevel in segment[:drain]:
+            model.request(cycle, op, addr, min_tlevel)
+        assert model.occupancy == 0
+        for _, op, addr, min_tlevel in segment[drain:]:
+            tracked = model.occupancy
+            response = model.request(cycle, op, addr, min_tlevel)
+            if op == OPS["EVICT"]:
+                assert not response.victim_valid
+                refused += tracked > 0
+            elif op == OPS["EVICT_ANY"]:
+                assert response.victim_valid == (tracked > 0)
+                taken += tracked > 0
+    assert refused and taken
+
+
 def test_one_request_per_cycle_for_observe_and_query(build_root):
     from tools.bench import measure_patterns
     params = CONFIGS["small"]
