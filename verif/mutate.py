@@ -213,20 +213,25 @@ class Campaign:
             return None
         return {build: (out / f"{build}.v").read_text() for build in BUILDS}
 
+    def _check(self, label: str, *args) -> bool:
+        """Run ``python *args`` in the sources; on a failure or past the timeout, say why
+        in ``detail`` (prefixed with ``label``)."""
+        try:
+            result = self._python(*args)
+        except subprocess.TimeoutExpired:
+            self.detail = f"{label}: no end within {self.timeout:g} s"
+            return False
+        if result.returncode != 0:
+            self.detail = f"{label}: " + _last_line(result.stderr or result.stdout)
+        return result.returncode == 0
+
     def _soak(self, build: str) -> bool:
         module = "verif.soak" if build == "article" else "verif.predictor_soak"
         args = ["-m", module, "--config", self.configs[build], "--requests", str(self.requests),
                 "--seed", str(self.traffic_seed), "--build", str(self.work / "build" / build)]
         if build == "predictor":
             args += ["--out", str(self.work / "build" / "predictor_soak.json")]
-        try:
-            result = self._python(*args)
-        except subprocess.TimeoutExpired:
-            self.detail = f"{build}: no end within {self.timeout:g} s"
-            return False
-        if result.returncode != 0:
-            self.detail = f"{build}: " + _last_line(result.stderr or result.stdout)
-        return result.returncode == 0
+        return self._check(build, *args)
 
     def _upsets(self) -> bool:
         """The article build under single-bit upsets (``verif.faults``, small configuration,
@@ -234,15 +239,8 @@ class Campaign:
         report the upset's place, the fault-free runs clean, every recovery within D11's
         bound."""
         out = self.work / "build" / "faults"
-        args = ["-m", "verif.faults", "--config", "small", "--faults", str(self.faults),
-                "--seed", str(self.traffic_seed), "--out", str(out)]
-        try:
-            result = self._python(*args)
-        except subprocess.TimeoutExpired:
-            self.detail = f"faults: no end within {self.timeout:g} s"
-            return False
-        if result.returncode != 0:
-            self.detail = "faults: " + _last_line(result.stderr or result.stdout)
+        if not self._check("faults", "-m", "verif.faults", "--config", "small", "--faults",
+                           str(self.faults), "--seed", str(self.traffic_seed), "--out", str(out)):
             return False
         doc = json.loads((out / "campaign.json").read_text())
         bad = {k: v for k, v in doc["classes"].items()
