@@ -703,14 +703,19 @@ class GuardedBase(Predictor):
             self.kb = (self.kb + 1) % 32
             self.bank.move_to_end(line, last=self.kb == 0)
         elif ghost and counter == 0:              # a candidate of the ghost rule
-            self.k = (self.k + 1) & 3
-            if self.rule_on() and self.k:
-                self.bank.move_to_end(line, last=False)
-            else:
-                self._on_candidate_at_head(line)
+            self._candidate(line)
         elif not ghost and counter == 0:          # a first sight whose key is never reused soon
             self._first_sight(line)
         return False
+
+    def _candidate(self, line, probe=True):
+        """The ghost rule for a candidate just installed: to the LRU end three times in
+        four while the rule is on, else left at the MRU end, as a probe if ``probe``."""
+        self.k = (self.k + 1) & 3
+        if self.rule_on() and self.k:
+            self.bank.move_to_end(line, last=False)
+        elif probe:
+            self._on_candidate_at_head(line)
 
     def _first_sight(self, line):
         """A missed line that is neither resident nor a ghost, while its key's counter is 0
@@ -747,8 +752,12 @@ class Guarded(GuardedBase):
         self.probes: dict = {}        # line -> epoch (mod 8) when it became a probe
         self.inserts = 0              # insertions (misses) so far
 
+    def _epochs(self):
+        """Epochs of the insertion clock since the start (one per quarter of the bank)."""
+        return self.inserts // max(1, self.cap >> 2)
+
     def _epoch(self):
-        return (self.inserts // max(1, self.cap >> 2)) & 7
+        return self._epochs() & 7
 
     def rule_on(self):
         return self.gsel >= self.gon
@@ -790,24 +799,17 @@ class GuardedFirstSight(Guarded):
         self.fk, self.fsel, self.fprobes = 0, 31, {}
         self.recent, self.revived_at = recent, None
 
-    def _abs_epoch(self):
-        return self.inserts // max(1, self.cap >> 2)
-
     def access(self, line, cycle):
         if line in self.ghosts:
-            self.revived_at = self._abs_epoch()
+            self.revived_at = self._epochs()
         return super().access(line, cycle)
 
     def _first_sight(self, line):
         if self.recent is not None and (self.revived_at is None
-                                        or self._abs_epoch() - self.revived_at >= self.recent):
+                                        or self._epochs() - self.revived_at >= self.recent):
             return                                # no ghost came back lately: LRU loses nothing
         if not self.own:
-            self.k = (self.k + 1) & 3
-            if self.rule_on() and self.k:
-                self.bank.move_to_end(line, last=False)
-            elif self.make_probes:
-                self._on_candidate_at_head(line)
+            self._candidate(line, probe=self.make_probes)
             return
         self.fk = (self.fk + 1) & 3
         if self.fsel >= 32 and self.fk:

@@ -29,8 +29,9 @@ bits of one word in one cycle instead; the target for those is that the block re
 (``ERR_FIRST_MEM`` bit 8, uncorrectable). Since the model takes the report as given, the
 report is checked against the upset itself: a run whose ``ERR_FIRST_MEM`` /
 ``ERR_FIRST_ADDR`` names a place no flipped bit is in counts as ``misreported`` (the
-summary's count, and the run among the examples). ``--unprotected`` runs the same campaign on the
-core built with ``CoreOptions(protection="none")`` (nothing is ever flagged: the baseline).
+summary's count, and the run among the examples). ``--unprotected`` runs the same campaign
+on the core built with ``CoreOptions(protection="none")`` (nothing is ever flagged: the
+baseline).
 
 Speed: the runs of one group of ``--per-traffic`` (10) share a traffic stream and one
 harness process (:func:`run_shared`): the harness simulates the fault-free run once, which
@@ -506,8 +507,8 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                     silent_first[memory][_first_difference(rec["detail"])] += 1
                 # the first 40 runs that were not masked, and every run that failed
                 # (silent, hang, detected but not recovered: their records replay them)
-                if rec["misreported"] or rec["class"] != "masked" and (
-                        len(examples) < 40 or rec["class"] != "detected_recovered"):
+                if rec["misreported"] or (rec["class"] != "masked" and (
+                        len(examples) < 40 or rec["class"] != "detected_recovered")):
                     examples.append(rec)
                 done += 1
                 if done % step == 0 or done == n_faults:

@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -284,7 +285,6 @@ def _last_line(text: str) -> str:
 
 
 def _env() -> dict:
-    import os
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 

@@ -28,8 +28,6 @@ import sys
 import time
 from pathlib import Path
 
-import mmh3
-
 from golden_model import KvAsuModel
 from golden_model.predictor import SAMPLE_SHIFT, is_sampled
 from hdl.core import CoreOptions
@@ -37,6 +35,7 @@ from regmap import OPS, REG, Params
 
 from . import fast
 from .soak import Traffic, _stat_reads
+from .tb.addresses import AddrSpace
 
 __all__ = ["CONFIGS", "OPTIONS", "commit_policy", "predictor_soak", "main"]
 
@@ -98,10 +97,11 @@ def _sampled_loop_requests(params: Params, rng: random.Random, n: int, start: in
     depth = max(1, params.ENTRIES >> SAMPLE_SHIFT)
     if size is None:
         size = rng.randint(1, 2 * depth + 1)
+    home = AddrSpace(params, rng).h
     loop = []
     while len(loop) < size:
         tag = rng.getrandbits(params.TAG_WIDTH)
-        if is_sampled(mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) % params.ENTRIES):
+        if is_sampled(home(tag)):
             loop.append(tag)
     out, cycle, k = [], start, 0
     while len(out) < n:
@@ -132,12 +132,12 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
         while len(requests) < n:            # alternate the three kinds of traffic
             kind = rng.random()
             if kind < 0.3:
-                requests += traffic.requests(min(n - len(requests), rng.randrange(200, 2000)), 0)
+                make, lengths = (lambda k: traffic.requests(k, 0)), (200, 2000)
             elif kind < 0.85:
-                requests += _loop_requests(params, rng, min(n - len(requests), rng.randrange(200, 2000)), 0)
+                make, lengths = (lambda k: _loop_requests(params, rng, k, 0)), (200, 2000)
             else:
-                requests += _sampled_loop_requests(params, rng, min(n - len(requests),
-                                                                    rng.randrange(2000, 8000)), 0)
+                make, lengths = (lambda k: _sampled_loop_requests(params, rng, k, 0)), (2000, 8000)
+            requests += make(min(n - len(requests), rng.randrange(*lengths)))
         axi = [fast.AxiOp("barrier", 0)] + commit_policy(1) + [fast.AxiOp("release")]
         for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
             axi += traffic.fuzz(fuzz)

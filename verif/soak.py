@@ -21,12 +21,11 @@ import sys
 import time
 from pathlib import Path
 
-import mmh3
-
 from golden_model import KvAsuModel
 from regmap import CONFIG_NAMES, OPS, REG, REGISTERS, STAT_REGISTERS, Params
 
 from . import fast
+from .tb.addresses import AddrSpace
 
 __all__ = ["CONFIGS", "Traffic", "soak", "main"]
 
@@ -50,11 +49,11 @@ class Traffic:
         self.tag_mask = tag_mask
         # A pool of lines that share one window under the default seed.
         target = rng.randrange(params.ENTRIES)
+        home = AddrSpace(params, rng).h
         self.colliding = []
         while len(self.colliding) < 3 * params.PROBE:
             tag = rng.getrandbits(params.TAG_WIDTH)
-            home = mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) % params.ENTRIES
-            if (home - target) % params.ENTRIES < params.PROBE:
+            if (home(tag) - target) % params.ENTRIES < params.PROBE:
                 self.colliding.append(tag)
         self.hot = [rng.getrandbits(params.TAG_WIDTH) for _ in range(max(8, params.ENTRIES // 4))]
         self.tick = 1 << params.TICK_SHIFT
