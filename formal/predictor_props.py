@@ -16,7 +16,9 @@ formal list), each on the component alone with every input free (``AnySeq``):
 * ``SaturatingCounters``: ``PT`` (``ReuseTable``), ``PSEL`` (``LoopDetector``) and
   ``GSEL`` (``Guard``) never wrap: from one cycle to the next each changes by one of its
   steps or saturates (PT: +1, -1; PSEL: +1, -8; GSEL: +1, -3; 0 and the top as the
-  limits), or takes its flush value; ``epoch`` advances by at most one.
+  limits), or takes its flush value; ``epoch`` advances by at most one; and the loop
+  detector's ``loop_next`` (the mode an OBSERVE's own insertion uses, chosen by the hits
+  from values known from the register) is the mode ``PSEL`` has after the update.
 
 The shadow's and the counters' are one-step properties over the components' registers, so
 k-induction proves them for every reachable and unreachable state alike
@@ -136,6 +138,11 @@ class SaturatingCounters(Elaboratable):
         step(m, "epoch", epoch, guard.flush,
              lambda q: [epoch == q, epoch == (q + 1)[:3]], 0)
         m.d.comb += Assert(loop.loop == psel[9])
+        loop_next_q = Signal(name="loop_next_q", reset_less=True)
+        loop_flush_q = Signal(name="loop_flush_q", reset_less=True)
+        m.d.sync += [loop_next_q.eq(loop.loop_next), loop_flush_q.eq(loop.flush)]
+        with m.If(started & ~was_reset & ~loop_flush_q):
+            m.d.comb += Assert(loop.loop == loop_next_q)
         m.d.comb += Assert(guard.rule_on == gsel[5])
         return m
 

@@ -7,7 +7,9 @@ fast harness (``verif.fast``, built with fault injection), with one bit of one m
 flipped at one cycle, and a quiescent read of every statistic and OCCUPANCY at the end. The
 bit is drawn uniformly over every bit of every block-RAM array (the table's ``ent``,
 ``meta``, ``mark`` and ``scrub`` memories, the LRU pointer banks, the statistics words), so
-each memory is hit in proportion to its size, as by a particle. The run is then classified
+each memory is hit in proportion to its size, as by a particle (with ``--per-memory``, the
+D11 memory is drawn first, each as often as any other, then the bit within it: a small
+memory's check is then exercised as often as a large one's). The run is then classified
 against the golden model (decision D11 of ``docs/spec-decisions.md``):
 
 * ``masked``: every response and register read equals the model's, nothing flagged;
@@ -44,7 +46,8 @@ seed and its upset are drawn from them, not from the runs before it), so
 on ``--jobs``.
 
 ``python -m verif.faults [--faults N] [--seed S] [--config small] [--double]
-[--unprotected] [--per-traffic G] [--jobs N] [--replay K] [--out build/faults]`` prints
+[--unprotected] [--per-memory] [--per-traffic G] [--jobs N] [--replay K]
+[--out build/faults]`` prints
 progress and the seed, and writes ``campaign.json`` and ``campaign.png``
 (``campaign_double.*``, ``campaign_unprotected.*``).
 """
@@ -377,11 +380,13 @@ class _Plan:
     function of ``(seed, k, per_traffic)`` alone (:meth:`draw`), whatever ran before it."""
 
     def __init__(self, params: Params, verilog: str, seed: int, bits: int,
-                 per_traffic: int, n_requests: int):
+                 per_traffic: int, n_requests: int, per_memory: bool = False):
         self.params, self.seed, self.bits = params, seed, bits
         self.per_traffic, self.n_requests = per_traffic, n_requests
         self.targets = targets(verilog)
         self.weights = [t.bits for t in self.targets]
+        self.per_memory = per_memory
+        self.memories = sorted({t.memory for t in self.targets}, key=MEM_IDS.get)
 
     def group(self, g: int, n_faults: int):
         """Group ``g``: its traffic seed, its requests and the indices of its runs."""
@@ -392,9 +397,15 @@ class _Plan:
 
     def draw(self, index: int, requests):
         """Run ``index``'s upset: ``(target, word, bits, cycle)``, the cycle uniform over
-        its traffic's request cycles, the word uniform over every bit of every array."""
+        its traffic's request cycles, the word uniform over every bit of every array (with
+        ``per_memory``: over every bit of a D11 memory drawn uniformly)."""
         rng = random.Random(f"kvasu-faults:{self.seed}:fault:{index}")
-        target = rng.choices(self.targets, self.weights)[0]
+        targets, weights = self.targets, self.weights
+        if self.per_memory:
+            memory = rng.choice(self.memories)
+            targets = [t for t in self.targets if t.memory == memory]
+            weights = [t.bits for t in targets]
+        target = rng.choices(targets, weights)[0]
         word = rng.randrange(target.array.depth)
         flips = rng.sample(range(target.array.width), self.bits)
         cycle = rng.randrange(_last_cycle(requests) + 1)
@@ -438,10 +449,11 @@ def _run_group_in_worker(job):
 def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
              n_requests: int = 300, out=sys.stdout, progress_every: int | None = None,
              protected: bool = True, double: bool = False,
-             per_traffic: int = PER_TRAFFIC, jobs: int = 1) -> dict:
+             per_traffic: int = PER_TRAFFIC, jobs: int = 1, per_memory: bool = False) -> dict:
     """``n_faults`` runs, one upset each (one bit, or with ``double`` two bits of one word
     in one cycle); on the protected core (the default options) or, with ``protected``
-    false, on ``CoreOptions(protection="none")``. Runs ``k`` of one group of
+    false, on ``CoreOptions(protection="none")``. ``per_memory``: each upset's D11 memory
+    drawn uniformly first (see the module's text). Runs ``k`` of one group of
     ``per_traffic`` (``k // per_traffic``) share a traffic stream and one harness process
     (:func:`run_shared`); ``jobs`` worker processes run groups at once. Returns the
     summary (see main); it does not depend on ``jobs``."""
@@ -455,12 +467,14 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     print(f"faults: {n_faults} {'double' if double else 'single'}-bit upsets, seed {seed}, "
           f"{n_requests} requests per run, {per_traffic} runs per traffic stream, "
           f"{jobs} job{'s' if jobs > 1 else ''}, "
-          f"{'protected' if protected else 'unprotected'} core, params {params.as_dict()}",
+          f"{'protected' if protected else 'unprotected'} core, "
+          f"{'memories drawn uniformly' if per_memory else 'bits drawn uniformly'}, "
+          f"params {params.as_dict()}",
           file=out, flush=True)
     exe = fast.build(params, build_dir, faults=True, options=options)
     runs_start = time.monotonic()
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
-    plan = _Plan(params, verilog, seed, bits, per_traffic, n_requests)
+    plan = _Plan(params, verilog, seed, bits, per_traffic, n_requests, per_memory)
     tgts = plan.targets
     latency, lag, stat_lag = _core_figures(params, options)
     bound = recovery_bound(params, options)
@@ -524,7 +538,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         "seed": seed, "faults": n_faults, "bits_per_fault": bits,
         "requests_per_run": n_requests, "runs_per_traffic": per_traffic,
         "traffic_streams": len(groups), "jobs": jobs, "params": params.as_dict(),
-        "protected": protected, "options": options.as_dict(),
+        "protected": protected, "per_memory": per_memory, "options": options.as_dict(),
         "classes": {c: totals[c] for c in CLASSES},
         "rates": {c: round(totals[c] / n_faults, 4) for c in CLASSES},
         "reported_uncorrectable": reported_uncorrectable,
@@ -561,13 +575,14 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
 
 def replay(params: Params, seed: int, index: int, build_dir: Path, *, n_requests: int = 300,
            protected: bool = True, double: bool = False,
-           per_traffic: int = PER_TRAFFIC) -> dict:
+           per_traffic: int = PER_TRAFFIC, per_memory: bool = False) -> dict:
     """Run ``index`` of campaign ``seed`` again, alone, in a harness process of its own
     (:func:`run_one`); returns its record (as in the campaign's ``examples``)."""
     options = CoreOptions() if protected else CoreOptions(protection="none")
     exe = fast.build(params, build_dir, faults=True, options=options)
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
-    plan = _Plan(params, verilog, seed, 2 if double else 1, per_traffic, n_requests)
+    plan = _Plan(params, verilog, seed, 2 if double else 1, per_traffic, n_requests,
+                 per_memory)
     tseed, requests, _ = plan.group(index // per_traffic, index + 1)
     target, word, flips, cycle = plan.draw(index, requests)
     _, lag, stat_lag = _core_figures(params, options)
@@ -621,6 +636,8 @@ def main(argv=None) -> int:
     ap.add_argument("--double", action="store_true", help="two bits of one word per run")
     ap.add_argument("--unprotected", action="store_true",
                     help="the core built with CoreOptions(protection='none')")
+    ap.add_argument("--per-memory", action="store_true",
+                    help="draw each upset's memory uniformly, then a bit of it")
     ap.add_argument("--replay", type=int, default=None, metavar="INDEX",
                     help="run INDEX of the campaign --seed again, alone, and print it")
     ap.add_argument("--out", type=Path, default=Path("build/faults"))
@@ -635,12 +652,14 @@ def main(argv=None) -> int:
     if args.replay is not None:
         record = replay(CONFIGS[args.config], seed, args.replay, build,
                         n_requests=args.requests, protected=not args.unprotected,
-                        double=args.double, per_traffic=args.per_traffic)
+                        double=args.double, per_traffic=args.per_traffic,
+                        per_memory=args.per_memory)
         print(json.dumps(record, indent=1))
         return 0
     summary = campaign(CONFIGS[args.config], args.faults, seed, build,
                        n_requests=args.requests, protected=not args.unprotected,
-                       double=args.double, per_traffic=args.per_traffic, jobs=args.jobs)
+                       double=args.double, per_traffic=args.per_traffic, jobs=args.jobs,
+                       per_memory=args.per_memory)
     (args.out / f"{stem}.json").write_text(json.dumps(summary, indent=1) + "\n")
     plot(summary, args.out / f"{stem}.png")
     print(f"faults: wrote {args.out / stem}.json and .png")

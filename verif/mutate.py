@@ -25,8 +25,10 @@ otherwise; ``R`` requests, a fixed traffic seed): the golden model checks every 
 and the register mirror every register access. The soaks flip no bit, so the article
 build's error detection, correction, recovery and reporting are idle in them: a mutant of
 the article build that passes its soak is also run under ``--faults`` single-bit upsets
-(``verif.faults``, the same seed), where every run must end masked or detected and
-recovered against the model, with the upset's place reported, as D11 requires. Outcomes:
+(``verif.faults --per-memory``, the same seed: each memory of D11 drawn as often as any
+other, so that the parity of a memory of a few words is exercised as often as the
+statistics' SECDED), where every run must end masked or detected and recovered against
+the model, with the upset's place reported, as D11 requires. Outcomes:
 
 - ``killed``: a soak fails (a mismatch, an error, a hang, or past ``--timeout``), or a run
   under upsets does;
@@ -236,12 +238,14 @@ class Campaign:
 
     def _upsets(self) -> bool:
         """The article build under single-bit upsets (``verif.faults``, small configuration,
-        ``faults`` runs, the traffic seed): every run masked or detected and recovered, its
+        ``faults`` runs, the traffic seed, each memory of D11 drawn as often as any other,
+        so that a small one's check is exercised): every run masked or detected and recovered, its
         report the upset's place, the fault-free runs clean, every recovery within D11's
         bound."""
         out = self.work / "build" / "faults"
         if not self._check("faults", "-m", "verif.faults", "--config", "small", "--faults",
-                           str(self.faults), "--seed", str(self.traffic_seed), "--out", str(out)):
+                           str(self.faults), "--seed", str(self.traffic_seed), "--per-memory",
+                           "--out", str(out)):
             return False
         doc = json.loads((out / "campaign.json").read_text())
         bad = {k: v for k, v in doc["classes"].items()

@@ -14,7 +14,9 @@ occur; and loops over lines of sampled windows among lines read once, so that th
 detector enters and leaves loop mode and its shadows reach their bound), random response
 back-pressure, and at quiescent points reads every statistic,
 commits random configurations with ``POLICY`` 1 (or now and then 0 and back: each change
-flushes), and fuzzes the register window. The golden model, switched by the register
+flushes), and fuzzes the register window while requests flow, with flushes among the
+accesses (sixteen in a row once per chunk: the clear sweep of D12) and the chunk's AXI
+master drawn as ``verif.soak.axi_master`` draws it. The golden model, switched by the register
 mirror as the block is, checks everything. Prints a line per chunk and writes a JSON
 summary; nothing here depends on wall-clock time.
 """
@@ -34,7 +36,7 @@ from hdl.core import CoreOptions
 from regmap import OPS, REG, Params
 
 from . import fast
-from .soak import Traffic, _stat_reads
+from .soak import Traffic, _stat_reads, axi_master
 from .tb.addresses import AddrSpace
 
 __all__ = ["CONFIGS", "OPTIONS", "commit_policy", "predictor_soak", "main"]
@@ -124,7 +126,7 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
           file=out, flush=True)
     exe = fast.build(params, build_dir, options=OPTIONS)
     traffic = Traffic(params, rng)
-    done, start, chunks, axi_codes, switches = 0, time.monotonic(), 0, {}, 0
+    done, start, chunks, axi_codes, switches, sweeps = 0, time.monotonic(), 0, {}, 0, 0
     stats_total = {}
     while done < total:
         n = min(chunk, total - done)
@@ -139,8 +141,8 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
                 make, lengths = (lambda k: _sampled_loop_requests(params, rng, k, 0)), (2000, 8000)
             requests += make(min(n - len(requests), rng.randrange(*lengths)))
         axi = [fast.AxiOp("barrier", 0)] + commit_policy(1) + [fast.AxiOp("release")]
-        for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
-            axi += traffic.fuzz(fuzz)
+        for i, k in enumerate(sorted(rng.sample(range(1, n), min(checkpoints, n - 1)))):
+            axi += traffic.fuzz(fuzz, flushes=16 if i == 0 else rng.randrange(4))
             axi += [fast.AxiOp("barrier", k)] + _stat_reads(0)
             if rng.random() < 0.7:
                 axi += traffic.config_writes(0)[:-1]
@@ -150,11 +152,12 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
             axi += commit_policy(1) + _stat_reads(0) + [fast.AxiOp("release")]
         axi += [fast.AxiOp("barrier", n)] + _stat_reads(0) + [fast.AxiOp("release")]
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
-                          seed=rng.getrandbits(32))
+                          seed=rng.getrandbits(32), master=axi_master(rng))
         model = KvAsuModel(params)
         checked = fast.check(params, model, requests, axi, result, predictor=True)
         for code, count in checked["axi_responses"].items():
             axi_codes[code] = axi_codes.get(code, 0) + count
+        sweeps += checked["sweeps"]
         for name, value in model.stats.as_dict().items():
             stats_total[name] = stats_total.get(name, 0) + value
         done += n
@@ -163,7 +166,7 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
               f"{result.cycles} cycles, policy {model.policy}, occupancy {model.occupancy}",
               file=out, flush=True)
     summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunks,
-               "policy_switches": switches, "axi_responses": axi_codes,
+               "policy_switches": switches, "axi_responses": axi_codes, "sweeps": sweeps,
                "model_stats_of_last_runs": stats_total, "params": params.as_dict(),
                "options": OPTIONS.as_dict(),
                "wall_seconds": round(time.monotonic() - start, 1)}

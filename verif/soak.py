@@ -8,9 +8,13 @@ OBSERVE / QUERY / EVICT / EVICT_ANY over a mix of hot lines, lines that collide 
 window, and random lines; back-to-back requests, short gaps and idle gaps far longer than
 ``2**TS_WIDTH`` ticks; random response back-pressure. Inside each chunk, at quiescent
 points, it reads every statistic and OCCUPANCY, writes random shadow configurations and
-commits them (legal and illegal), flushes, clears statistics and the error bit. The RTL
-runs in the fast C++ harness (verif/fast); the golden model and the register mirror then
-check every response and every register access. A line of progress per chunk.
+commits them (legal and illegal), flushes, clears statistics and the error bit; between
+them it fuzzes the register window while requests flow, with flushes among the accesses
+(sixteen in a row once per chunk, so that every chunk runs the clear sweep of D12). Each
+chunk draws how its AXI master behaves (``axi_master``): B and R back-pressure, two or
+three reads outstanding, AW and W apart. The RTL runs in the fast C++ harness
+(verif/fast); the golden model and the register mirror then check every response and
+every register access. A line of progress per chunk.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from regmap import CONFIG_NAMES, OPS, REG, REGISTERS, STAT_REGISTERS, Params
 from . import fast
 from .tb.addresses import AddrSpace
 
-__all__ = ["CONFIGS", "Traffic", "soak", "main"]
+__all__ = ["CONFIGS", "Traffic", "axi_master", "soak", "main"]
 
 CONFIGS = {
     "default": Params(),
@@ -139,11 +143,12 @@ class Traffic:
         return ops
 
 
-    def fuzz(self, n: int) -> list:
+    def fuzz(self, n: int, flushes: int = 0) -> list:
         """Random register traffic for a non-quiescent stretch: any word of the 4 KiB
         window (mapped, read-only, unmapped), random data and strobes. CTRL writes keep
         ENABLE set (or skip byte 0) so the request stream is never stopped for good; reads
-        of live counters are not compared, only their response codes."""
+        of live counters are not compared, only their response codes. ``flushes`` plain
+        CTRL flushes (``ENABLE | FLUSH``) go in at random places among the ``n``."""
         rng, ops = self.rng, []
         live = {r.offset for r in STAT_REGISTERS} | {r.offset + 4 for r in STAT_REGISTERS} | \
             {REG["OCCUPANCY"].offset, REG["STATUS"].offset, REG["CYCLE"].offset,
@@ -161,7 +166,18 @@ class Traffic:
             if addr & ~3 == REG["MODE"].offset:     # reserved bits yes, NONBLOCKING never
                 data &= ~REG["MODE"].mask("NONBLOCKING")
             ops.append(fast.AxiOp("write", addr, data, strb))
+        flush = fast.AxiOp("write", CTRL.offset, CTRL.mask("ENABLE") | CTRL.mask("FLUSH"), 0xF)
+        for _ in range(flushes):
+            ops.insert(rng.randrange(len(ops) + 1), flush)
         return ops
+
+
+def axi_master(rng: random.Random) -> fast.AxiMaster:
+    """How the AXI master of one chunk behaves: BREADY and RREADY always high, 70 % or
+    30 % of cycles; two or three reads outstanding (the plain master, one operation at a
+    time, is the other fast-harness users'); AWVALID and WVALID 0 to 3 cycles apart."""
+    return fast.AxiMaster(ready_permille=rng.choice((1000, 700, 300)), reads=rng.randint(2, 3),
+                          skew=rng.randint(0, 3))
 
 
 def _stat_reads(not_before: int) -> list:
@@ -183,26 +199,28 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
     exe = fast.build(params, build_dir)
     traffic = Traffic(params, rng)
     done, start, sim_s, sim_cycles = 0, time.monotonic(), 0.0, 0
-    chunk_index, axi_codes = 0, {}
+    chunk_index, axi_codes, sweeps = 0, {}, 0
     while done < total:
         n = min(chunk, total - done)
         # Each chunk is a fresh run of the harness (and so a reset of the DUT and a new
         # model): the reset path is exercised once per chunk as well.
         requests = traffic.mixed(n, 0)
         axi = []
-        for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
-            axi += traffic.fuzz(fuzz)                  # concurrent with live requests
+        for i, k in enumerate(sorted(rng.sample(range(1, n), min(checkpoints, n - 1)))):
+            # concurrent with live requests; the first with a generation wrap's flushes
+            axi += traffic.fuzz(fuzz, flushes=16 if i == 0 else rng.randrange(4))
             axi += [fast.AxiOp("barrier", k)] + _stat_reads(0)
             if rng.random() < 0.7:
                 axi += traffic.config_writes(0)
             axi += _stat_reads(0) + [fast.AxiOp("release")]
         axi += [fast.AxiOp("barrier", n)] + _stat_reads(0) + [fast.AxiOp("release")]
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
-                          seed=rng.getrandbits(32))
+                          seed=rng.getrandbits(32), master=axi_master(rng))
         model = KvAsuModel(params)
         checked = fast.check(params, model, requests, axi, result)
         for code, count in checked["axi_responses"].items():
             axi_codes[code] = axi_codes.get(code, 0) + count
+        sweeps += checked["sweeps"]
         done += n
         chunk_index += 1
         sim_s += result.seconds
@@ -211,9 +229,10 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         print(f"soak: chunk {chunk_index}: {done}/{total} requests, 0 mismatches, "
               f"{result.cycles} cycles, occupancy {model.occupancy}, "
               f"{done / elapsed:,.0f} req/s overall", file=out, flush=True)
-    print(f"soak: register accesses checked: {axi_codes}", file=out, flush=True)
+    print(f"soak: register accesses checked: {axi_codes}; clear sweeps run: {sweeps}",
+          file=out, flush=True)
     summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunk_index,
-               "axi_responses": axi_codes,
+               "axi_responses": axi_codes, "sweeps": sweeps,
                "rtl_seconds": round(sim_s, 1), "rtl_cycles": sim_cycles,
                "wall_seconds": round(time.monotonic() - start, 1)}
     print(f"soak: PASS {done} requests, 0 mismatches, seed {seed}, "

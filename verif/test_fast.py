@@ -44,6 +44,15 @@ def test_soak_short(config, requests, seed, build_root, capsys):
     # the register fuzzing really hit every kind of answer
     for code in ("read_OKAY", "read_DECERR", "write_OKAY", "write_SLVERR", "write_DECERR"):
         assert codes.get(code, 0) > 0, codes
+    # every chunk's sixteen flushes in a row ran the clear sweep at least once (D12)
+    assert summary["sweeps"] >= summary["chunks"], summary
+
+
+@pytest.mark.parametrize("kw, match", [({"ready_permille": 1001}, "ready_permille"),
+                                       ({"reads": 0}, "reads"), ({"skew": -1}, "skew")])
+def test_an_axi_master_out_of_range_is_refused(kw, match):
+    with pytest.raises(ValueError, match=match):
+        fast.AxiMaster(**kw)
 
 
 def test_drain_refill_evicts_a_tail_within_w1():

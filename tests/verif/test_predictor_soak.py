@@ -21,6 +21,7 @@ def test_short_predictor_soak(fast_build_root):
     assert summary["requests"] == 8000 and summary["mismatches"] == 0
     stats = summary["model_stats_of_last_runs"]
     assert stats["inserts"] and stats["evicts"] and stats["obs_t3"], stats
+    assert summary["sweeps"] >= summary["chunks"], summary    # D12's clear sweep, per chunk
 
 
 def _run_model(model, requests, start):

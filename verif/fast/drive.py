@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Running the built harness: the request stream, the AXI4-Lite operations and the faults
-encoded into its input file (``encode``), the run (``run``) and its recorded output
+"""Running the built harness: the request stream, the AXI4-Lite operations, the AXI
+master's behaviour and the faults encoded into its input file (``encode``), the run (``run``) and its recorded output
 (``read_result``)."""
 
 from __future__ import annotations
@@ -15,16 +15,18 @@ import numpy as np
 from regmap import Params
 
 from ..codec import Codec
-from .records import FastResult, Hang, Mismatch
+from .records import AxiMaster, FastResult, Hang, Mismatch
 
 __all__ = ["encode", "run", "read_result"]
 
 _MAGIC = 0x3154564B   # 'KVT1'
 
 
-def encode(codec: Codec, requests, axi_ops, faults=()) -> bytes:
+def encode(codec: Codec, requests, axi_ops, faults=(), master: AxiMaster | None = None) -> bytes:
     """requests: iterable of (not_before, op, addr, min_tlevel)."""
     out = bytearray(struct.pack("<III", _MAGIC, codec.req_words, codec.rsp_words))
+    if master is not None and master != AxiMaster():
+        out += struct.pack("<IQIII", 7, 0, master.ready_permille, master.reads, master.skew)
     word_fmt = f"<{codec.req_words}I"
     mask = 0xFFFF_FFFF
     for not_before, op, addr, min_tlevel in requests:
@@ -52,10 +54,11 @@ def encode(codec: Codec, requests, axi_ops, faults=()) -> bytes:
 
 def run(exe: Path, params: Params, requests, axi_ops=(), *, ready_permille: int = 1000,
         seed: int = 1, waves: Path | None = None, workdir: Path | None = None,
-        faults=(), progress=None) -> FastResult:
+        faults=(), progress=None, master: AxiMaster | None = None) -> FastResult:
     """Run a request stream (and AXI operations) through the built harness.
 
     ``faults``: :class:`Fault` upsets to inject (a harness built with ``faults=True``).
+    ``master``: how the AXI master behaves (:class:`AxiMaster`; ``None``: the plain one).
     ``progress``: called as ``progress(cycle, accepted, left)`` every 2**24 cycles of the
     run (the requests accepted so far and those left), for a long run's progress line.
     Raises :class:`Hang` if the block stops making progress, :class:`Mismatch` if the
@@ -64,7 +67,7 @@ def run(exe: Path, params: Params, requests, axi_ops=(), *, ready_permille: int 
     codec = Codec(params)
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         tmp = Path(tmp)
-        (tmp / "in.bin").write_bytes(encode(codec, requests, axi_ops, faults))
+        (tmp / "in.bin").write_bytes(encode(codec, requests, axi_ops, faults, master))
         cmd = [str(exe), str(tmp / "in.bin"), str(tmp / "rsp.bin"), str(tmp / "axi.bin"),
                str(ready_permille), str(seed)] + ([str(waves)] if waves else [])
         start = time.monotonic()

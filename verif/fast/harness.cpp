@@ -24,9 +24,17 @@
 //   kind 6, run:       u64 index, u32 n, then n faults, each u64 cycle, u32 word, u32 bit,
 //                      u32 len, char name[len]: one more run of the same stimulus with
 //                      these faults (see "Runs" below; KVASU_FAULTS builds only)
+//   kind 7, master:    u64 0, u32 ready_permille, u32 reads, u32 skew: how the AXI master
+//                      behaves (without this record: 1000, 1, 0): BREADY and RREADY high
+//                      in a cycle with this probability (per mille, drawn from a stream
+//                      of their own); up to `reads` reads outstanding at once (a read
+//                      is issued while earlier reads wait for their R, never beside a
+//                      write); AWVALID and WVALID each raised 0..skew cycles (drawn) after
+//                      a write starts
 // Requests are offered in file order, each from cycle max(not_before, previous acceptance
-// + 1); AXI operations run in file order on their own, concurrently with the requests, one
-// at a time, each from its not_before cycle.
+// + 1); AXI operations run in file order on their own, concurrently with the requests,
+// each from its not_before cycle: one at a time, except reads as kind 7 allows (a write
+// waits until every earlier operation is answered, and so does any operation after it).
 // OUT_RSP.bin: per response: u64 accept_cycle, u64 response_cycle, u32 payload[rsp_words].
 // Every 2^24 cycles the harness prints "progress CYCLE ACCEPTED LEFT" on stdout (the
 // requests accepted so far and those left), for a caller that shows a long run's progress.
@@ -95,6 +103,7 @@ struct Request { uint64_t not_before; std::vector<uint32_t> payload; };
 struct Fault { uint64_t cycle; uint32_t word, bit; std::string name; };
 struct Run { uint64_t index; std::vector<Fault> faults; uint64_t first; int status; };
 struct AxiOp { uint32_t kind, addr, data, strb; uint64_t not_before; };
+struct Outstanding { AxiOp op; uint64_t start; };   // issued (AW and W, or AR, handshaken)
 
 struct Reader {
   FILE* f;
@@ -167,6 +176,7 @@ int main(int argc, char** argv) {
   const std::string runs_path = rsp_path + ".runs";
   const unsigned ready_permille = (unsigned)atoi(argv[4]);
   uint64_t rng = strtoull(argv[5], nullptr, 0) * 0x9E3779B97F4A7C15ull + 1;
+  uint64_t axi_rng = rng ^ 0x5851F42D4C957F2Dull;   // the AXI master's draws (kind 7)
 
   Reader r{in};
   uint32_t magic, req_words, rsp_words;
@@ -176,6 +186,7 @@ int main(int argc, char** argv) {
   std::deque<AxiOp> axi_ops;
   std::vector<Fault> faults;
   std::vector<Run> runs;
+  uint32_t axi_ready_permille = 1000, max_reads = 1, skew = 0;
   for (uint32_t kind; r.read(kind);) {
     uint64_t nb;
     if (!r.read(nb)) die("truncated record");
@@ -202,6 +213,9 @@ int main(int argc, char** argv) {
       Request q{nb, std::vector<uint32_t>(req_words)};
       if (fread(q.payload.data(), 4, req_words, in) != req_words) die("truncated request");
       requests.push_back(std::move(q));
+    } else if (kind == 7) {
+      if (!(r.read(axi_ready_permille) && r.read(max_reads) && r.read(skew)) || max_reads == 0)
+        die("bad master record");
     } else if (kind >= 1 && kind <= 4) {
       AxiOp op{kind, 0, 0, 0, nb};
       if (kind != 4 && !r.read(op.addr)) die("truncated AXI op");
@@ -248,10 +262,12 @@ int main(int argc, char** argv) {
 
   std::deque<uint64_t> in_flight;  // acceptance cycles of requests not yet answered
   std::vector<uint32_t> rsp_words_buf(rsp_words);
-  // AXI state: 0 idle, 1 address/data phase, 2 waiting for B/R.
-  int axi_state = 0;
-  bool aw_done = false, w_done = false;
-  uint64_t axi_start = 0;
+  // AXI master: the operation being issued (AW and W, or AR, not yet all handshaken), and
+  // those issued and waiting for their B or R, oldest first.
+  bool issuing = false, aw_done = false, w_done = false;
+  AxiOp cur{};
+  uint64_t aw_at = 0, w_at = 0;    // the cycles AWVALID and WVALID rise (skew)
+  std::deque<Outstanding> outstanding;
   uint64_t last_progress = 0;
   uint64_t accepted = 0;
   bool held = false;   // between a barrier and its release
@@ -302,34 +318,47 @@ int main(int argc, char** argv) {
     }
     // Drive the request stream.
     // Barriers and releases at the head of the AXI queue act on the request stream.
-    while (axi_state == 0 && !axi_ops.empty() && axi_ops.front().kind >= 3 &&
+    const bool axi_idle = !issuing && outstanding.empty();
+    while (axi_idle && !axi_ops.empty() && axi_ops.front().kind >= 3 &&
            axi_ops.front().not_before <= cycle) {
       const AxiOp& op = axi_ops.front();
       if (op.kind == 4) { held = false; axi_ops.pop_front(); continue; }
       if (accepted >= op.addr && in_flight.empty()) { held = true; axi_ops.pop_front(); continue; }
       break;
     }
-    const bool barrier_waiting = axi_state == 0 && !axi_ops.empty() && axi_ops.front().kind == 3;
+    const bool barrier_waiting = axi_idle && !axi_ops.empty() && axi_ops.front().kind == 3;
     const bool stopped = held || (barrier_waiting && accepted >= axi_ops.front().addr);
     bool offer = !stopped && !requests.empty() && requests.front().not_before <= cycle;
     top->PORT(req, valid) = offer;
     if (offer) put(top->PORT(req, payload), requests.front().payload.data(), req_words);
     top->PORT(rsp, ready) = ready_permille >= 1000 || (xorshift(rng) % 1000) < ready_permille;
 
-    // Drive the AXI4-Lite master.
-    if (axi_state == 0 && !axi_ops.empty() && axi_ops.front().kind <= 2 &&
-        axi_ops.front().not_before <= cycle) {
-      const AxiOp& op = axi_ops.front();
-      axi_state = 1; aw_done = w_done = false;
-      if (op.kind == 1) {
-        top->PORT(axil, awaddr) = op.addr; top->PORT(axil, awprot) = 0; top->PORT(axil, awvalid) = 1;
-        top->PORT(axil, wdata) = op.data; top->PORT(axil, wstrb) = op.strb; top->PORT(axil, wvalid) = 1;
+    // Drive the AXI4-Lite master. The next operation starts when nothing is being issued
+    // and every earlier one is answered, or, a read behind reads only, when fewer than
+    // max_reads are outstanding.
+    if (!issuing && !axi_ops.empty() && axi_ops.front().kind <= 2 &&
+        axi_ops.front().not_before <= cycle &&
+        (outstanding.empty() || (axi_ops.front().kind == 2 && outstanding.back().op.kind == 2 &&
+                                 outstanding.size() < max_reads))) {
+      cur = axi_ops.front();
+      axi_ops.pop_front();
+      issuing = true; aw_done = w_done = false;
+      if (cur.kind == 1) {
+        aw_at = cycle + (skew ? xorshift(axi_rng) % (skew + 1) : 0);
+        w_at = cycle + (skew ? xorshift(axi_rng) % (skew + 1) : 0);
+        top->PORT(axil, awaddr) = cur.addr; top->PORT(axil, awprot) = 0;
+        top->PORT(axil, wdata) = cur.data; top->PORT(axil, wstrb) = cur.strb;
       } else {
-        top->PORT(axil, araddr) = op.addr; top->PORT(axil, arprot) = 0; top->PORT(axil, arvalid) = 1;
+        top->PORT(axil, araddr) = cur.addr; top->PORT(axil, arprot) = 0; top->PORT(axil, arvalid) = 1;
       }
     }
-    top->PORT(axil, bready) = axi_state != 0;
-    top->PORT(axil, rready) = axi_state != 0;
+    if (issuing && cur.kind == 1) {
+      top->PORT(axil, awvalid) = !aw_done && cycle >= aw_at;
+      top->PORT(axil, wvalid) = !w_done && cycle >= w_at;
+    }
+    const bool axi_ready = axi_ready_permille >= 1000 || xorshift(axi_rng) % 1000 < axi_ready_permille;
+    top->PORT(axil, bready) = (issuing || !outstanding.empty()) && axi_ready;
+    top->PORT(axil, rready) = (issuing || !outstanding.empty()) && axi_ready;
 
     top->clk = 0; top->eval();   // settle the combinational outputs for this cycle
     const bool req_fire = top->PORT(req, valid) && top->PORT(req, ready);
@@ -355,28 +384,35 @@ int main(int argc, char** argv) {
       out.add(out.rsp, &acc, 8); out.add(out.rsp, &cycle, 8);
       out.add(out.rsp, rsp_words_buf.data(), 4 * rsp_words);
     }
-    if (axi_state == 1) {
-      const AxiOp& op = axi_ops.front();
-      if (op.kind == 1) {
-        if (aw_fire) { aw_done = true; top->PORT(axil, awvalid) = 0; axi_start = cycle; }
-        if (w_fire) { w_done = true; top->PORT(axil, wvalid) = 0; }
-        if (aw_done && w_done) axi_state = 2;
-      } else if (ar_fire) {
-        top->PORT(axil, arvalid) = 0; axi_start = cycle; axi_state = 2;
-      }
+    // A B or R answers the oldest outstanding operation, which must be of its kind (the
+    // handshakes of this edge: an operation issued in it is not yet outstanding).
+    if (b_fire || r_fire) {
+      if (b_fire && r_fire) die("B and R in one cycle with one kind of operation outstanding");
+      if (outstanding.empty() || outstanding.front().op.kind != (b_fire ? 1u : 2u))
+        die(b_fire ? "a write response with no write outstanding"
+                   : "a read response with no read outstanding");
+      const Outstanding& o = outstanding.front();
+      uint32_t rec[4] = {o.op.kind, o.op.addr, r_fire ? rdata : 0, b_fire ? bresp : rresp};
+      out.add(out.axi, rec, 16); out.add(out.axi, &o.start, 8); out.add(out.axi, &cycle, 8);
+      outstanding.pop_front();
     }
-    if (axi_state == 2 && (b_fire || r_fire)) {
-      const AxiOp& op = axi_ops.front();
-      uint32_t rec[4] = {op.kind, op.addr, op.kind == 2 ? rdata : 0, op.kind == 1 ? bresp : rresp};
-      out.add(out.axi, rec, 16); out.add(out.axi, &axi_start, 8); out.add(out.axi, &cycle, 8);
-      axi_ops.pop_front();
-      axi_state = 0;
+    if (issuing) {
+      if (cur.kind == 1) {
+        if (aw_fire) { aw_done = true; top->PORT(axil, awvalid) = 0; aw_at = cycle; }
+        if (w_fire) { w_done = true; top->PORT(axil, wvalid) = 0; }
+        if (aw_done && w_done) { outstanding.push_back({cur, aw_at}); issuing = false; }
+      } else if (ar_fire) {
+        top->PORT(axil, arvalid) = 0;
+        outstanding.push_back({cur, cycle});
+        issuing = false;
+      }
     }
     // Idle cycles (nothing offered, nothing owed) count as progress: only the block's
     // handshakes can be late.
-    const bool owed = offer || !in_flight.empty() || axi_state != 0;
+    const bool owed = offer || !in_flight.empty() || issuing || !outstanding.empty();
     if (req_fire || rsp_fire || b_fire || r_fire || !owed) last_progress = cycle;
-    if (requests.empty() && in_flight.empty() && axi_ops.empty() && axi_state == 0) break;
+    if (requests.empty() && in_flight.empty() && axi_ops.empty() && !issuing &&
+        outstanding.empty()) break;
     if (cycle - last_progress > 100000) {
       fprintf(stderr, "kvasu_fast: no progress for 100000 cycles at cycle %llu "
               "(%zu requests left, %zu in flight, %zu AXI ops left)\n",

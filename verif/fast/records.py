@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The fast path's records: a register access or barrier (``AxiOp``), a run's result
+"""The fast path's records: a register access or barrier (``AxiOp``), how the harness's AXI
+master behaves (``AxiMaster``), a run's result
 (``FastResult``), an upset to inject (``Fault``), a memory array of the generated Verilog
 (``MemoryArray``), a reported soft error (``SoftError``) and the failures (``Mismatch``,
 ``Hang``)."""
@@ -10,7 +11,7 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["AxiOp", "FastResult", "Fault", "MemoryArray", "SoftError", "Mismatch", "Hang"]
+__all__ = ["AxiOp", "AxiMaster", "FastResult", "Fault", "MemoryArray", "SoftError", "Mismatch", "Hang"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,6 +27,28 @@ class AxiOp:
     #: Compare read data. Reads of live counters (statistics, OCCUPANCY) while requests
     #: are in flight cannot be predicted to the cycle: their response code is still checked.
     check: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class AxiMaster:
+    """How the harness's AXI4-Lite master behaves. ``ready_permille``: BREADY and RREADY
+    high in a cycle with this probability (per mille; 1000: always). ``reads``: reads
+    outstanding at most (a read is issued while earlier reads wait for their R; a write
+    never overlaps another operation). ``skew``: AWVALID and WVALID each raised 0 to
+    ``skew`` cycles (drawn) after a write starts. The draws are seeded by the run's seed.
+    The default is the plain master: one operation at a time, both valids together,
+    BREADY and RREADY always high."""
+    ready_permille: int = 1000
+    reads: int = 1
+    skew: int = 0
+
+    def __post_init__(self):
+        if not 0 <= self.ready_permille <= 1000:
+            raise ValueError(f"ready_permille must be 0..1000, not {self.ready_permille}")
+        if self.reads < 1:
+            raise ValueError(f"reads must be at least 1, not {self.reads}")
+        if self.skew < 0:
+            raise ValueError(f"skew must be at least 0, not {self.skew}")
 
 
 @dataclasses.dataclass

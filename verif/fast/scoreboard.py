@@ -45,6 +45,8 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
 
     ``predictor``: the block is a build with the predictor mode (``CoreOptions.predictor``):
     the register mirror commits ``POLICY`` to the model (``RegisterMirror(predictor=...)``).
+
+    The counts returned include ``sweeps``, the clear sweeps (D12) the mirror applied.
     """
     codec = Codec(params)
     events = []          # (before requests accepted at this cycle, order, action)
@@ -150,4 +152,4 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     codes = collections.Counter(f"{op.kind}_{Resp(rec[3]).name}"
                                 for op, rec in zip(bus_ops, result.axi))
     return {"requests": n, "axi_ops": len(bus_ops), "mismatches": 0, "cycles": result.cycles,
-            "axi_responses": dict(sorted(codes.items()))}
+            "axi_responses": dict(sorted(codes.items())), "sweeps": mirror.sweeps}
