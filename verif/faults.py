@@ -26,7 +26,9 @@ any recovery has ended): ``ERR_FIRST_MEM`` names a memory, ``ERR_UNCORRECTED`` o
 (``ERR_FIRST_MEM``, ``ERR_FIRST_ADDR``, ``ERR_FIRST_CYCLE``: ``verif.fast.SoftError``, placed
 with the build's own ``decision_lag`` and ``stat_lag``) and checks every response,
 statistic, ``OCCUPANCY`` and ``STATUS`` against it; each recovery's length
-(``ERR_LAST_RECOVERY``) is compared with D11's bound. With ``--double`` each run flips two
+(``ERR_LAST_RECOVERY``) is compared with D11's bound, and a run whose report names an
+uncorrectable table or LRU error must report a recovery at least as long as its sweep
+(``recoveries_too_short`` counts those that do not). With ``--double`` each run flips two
 bits of one word in one cycle instead; the target for those is that the block reports them
 (``ERR_FIRST_MEM`` bit 8, uncorrectable). Since the model takes the report as given, the
 report is checked against the upset itself: a run whose ``ERR_FIRST_MEM`` /
@@ -195,6 +197,16 @@ def _core_figures(params: Params, options) -> tuple[int, int, int]:
         warnings.simplefilter("ignore", UnusedElaboratable)
         top = KvAsu(params, options)
         return top.core.latency, top.core.decision_lag, top.regs.stat_lag
+
+
+def recovery_too_short(params: Params, errors: dict) -> bool:
+    """Whether a run's report (its ``ERR_*`` registers) names an uncorrectable table or LRU
+    error, so that a recovery ran (D11), while ``ERR_LAST_RECOVERY`` is under ``ENTRIES``
+    cycles, which its sweep alone takes (one word of every memory per cycle): the length
+    was not reported."""
+    first = errors.get("ERR_FIRST_MEM", 0)
+    recovered = first >> 8 & 1 and (first & 0xFF) != MEM_IDS["stats"]
+    return bool(recovered) and errors.get("ERR_LAST_RECOVERY", 0) < params.ENTRIES
 
 
 def recovery_bound(params: Params, options=None) -> int:
@@ -482,7 +494,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     by_memory = collections.defaultdict(collections.Counter)
     silent_first = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
-    reported_uncorrectable = recoveries = over_bound = misreported_runs = 0
+    reported_uncorrectable = recoveries = over_bound = misreported_runs = too_short = 0
     longest = 0
     detection = []          # cycles from the flip to ERR_FIRST_CYCLE, per flagged run
     fault_free_failures = []
@@ -517,11 +529,14 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                     recoveries += 1
                     longest = max(longest, errs["ERR_LAST_RECOVERY"])
                     over_bound += errs["ERR_LAST_RECOVERY"] > bound
+                if recovery_too_short(params, errs):
+                    too_short += 1
+                    rec["recovery_too_short"] = True
                 if rec["class"] == "silent":
                     silent_first[memory][_first_difference(rec["detail"])] += 1
                 # the first 40 runs that were not masked, and every run that failed
                 # (silent, hang, detected but not recovered: their records replay them)
-                if rec["misreported"] or (rec["class"] != "masked" and (
+                if rec["misreported"] or rec.get("recovery_too_short") or (rec["class"] != "masked" and (
                         len(examples) < 40 or rec["class"] != "detected_recovered")):
                     examples.append(rec)
                 done += 1
@@ -545,6 +560,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         "misreported": misreported_runs,
         "recoveries": recoveries, "recovery_bound": bound,
         "longest_recovery": longest, "recoveries_over_bound": over_bound,
+        "recoveries_too_short": too_short,
         "detection_latency": {
             "runs": len(detection),
             "median": detection[len(detection) // 2] if detection else None,
@@ -568,7 +584,8 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
               f"{c} {summary['rates'][c]:.1%}" for c in CLASSES) +
           f"; {reported_uncorrectable} reported uncorrectable, {misreported_runs} misreported, "
           f"{recoveries} recoveries, "
-          f"longest {longest} cycles (bound {bound}); {len(fault_free_failures)} of "
+          f"longest {longest} cycles (bound {bound}), {too_short} not reported; "
+          f"{len(fault_free_failures)} of "
           f"{len(groups)} fault-free runs failed", file=out, flush=True)
     return summary
 

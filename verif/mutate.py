@@ -28,7 +28,8 @@ the article build that passes its soak is also run under ``--faults`` single-bit
 (``verif.faults --per-memory``, the same seed: each memory of D11 drawn as often as any
 other, so that the parity of a memory of a few words is exercised as often as the
 statistics' SECDED), where every run must end masked or detected and recovered against
-the model, with the upset's place reported, as D11 requires. Outcomes:
+the model, with the upset's place and the recovery's length reported, as D11 requires.
+Outcomes:
 
 - ``killed``: a soak fails (a mismatch, an error, a hang, or past ``--timeout``), or a run
   under upsets does;
@@ -239,9 +240,9 @@ class Campaign:
     def _upsets(self) -> bool:
         """The article build under single-bit upsets (``verif.faults``, small configuration,
         ``faults`` runs, the traffic seed, each memory of D11 drawn as often as any other,
-        so that a small one's check is exercised): every run masked or detected and recovered, its
-        report the upset's place, the fault-free runs clean, every recovery within D11's
-        bound."""
+        so that a small one's check is exercised): every run masked or detected and
+        recovered, its report the upset's place, the fault-free runs clean, every recovery
+        within D11's bound and its length reported."""
         out = self.work / "build" / "faults"
         if not self._check("faults", "-m", "verif.faults", "--config", "small", "--faults",
                            str(self.faults), "--seed", str(self.traffic_seed), "--per-memory",
@@ -250,9 +251,11 @@ class Campaign:
         doc = json.loads((out / "campaign.json").read_text())
         bad = {k: v for k, v in doc["classes"].items()
                if v and k not in ("masked", "detected_recovered")}
-        if bad or doc["fault_free_failures"] or doc["recoveries_over_bound"] or doc["misreported"]:
+        if bad or doc["fault_free_failures"] or doc["recoveries_over_bound"] or \
+                doc["recoveries_too_short"] or doc["misreported"]:
             self.detail = (f"faults: {bad}, fault-free failures {len(doc['fault_free_failures'])}, "
                            f"recoveries over the bound {doc['recoveries_over_bound']}, "
+                           f"too short {doc['recoveries_too_short']}, "
                            f"misreported {doc['misreported']}")
             return False
         return True

@@ -281,6 +281,23 @@ def test_a_report_naming_another_place_is_misreported(verilog):
     assert misreported(PARAMS, target, 3, [0], {**right, "ERR_FIRST_MEM": MEM_IDS["ent"]})
 
 
+def test_a_recovery_not_reported_is_too_short():
+    """A report of an uncorrectable table or LRU error means a recovery ran (D11): its
+    length must cover at least the sweep; a statistics error or a corrected one runs none."""
+    from verif.faults import recovery_too_short
+    table = MEM_IDS["ent"] | 1 << 8
+    assert recovery_too_short(PARAMS, {"ERR_FIRST_MEM": table, "ERR_LAST_RECOVERY": 0})
+    assert recovery_too_short(PARAMS, {"ERR_FIRST_MEM": table,
+                                       "ERR_LAST_RECOVERY": PARAMS.ENTRIES - 1})
+    assert not recovery_too_short(PARAMS, {"ERR_FIRST_MEM": table,
+                                           "ERR_LAST_RECOVERY": PARAMS.ENTRIES + 5})
+    assert not recovery_too_short(PARAMS, {"ERR_FIRST_MEM": MEM_IDS["stats"] | 1 << 8,
+                                           "ERR_LAST_RECOVERY": 0})
+    assert not recovery_too_short(PARAMS, {"ERR_FIRST_MEM": MEM_IDS["next0"],
+                                           "ERR_LAST_RECOVERY": 0})
+    assert not recovery_too_short(PARAMS, {})
+
+
 def test_short_campaign_protected_single_bit(exe, fast_build_root, capsys):
     """D11's targets: no hang, no silent corruption, every detected upset recovered (every
     response equal to the model told of it), every recovery within the bound."""
@@ -293,6 +310,7 @@ def test_short_campaign_protected_single_bit(exe, fast_build_root, capsys):
     assert c["detected_unrecovered"] == 0, summary["examples"]
     assert summary["misreported"] == 0, summary["examples"]
     assert summary["recoveries_over_bound"] == 0
+    assert summary["recoveries_too_short"] == 0, summary["examples"]
     assert summary["longest_recovery"] <= summary["recovery_bound"]
 
 
