@@ -36,7 +36,7 @@ Asserted every cycle (``flips`` 1 or 2):
   corrects it or has not met it (the core never acts on the flipped word), and again from
   the first cycle after a recovery;
 * (c) a recovery (``recovering``) lasts at most D11's bound ``R = LATENCY + ENTRIES + 3``
-  cycles from the cycle ``d`` it starts (``recovering`` is low again by ``d + R``), and
+  (``+ 4`` with ``PROBE`` 1: ``golden_model.soft_errors.recovery_bound``) cycles from the cycle ``d`` it starts (``recovering`` is low again by ``d + R``), and
   ``req.ready`` is low throughout;
 * when a recovery ends (not by a reset): the LRU list empty, the occupancy 0, every valid
   bit of the table 0, nothing in flight, and the flipped bits rewritten (every word a code
@@ -59,6 +59,7 @@ from amaranth import *
 from amaranth.hdl import Assert, Assume, Cover
 from amaranth.hdl._ast import Initial
 import regmap
+from golden_model.soft_errors import recovery_bound
 
 from .table_props import CoreInvariants
 
@@ -126,7 +127,7 @@ class SeuInvariants(CoreInvariants):
             with m.If(~Initial()):
                 m.d.comb += Assume(~ResetSignal())
         recovering = core.recovering
-        R = core.latency + p.ENTRIES + 3
+        R = recovery_bound(p, core.latency)
         self.recovery_bound = R
 
         # A recovery's end: `recovering` falls, not by a reset.

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import regmap
 
 __all__ = ["MEM_IDS", "TABLE_MEMORIES", "LRU_MEMORIES", "STATS_MEMORY", "FirstError",
-           "SoftErrors", "SoftErrorState", "recovery_responses"]
+           "SoftErrors", "SoftErrorState", "recovery_bound", "recovery_responses"]
 
 #: The memories of D11, by name, with the ``MEM_ID`` the ``ERR_FIRST_MEM`` register reports.
 MEM_IDS = dict(regmap.MEM_IDS)
@@ -35,6 +35,16 @@ LRU_MEMORIES = ("prev0", "prev1", "next0", "next1")
 STATS_MEMORY = "stats"
 
 _COUNTER_MAX = 2**32 - 1        # ERR_UNCORRECTED and ERR_CORRECTED saturate at 32 bits
+
+
+def recovery_bound(params, latency: int) -> int:
+    """D11's recovery bound ``R`` of a block of ``params`` and request latency ``latency``:
+    ``req.ready`` rises again at most ``LATENCY + ENTRIES + 3`` cycles after the detection
+    (the sweep's ``ENTRIES`` cycles and two for the reads issued before the sweep rewrote
+    their word), ``LATENCY + ENTRIES + 4`` with ``PROBE`` 1 (the table's last row is
+    rewritten in the sweep's last cycle: three for a read of it in that cycle). The model
+    is untimed; the testbenches hold the block to this."""
+    return latency + params.ENTRIES + (4 if params.PROBE == 1 else 3)
 
 
 class FirstError(NamedTuple):

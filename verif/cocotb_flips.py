@@ -20,7 +20,8 @@ every later response and register read is checked against the model told of it:
 * ``flip_recovered``: one bit of the ``ent`` word of a tracked line's slot; the next window
   read of it finds it uncorrectable (window reads are never corrected), the request is
   answered as an untracked line, the block forgets every line within the recovery bound
-  (``ERR_LAST_RECOVERY <= LATENCY + ENTRIES + 3``), ``STATUS.SOFT_ERROR`` is set, and the
+  (``ERR_LAST_RECOVERY <= R``, ``golden_model.soft_errors.recovery_bound``),
+  ``STATUS.SOFT_ERROR`` is set, and the
   traffic after it is the model's from an empty table; ``CTRL.CLEAR_SOFT_ERROR`` clears it.
 """
 
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from cocotb.triggers import ClockCycles, FallingEdge
 
+from golden_model.soft_errors import recovery_bound
 from regmap import MEM_IDS, REG, STAT_NAMES
 from verif.kvasu_tb import ENABLE, OBSERVE, QUERY, KvAsuTB, tb_test
 
@@ -162,7 +164,7 @@ async def flip_recovered(tb: KvAsuTB):
     assert errors["ERR_FIRST_MEM"] == MEM_IDS["ent"] | UNCORRECTABLE, errors
     assert errors["ERR_FIRST_ADDR"] == slot and errors["ERR_UNCORRECTED"] == 1, errors
     assert accepted <= errors["ERR_FIRST_CYCLE"] <= now, (accepted, errors)
-    bound = tb.cfg["timing"]["latency"] + p.ENTRIES + 3
+    bound = recovery_bound(p, tb.cfg["timing"]["latency"])
     assert 0 < errors["ERR_LAST_RECOVERY"] <= bound, (errors, bound)
     assert await tb.read_reg("STATUS") & ST_SOFT_ERROR
     await tb.check_quiescent("after the recovery")         # OCCUPANCY 0, statistics

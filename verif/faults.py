@@ -73,7 +73,7 @@ import numpy as np
 from amaranth.hdl import UnusedElaboratable
 
 from golden_model import KvAsuModel
-from golden_model.soft_errors import MEM_IDS
+from golden_model.soft_errors import MEM_IDS, recovery_bound as soft_recovery_bound
 from hdl.core import CoreOptions
 from hdl.top import KvAsu
 import regmap
@@ -210,9 +210,9 @@ def recovery_too_short(params: Params, errors: dict) -> bool:
 
 
 def recovery_bound(params: Params, options=None) -> int:
-    """D11's recovery bound ``R``: ``LATENCY + ENTRIES + 3`` cycles from the detection to
-    the first cycle requests are accepted again."""
-    return _core_figures(params, options)[0] + params.ENTRIES + 3
+    """D11's recovery bound ``R`` of the build (``golden_model.soft_errors.recovery_bound``
+    at the build's latency)."""
+    return soft_recovery_bound(params, _core_figures(params, options)[0])
 
 
 def _axi(params: Params, requests) -> list:

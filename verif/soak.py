@@ -39,6 +39,10 @@ CONFIGS = {
     # 4-bit timestamps wrap every few dozen cycles.
     "small": Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
                     TS_WIDTH=4, TICK_SHIFT=1),
+    # "small" with one slot per window: the table's rows are the LRU's words, so a
+    # recovery's sweep rewrites the table's last row in its last cycle (D11's settle).
+    "probe1": Params(ENTRIES=16, PROBE=1, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
+                     TS_WIDTH=4, TICK_SHIFT=1),
 }
 
 CTRL = REG["CTRL"]

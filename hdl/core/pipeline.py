@@ -33,7 +33,7 @@ from .observe import ObservationSignature, drive_observation
 from .options import CoreOptions
 from .predictor import PredictorCommit
 from .predictor_carry import PredictorCarry
-from .recovery import Recovery, connect_recovery
+from .recovery import Recovery, connect_recovery, settle_cycles
 from .signature import CoreSignature
 from .timing import PipelineTiming, check_core_params
 from .versions import Versions
@@ -110,7 +110,8 @@ class KvAsuCore(wiring.Component):
                                  pmeta_width=pmeta_layout().size if options.predictor else 0)
         self.lru = LruList(params, registered=options.lru_registered, memory=memory,
                            observe=observe, protection=protection)
-        self.recovery = Recovery(params.ENTRIES) if options.protected else None
+        self.recovery = (Recovery(params.ENTRIES, settle_cycles(params))
+                         if options.protected else None)
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,

@@ -9,16 +9,28 @@ core gates its decision with ``active | error``). Once the core is ``idle`` (eve
 answered into the response FIFO) it gives one ``flush`` pulse (the LRU list empty, the
 occupancy 0) and then sweeps: ``sweep_en`` with ``sweep_addr`` = 0, 1, .., ``ENTRIES - 1``,
 one word of every table and LRU memory per cycle (the table's ``ENTRIES / PROBE`` rows in
-the first cycles). ``active`` stays high for ``SETTLE`` more cycles, so that the reads
-issued before the sweep rewrote their word (the table's registered read: two cycles) have
-arrived and, like every error seen while ``active``, belong to this recovery.
+the first cycles). ``active`` stays high for ``settle`` more cycles, so that the reads
+issued before the sweep rewrote their word have arrived and, like every error seen while
+``active``, belong to this recovery: two, or three when the table's last row is rewritten
+in the sweep's last cycle (``PROBE`` 1), where a read of it in that cycle reads the old
+word and its check is registered three cycles later (the table's registered read, two
+cycles, and the check's register). See ``settle_cycles``.
 """
 
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["Recovery", "connect_recovery"]
+__all__ = ["Recovery", "connect_recovery", "settle_cycles"]
+
+
+def settle_cycles(params) -> int:
+    """The cycles ``Recovery.active`` stays high after the sweep's last write in a core of
+    ``params`` (D11): 2, or 3 with ``PROBE`` 1. A table read in the cycle a sweep write
+    rewrites its word returns the old word (read before write), and its check is registered
+    three cycles after; with ``PROBE`` 2 or more the table's rows are rewritten at least
+    ``ENTRIES / 2`` cycles before the sweep's end, with ``PROBE`` 1 in its last cycle."""
+    return 3 if params.PROBE == 1 else 2
 
 
 class Recovery(wiring.Component):
@@ -28,6 +40,9 @@ class Recovery(wiring.Component):
     ----------
     entries : int
         Words swept (``ENTRIES``: the LRU banks' depth, the deepest memory).
+    settle : int
+        Cycles ``active`` stays high after the last sweep write (``settle_cycles``; 2 by
+        default).
 
     Ports
     -----
@@ -44,19 +59,14 @@ class Recovery(wiring.Component):
     sweep_en : Out(1), sweep_addr : Out(range(entries))
         Write the zero code word to word ``sweep_addr`` of every memory (registers: high
         exactly in the cycles of the ``SWEEP`` state).
-
-    Attributes
-    ----------
-    SETTLE : int
-        Cycles ``active`` stays high after the last sweep write (2).
     """
 
-    SETTLE = 2
-
-    def __init__(self, entries):
+    def __init__(self, entries, settle=2):
         if not isinstance(entries, int) or entries < 1:
             raise ValueError(f"entries must be a positive integer, not {entries!r}")
-        self.entries = entries
+        if not isinstance(settle, int) or settle < 1:
+            raise ValueError(f"settle must be a positive integer, not {settle!r}")
+        self.entries, self.settle = entries, settle
         super().__init__({
             "error": In(1), "idle": In(1),
             "start": Out(1), "active": Out(1), "flush": Out(1),
@@ -66,7 +76,7 @@ class Recovery(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         addr = self.sweep_addr
-        settle = Signal(range(self.SETTLE + 1))
+        settle = Signal(range(self.settle + 1))
         m.d.comb += self.start.eq(self.error & ~self.active)
         with m.FSM(name="recovery"):
             with m.State("IDLE"):
@@ -81,7 +91,7 @@ class Recovery(wiring.Component):
             with m.State("SWEEP"):
                 m.d.sync += addr.eq(addr + 1)
                 with m.If(addr == self.entries - 1):
-                    m.d.sync += [settle.eq(self.SETTLE), self.sweep_en.eq(0)]
+                    m.d.sync += [settle.eq(self.settle), self.sweep_en.eq(0)]
                     m.next = "SETTLE"
             with m.State("SETTLE"):
                 m.d.sync += settle.eq(settle - 1)

@@ -8,6 +8,7 @@ from amaranth.hdl import Fragment
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
+from golden_model.soft_errors import recovery_bound
 from hdl.core import CoreOptions, KvAsuCore
 from hdl.core.recovery import Recovery
 from hdl.protect import ProtectedMemory
@@ -29,6 +30,8 @@ def _memories(core):
 def test_recovery_validates():
     with pytest.raises(ValueError):
         Recovery(0)
+    with pytest.raises(ValueError, match="settle"):
+        Recovery(4, settle=0)
     with pytest.raises(ValueError):
         CoreOptions(protection="hamming")
     with pytest.raises(ValueError):
@@ -55,7 +58,7 @@ def test_flip_in_a_window_word_recovers(bank_word):
     p = small_params()
     core = KvAsuCore(p, BENCH_OPTIONS)
     top = _Top(core)
-    bound = core.latency + p.ENTRIES + Recovery.SETTLE + 1
+    bound = recovery_bound(p, core.latency)
     line, other = addr_of(p, 5), addr_of(p, 9)
     seen = {}
 

@@ -281,6 +281,22 @@ def test_a_report_naming_another_place_is_misreported(verilog):
     assert misreported(PARAMS, target, 3, [0], {**right, "ERR_FIRST_MEM": MEM_IDS["ent"]})
 
 
+def test_with_probe_1_the_sweeps_last_row_belongs_to_the_recovery(fast_build_root):
+    """With PROBE 1 the table's last row is rewritten in the sweep's last cycle, and a read
+    of it in that cycle returns the old word, whose check comes three cycles later. These
+    two upsets of the last row (campaign seed 5, ``--per-memory``) were reported again
+    after a two-cycle settle, a second recovery the model was not told of; with D11's
+    settle for PROBE 1 each is one recovery, within ``recovery_bound``."""
+    params = CONFIGS["probe1"]
+    for index in (183, 698):
+        rec = replay(params, 5, index, fast_build_root / "probe1", per_memory=True)
+        assert rec["word"] == params.ENTRIES - 1, rec          # the last row
+        assert rec["class"] == "detected_recovered", rec
+        errors = rec["errors"]
+        assert errors["ERR_UNCORRECTED"] == 1, errors
+        assert 0 < errors["ERR_LAST_RECOVERY"] <= recovery_bound(params), errors
+
+
 def test_a_recovery_not_reported_is_too_short():
     """A report of an uncorrectable table or LRU error means a recovery ran (D11): its
     length must cover at least the sweep; a statistics error or a corrected one runs none."""
