@@ -36,7 +36,8 @@ Asserted every cycle (``flips`` 1 or 2):
   corrects it or has not met it (the core never acts on the flipped word), and again from
   the first cycle after a recovery;
 * (c) a recovery (``recovering``) lasts at most D11's bound ``R = LATENCY + ENTRIES + 3``
-  (``+ 4`` with ``PROBE`` 1: ``golden_model.soft_errors.recovery_bound``) cycles from the cycle ``d`` it starts (``recovering`` is low again by ``d + R``), and
+  (``+ 4`` with ``PROBE`` 1: ``golden_model.soft_errors.recovery_bound``) cycles from the
+  cycle ``d`` it starts (``recovering`` is low again by ``d + R``), and
   ``req.ready`` is low throughout;
 * when a recovery ends (not by a reset): the LRU list empty, the occupancy 0, every valid
   bit of the table 0, nothing in flight, and the flipped bits rewritten (every word a code

@@ -441,6 +441,7 @@ def _run_group(job) -> list[dict]:
                         "word": word, "bits": flips, "cycle": cycle, "memory": memory,
                         "address": address,
                         "misreported": misreported(plan.params, target, word, flips, res["errors"]),
+                        "recovery_too_short": recovery_too_short(plan.params, res["errors"] or {}),
                         "class": res["class"],
                         "errors": res["errors"], "detail": res["detail"][:400]})
     return [{"fault_free": fault_free["class"], "detail": fault_free["detail"][:400],
@@ -529,15 +530,14 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                     recoveries += 1
                     longest = max(longest, errs["ERR_LAST_RECOVERY"])
                     over_bound += errs["ERR_LAST_RECOVERY"] > bound
-                if recovery_too_short(params, errs):
-                    too_short += 1
-                    rec["recovery_too_short"] = True
+                too_short += rec["recovery_too_short"]
                 if rec["class"] == "silent":
                     silent_first[memory][_first_difference(rec["detail"])] += 1
                 # the first 40 runs that were not masked, and every run that failed
                 # (silent, hang, detected but not recovered: their records replay them)
-                if rec["misreported"] or rec.get("recovery_too_short") or (rec["class"] != "masked" and (
-                        len(examples) < 40 or rec["class"] != "detected_recovered")):
+                if rec["misreported"] or rec["recovery_too_short"] or (
+                        rec["class"] != "masked" and (
+                            len(examples) < 40 or rec["class"] != "detected_recovered")):
                     examples.append(rec)
                 done += 1
                 if done % step == 0 or done == n_faults:
@@ -609,7 +609,8 @@ def replay(params: Params, seed: int, index: int, build_dir: Path, *, n_requests
     memory, address = location(params, target, word, flips[0])
     return {"index": index, "traffic_seed": tseed, "array": target.array.name, "word": word,
             "bits": flips, "cycle": cycle, "memory": memory, "address": address,
-            "misreported": misreported(params, target, word, flips, res["errors"]), **res}
+            "misreported": misreported(params, target, word, flips, res["errors"]),
+            "recovery_too_short": recovery_too_short(params, res["errors"] or {}), **res}
 
 
 def plot(summary: dict, path: Path) -> None:

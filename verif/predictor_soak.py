@@ -142,7 +142,7 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
             requests += make(min(n - len(requests), rng.randrange(*lengths)))
         axi = [fast.AxiOp("barrier", 0)] + commit_policy(1) + [fast.AxiOp("release")]
         for i, k in enumerate(sorted(rng.sample(range(1, n), min(checkpoints, n - 1)))):
-            axi += traffic.fuzz(fuzz, flushes=16 if i == 0 else rng.randrange(4))
+            axi += traffic.checkpoint_fuzz(i, fuzz)
             axi += [fast.AxiOp("barrier", k)] + _stat_reads(0)
             if rng.random() < 0.7:
                 axi += traffic.config_writes(0)[:-1]

@@ -29,6 +29,7 @@ from golden_model import KvAsuModel
 from regmap import CONFIG_NAMES, OPS, REG, REGISTERS, STAT_REGISTERS, Params
 
 from . import fast
+from .regmirror import TableGenerations
 from .tb.addresses import AddrSpace
 
 __all__ = ["CONFIGS", "Traffic", "axi_master", "soak", "main"]
@@ -106,7 +107,8 @@ class Traffic:
         and the response back-pressure stretch a run far beyond W1."""
         evicts = (OPS["EVICT"], OPS["EVICT_ANY"])
         out = [(start_cycle, OPS["EVICT_ANY"], 0, 0)] * (self.p.ENTRIES + 1)
-        out += [(start_cycle, OPS["OBSERVE"], self.addr(), 0) for _ in range(self.rng.randint(1, 3))]
+        out += [(start_cycle, OPS["OBSERVE"], self.addr(), 0)
+                for _ in range(self.rng.randint(1, 3))]
         return out + [(start_cycle, self.rng.choice(evicts), 0, 0) for _ in range(3)]
 
     def mixed(self, n: int, start_cycle: int):
@@ -175,6 +177,13 @@ class Traffic:
             ops.insert(rng.randrange(len(ops) + 1), flush)
         return ops
 
+    def checkpoint_fuzz(self, i: int, n: int) -> list:
+        """The ``fuzz(n)`` before a chunk's ``i``-th checkpoint, concurrent with live
+        requests: at the first, a generation wrap's flushes (D12's 16: every chunk runs the
+        clear sweep), at the others zero to three."""
+        flushes = TableGenerations.GENERATIONS if i == 0 else self.rng.randrange(4)
+        return self.fuzz(n, flushes=flushes)
+
 
 def axi_master(rng: random.Random) -> fast.AxiMaster:
     """How the AXI master of one chunk behaves: BREADY and RREADY always high, 70 % or
@@ -211,8 +220,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         requests = traffic.mixed(n, 0)
         axi = []
         for i, k in enumerate(sorted(rng.sample(range(1, n), min(checkpoints, n - 1)))):
-            # concurrent with live requests; the first with a generation wrap's flushes
-            axi += traffic.fuzz(fuzz, flushes=16 if i == 0 else rng.randrange(4))
+            axi += traffic.checkpoint_fuzz(i, fuzz)
             axi += [fast.AxiOp("barrier", k)] + _stat_reads(0)
             if rng.random() < 0.7:
                 axi += traffic.config_writes(0)

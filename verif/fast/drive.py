@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Running the built harness: the request stream, the AXI4-Lite operations, the AXI
-master's behaviour and the faults encoded into its input file (``encode``), the run (``run``) and its recorded output
-(``read_result``)."""
+master's behaviour and the faults encoded into its input file (``encode``), the run
+(``run``) and its recorded output (``read_result``)."""
 
 from __future__ import annotations
 

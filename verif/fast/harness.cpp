@@ -267,6 +267,7 @@ int main(int argc, char** argv) {
   bool issuing = false, aw_done = false, w_done = false;
   AxiOp cur{};
   uint64_t aw_at = 0, w_at = 0;    // the cycles AWVALID and WVALID rise (skew)
+  uint64_t aw_cycle = 0;           // a write's AW handshake: its start
   std::deque<Outstanding> outstanding;
   uint64_t last_progress = 0;
   uint64_t accepted = 0;
@@ -398,9 +399,9 @@ int main(int argc, char** argv) {
     }
     if (issuing) {
       if (cur.kind == 1) {
-        if (aw_fire) { aw_done = true; top->PORT(axil, awvalid) = 0; aw_at = cycle; }
+        if (aw_fire) { aw_done = true; top->PORT(axil, awvalid) = 0; aw_cycle = cycle; }
         if (w_fire) { w_done = true; top->PORT(axil, wvalid) = 0; }
-        if (aw_done && w_done) { outstanding.push_back({cur, aw_at}); issuing = false; }
+        if (aw_done && w_done) { outstanding.push_back({cur, aw_cycle}); issuing = false; }
       } else if (ar_fire) {
         top->PORT(axil, arvalid) = 0;
         outstanding.push_back({cur, cycle});

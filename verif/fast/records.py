@@ -11,7 +11,8 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["AxiOp", "AxiMaster", "FastResult", "Fault", "MemoryArray", "SoftError", "Mismatch", "Hang"]
+__all__ = ["AxiOp", "AxiMaster", "FastResult", "Fault", "MemoryArray", "SoftError", "Mismatch",
+           "Hang"]
 
 
 @dataclasses.dataclass(frozen=True)
