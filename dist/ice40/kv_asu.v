@@ -488,16 +488,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [63:0] cycle;
   wire [63:0] \cycle$147 ;
   wire [63:0] \cycle$45 ;
-  wire [213:0] decision;
-  wire [213:0] \decision$123 ;
+  wire [196:0] decision;
+  wire [196:0] \decision$123 ;
   wire \decision$123.any_free ;
   wire [7:0] \decision$123.cnt_after ;
   wire [7:0] \decision$123.cnt_after_inc ;
-  wire \decision$123.free_mark ;
-  wire [6:0] \decision$123.free_slot ;
   wire [5:0] \decision$123.hit_age ;
   wire [7:0] \decision$123.hit_cnt ;
-  wire \decision$123.hit_mark ;
   wire [6:0] \decision$123.hit_slot ;
   wire \decision$123.inv ;
   wire [95:0] \decision$123.lane_tag ;
@@ -510,8 +507,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \decision$123.take ;
   wire \decision$123.valid ;
   wire [3:0] \decision$123.vict_lane ;
-  wire \decision$123.vict_mark ;
-  wire [6:0] \decision$123.vict_slot ;
   wire \decision$123.vict_t0 ;
   wire \decision$123.wr ;
   wire [3:0] \decision$123.wr_lane ;
@@ -520,11 +515,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [6:0] \decision.free_slot ;
   wire [5:0] \decision.hit_age ;
   wire [7:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
   wire [95:0] \decision.lane_tag ;
@@ -537,8 +529,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \decision.take ;
   wire \decision.valid ;
   wire [3:0] \decision.vict_lane ;
-  wire \decision.vict_mark ;
-  wire [6:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
@@ -558,15 +548,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   reg dropped_q7 = 1'h0;
   reg dropped_q8 = 1'h0;
   reg dropped_q9 = 1'h0;
-  wire [213:0] e2;
+  wire [196:0] e2;
   wire \e2.any_free ;
   wire [7:0] \e2.cnt_after ;
   wire [7:0] \e2.cnt_after_inc ;
-  wire \e2.free_mark ;
-  wire [6:0] \e2.free_slot ;
   wire [5:0] \e2.hit_age ;
   wire [7:0] \e2.hit_cnt ;
-  wire \e2.hit_mark ;
   wire [6:0] \e2.hit_slot ;
   wire \e2.inv ;
   wire [95:0] \e2.lane_tag ;
@@ -579,8 +566,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \e2.take ;
   wire \e2.valid ;
   wire [3:0] \e2.vict_lane ;
-  wire \e2.vict_mark ;
-  wire [6:0] \e2.vict_slot ;
   wire \e2.vict_t0 ;
   wire \e2.wr ;
   wire [3:0] \e2.wr_lane ;
@@ -1153,7 +1138,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \$1  = ~ decision[0];
   assign \$2  = decision[2:1] == 1'h1;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = ~ decision[80];
+  assign \$4  = ~ decision[63];
   assign \$5  = decision[2] & \$4 ;
   assign no_cmd = \$3  | \$5 ;
   assign \$7  = { 2'h0, \stat_inc$145  } | \$6 ;
@@ -1250,16 +1235,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   \kv_asu.core.hash$179  \hash$179  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$2723$5 (s0[28:5]),
+    .\port$2701$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$186  \lanes$186  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2724$0 (\$32 ),
-    .\port$2725$0 (\$33 ),
-    .\port$2729$0 (\$34 )
+    .\port$2702$0 (\$32 ),
+    .\port$2703$0 (\$33 ),
+    .\port$2707$0 (\$34 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1293,9 +1278,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clear_row(clear_row),
     .clk(clk),
     .generation(generation),
-    .inv_slot(decision[87:81]),
-    .\port$2745$188 (decision[205:188]),
-    .\port$2745$5 (decision[34:5]),
+    .inv_slot(decision[70:64]),
+    .\port$2723$171 (decision[188:171]),
+    .\port$2723$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1324,9 +1309,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .busy(\busy$74 ),
     .clk(clk),
     .hash(\hash$79 [6:0]),
-    .\port$2724$0 (\$32 ),
-    .\port$2725$0 (\$33 ),
-    .\port$2729$0 (\$34 ),
+    .\port$2702$0 (\$32 ),
+    .\port$2703$0 (\$33 ),
+    .\port$2707$0 (\$34 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1500,36 +1485,36 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
       \$31  = 1'h0;
     end
   end
-  assign forward__write = decision[196];
-  assign \forward__write$1  = decision[196];
-  assign forward__lane = decision[187:184];
-  assign \forward__lane$3  = decision[187:184];
-  assign forward__slot = decision[194:188];
-  assign \forward__slot$5  = decision[194:188];
+  assign forward__write = decision[179];
+  assign \forward__write$1  = decision[179];
+  assign forward__lane = decision[170:167];
+  assign \forward__lane$3  = decision[170:167];
+  assign forward__slot = decision[177:171];
+  assign \forward__slot$5  = decision[177:171];
   assign forward__tag = decision[28:5];
   assign \forward__tag$7  = decision[28:5];
   assign forward__last = decision[34:29];
   assign \forward__last$9  = decision[34:29];
-  assign forward__count = decision[205:198];
-  assign \forward__count$11  = decision[205:198];
-  assign forward__count_inc = decision[213:206];
-  assign \forward__count_inc$13  = decision[213:206];
-  assign forward__mark = decision[195];
-  assign \forward__mark$15  = decision[195];
-  assign forward__invalidate = decision[197];
-  assign \forward__invalidate$17  = decision[197];
-  assign forward__window = decision[87:81];
-  assign \forward__window$19  = decision[87:81];
-  assign \forward__write$20  = decision[196];
-  assign \forward__lane$21  = decision[187:184];
-  assign \forward__slot$22  = decision[194:188];
+  assign forward__count = decision[188:181];
+  assign \forward__count$11  = decision[188:181];
+  assign forward__count_inc = decision[196:189];
+  assign \forward__count_inc$13  = decision[196:189];
+  assign forward__mark = decision[178];
+  assign \forward__mark$15  = decision[178];
+  assign forward__invalidate = decision[180];
+  assign \forward__invalidate$17  = decision[180];
+  assign forward__window = decision[70:64];
+  assign \forward__window$19  = decision[70:64];
+  assign \forward__write$20  = decision[179];
+  assign \forward__lane$21  = decision[170:167];
+  assign \forward__slot$22  = decision[177:171];
   assign \forward__tag$23  = decision[28:5];
   assign \forward__last$24  = decision[34:29];
-  assign \forward__count$25  = decision[205:198];
-  assign \forward__count_inc$26  = decision[213:206];
-  assign \forward__mark$27  = decision[195];
-  assign \forward__invalidate$28  = decision[197];
-  assign \forward__window$29  = decision[87:81];
+  assign \forward__count$25  = decision[188:181];
+  assign \forward__count_inc$26  = decision[196:189];
+  assign \forward__mark$27  = decision[178];
+  assign \forward__invalidate$28  = decision[180];
+  assign \forward__window$29  = decision[70:64];
   assign \req__payload$31  = req__payload;
   assign \req__ready$33  = req__ready;
   assign \req__valid$35  = req__valid;
@@ -1577,16 +1562,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision$123  = decision;
   assign \cfg$124  = cfg;
   assign \flush$125  = flush;
-  assign pop_now = decision[197];
+  assign pop_now = decision[180];
   assign e2 = decision;
-  assign wr_en = decision[196];
-  assign wr_slot = decision[194:188];
-  assign wr_count = decision[205:198];
+  assign wr_en = decision[179];
+  assign wr_slot = decision[177:171];
+  assign wr_count = decision[188:181];
   assign wr_tag = decision[28:5];
   assign wr_last = decision[34:29];
-  assign wr_mark = decision[195];
-  assign inv_en = decision[197];
-  assign inv_slot = decision[87:81];
+  assign wr_mark = decision[178];
+  assign inv_en = decision[180];
+  assign inv_slot = decision[70:64];
   assign lru_cmd = cmd;
   assign \occupancy$140  = occupancy;
   assign lru_slot = slot;
@@ -2125,24 +2110,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision.hit_slot  = decision[42:36];
   assign \decision.hit_cnt  = decision[50:43];
   assign \decision.hit_age  = decision[56:51];
-  assign \decision.hit_mark  = decision[57];
-  assign \decision.any_free  = decision[58];
-  assign \decision.free_slot  = decision[65:59];
-  assign \decision.free_mark  = decision[66];
-  assign \decision.vict_t0  = decision[67];
-  assign \decision.vict_slot  = decision[74:68];
-  assign \decision.vict_lane  = decision[78:75];
-  assign \decision.vict_mark  = decision[79];
-  assign \decision.take  = decision[80];
-  assign \decision.tail_slot  = decision[87:81];
-  assign \decision.lane_tag  = decision[183:88];
-  assign \decision.wr_lane  = decision[187:184];
-  assign \decision.wr_slot  = decision[194:188];
-  assign \decision.wr_mark  = decision[195];
-  assign \decision.wr  = decision[196];
-  assign \decision.inv  = decision[197];
-  assign \decision.cnt_after  = decision[205:198];
-  assign \decision.cnt_after_inc  = decision[213:206];
+  assign \decision.any_free  = decision[57];
+  assign \decision.vict_t0  = decision[58];
+  assign \decision.vict_lane  = decision[62:59];
+  assign \decision.take  = decision[63];
+  assign \decision.tail_slot  = decision[70:64];
+  assign \decision.lane_tag  = decision[166:71];
+  assign \decision.wr_lane  = decision[170:167];
+  assign \decision.wr_slot  = decision[177:171];
+  assign \decision.wr_mark  = decision[178];
+  assign \decision.wr  = decision[179];
+  assign \decision.inv  = decision[180];
+  assign \decision.cnt_after  = decision[188:181];
+  assign \decision.cnt_after_inc  = decision[196:189];
   assign \decision$123.valid  = decision[0];
   assign \decision$123.op  = decision[2:1];
   assign \decision$123.min_tlevel  = decision[4:3];
@@ -2152,24 +2132,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision$123.hit_slot  = decision[42:36];
   assign \decision$123.hit_cnt  = decision[50:43];
   assign \decision$123.hit_age  = decision[56:51];
-  assign \decision$123.hit_mark  = decision[57];
-  assign \decision$123.any_free  = decision[58];
-  assign \decision$123.free_slot  = decision[65:59];
-  assign \decision$123.free_mark  = decision[66];
-  assign \decision$123.vict_t0  = decision[67];
-  assign \decision$123.vict_slot  = decision[74:68];
-  assign \decision$123.vict_lane  = decision[78:75];
-  assign \decision$123.vict_mark  = decision[79];
-  assign \decision$123.take  = decision[80];
-  assign \decision$123.tail_slot  = decision[87:81];
-  assign \decision$123.lane_tag  = decision[183:88];
-  assign \decision$123.wr_lane  = decision[187:184];
-  assign \decision$123.wr_slot  = decision[194:188];
-  assign \decision$123.wr_mark  = decision[195];
-  assign \decision$123.wr  = decision[196];
-  assign \decision$123.inv  = decision[197];
-  assign \decision$123.cnt_after  = decision[205:198];
-  assign \decision$123.cnt_after_inc  = decision[213:206];
+  assign \decision$123.any_free  = decision[57];
+  assign \decision$123.vict_t0  = decision[58];
+  assign \decision$123.vict_lane  = decision[62:59];
+  assign \decision$123.take  = decision[63];
+  assign \decision$123.tail_slot  = decision[70:64];
+  assign \decision$123.lane_tag  = decision[166:71];
+  assign \decision$123.wr_lane  = decision[170:167];
+  assign \decision$123.wr_slot  = decision[177:171];
+  assign \decision$123.wr_mark  = decision[178];
+  assign \decision$123.wr  = decision[179];
+  assign \decision$123.inv  = decision[180];
+  assign \decision$123.cnt_after  = decision[188:181];
+  assign \decision$123.cnt_after_inc  = decision[196:189];
   assign \cfg$124.c3  = cfg[7:0];
   assign \cfg$124.c2  = cfg[15:8];
   assign \cfg$124.w3  = cfg[20:16];
@@ -2185,24 +2160,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \e2.hit_slot  = decision[42:36];
   assign \e2.hit_cnt  = decision[50:43];
   assign \e2.hit_age  = decision[56:51];
-  assign \e2.hit_mark  = decision[57];
-  assign \e2.any_free  = decision[58];
-  assign \e2.free_slot  = decision[65:59];
-  assign \e2.free_mark  = decision[66];
-  assign \e2.vict_t0  = decision[67];
-  assign \e2.vict_slot  = decision[74:68];
-  assign \e2.vict_lane  = decision[78:75];
-  assign \e2.vict_mark  = decision[79];
-  assign \e2.take  = decision[80];
-  assign \e2.tail_slot  = decision[87:81];
-  assign \e2.lane_tag  = decision[183:88];
-  assign \e2.wr_lane  = decision[187:184];
-  assign \e2.wr_slot  = decision[194:188];
-  assign \e2.wr_mark  = decision[195];
-  assign \e2.wr  = decision[196];
-  assign \e2.inv  = decision[197];
-  assign \e2.cnt_after  = decision[205:198];
-  assign \e2.cnt_after_inc  = decision[213:206];
+  assign \e2.any_free  = decision[57];
+  assign \e2.vict_t0  = decision[58];
+  assign \e2.vict_lane  = decision[62:59];
+  assign \e2.take  = decision[63];
+  assign \e2.tail_slot  = decision[70:64];
+  assign \e2.lane_tag  = decision[166:71];
+  assign \e2.wr_lane  = decision[170:167];
+  assign \e2.wr_slot  = decision[177:171];
+  assign \e2.wr_mark  = decision[178];
+  assign \e2.wr  = decision[179];
+  assign \e2.inv  = decision[180];
+  assign \e2.cnt_after  = decision[188:181];
+  assign \e2.cnt_after_inc  = decision[196:189];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2612,15 +2582,12 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   input clk;
   wire clk;
   wire [7:0] count;
-  wire [213:0] decision;
+  wire [196:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [6:0] \decision.free_slot ;
   wire [5:0] \decision.hit_age ;
   wire [7:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
   wire [95:0] \decision.lane_tag ;
@@ -2633,23 +2600,18 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire \decision.take ;
   wire \decision.valid ;
   wire [3:0] \decision.vict_lane ;
-  wire \decision.vict_mark ;
-  wire [6:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
-  input [213:0] e2;
-  wire [213:0] e2;
+  input [196:0] e2;
+  wire [196:0] e2;
   wire \e2.any_free ;
   wire [7:0] \e2.cnt_after ;
   wire [7:0] \e2.cnt_after_inc ;
-  wire \e2.free_mark ;
-  wire [6:0] \e2.free_slot ;
   wire [5:0] \e2.hit_age ;
   wire [7:0] \e2.hit_cnt ;
-  wire \e2.hit_mark ;
   wire [6:0] \e2.hit_slot ;
   wire \e2.inv ;
   wire [95:0] \e2.lane_tag ;
@@ -2662,8 +2624,6 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire \e2.take ;
   wire \e2.valid ;
   wire [3:0] \e2.vict_lane ;
-  wire \e2.vict_mark ;
-  wire [6:0] \e2.vict_slot ;
   wire \e2.vict_t0 ;
   wire \e2.wr ;
   wire [3:0] \e2.wr_lane ;
@@ -2733,8 +2693,8 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   output [13:0] stat_inc;
   reg [13:0] stat_inc = 14'h0000;
   wire [23:0] victim_tag;
-  assign \$1  = e2[205:198] >= cfg[7:0];
-  assign \$2  = e2[205:198] >= cfg[15:8];
+  assign \$1  = e2[188:181] >= cfg[7:0];
+  assign \$2  = e2[188:181] >= cfg[15:8];
   assign \$3  = \$2  ? 2'h2 : 2'h1;
   assign level_after = \$1  ? 2'h3 : \$3 ;
   assign level_ge1 = e2[35] & at_least[0];
@@ -2744,13 +2704,13 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \$4  = e2[3] ? level_ge3 : level_ge2;
   assign \$5  = e2[3] ? level_ge1 : 1'h1;
   assign level_hit = e2[4] ? \$4  : \$5 ;
-  assign lru_slot = e2[2] ? e2[87:81] : e2[194:188];
-  assign \$6  = e2[75] ? e2[111:88] : 24'h000000;
-  assign \$8  = e2[76] ? e2[135:112] : 24'h000000;
+  assign lru_slot = e2[2] ? e2[70:64] : e2[177:171];
+  assign \$6  = e2[59] ? e2[94:71] : 24'h000000;
+  assign \$8  = e2[60] ? e2[118:95] : 24'h000000;
   assign \$9  = \$7  | \$8 ;
-  assign \$10  = e2[77] ? e2[159:136] : 24'h000000;
+  assign \$10  = e2[61] ? e2[142:119] : 24'h000000;
   assign \$11  = \$9  | \$10 ;
-  assign \$12  = e2[78] ? e2[183:160] : 24'h000000;
+  assign \$12  = e2[62] ? e2[166:143] : 24'h000000;
   assign victim_tag = \$11  | \$12 ;
   assign \$13  = ~ level_ge1;
   assign \$15  = ~ level_ge2;
@@ -2774,8 +2734,8 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .at_least(at_least),
     .cfg(cfg),
-    .\port$1518$0 (\$27 ),
-    .\port$2745$43 (e2[56:43])
+    .\port$1496$0 (\$27 ),
+    .\port$2723$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2790,16 +2750,16 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
             rsp[4:3] = level_before;
             if (e2[35]) begin
               rsp[2] = 1'h1;
+            end else if (e2[57]) begin
             end else if (e2[58]) begin
-            end else if (e2[67]) begin
               rsp[9] = 1'h1;
               rsp[48:25] = victim_tag;
             end
-            if (e2[196]) begin
+            if (e2[179]) begin
               rsp[5] = 1'h1;
               rsp[7:6] = level_after;
-              rsp[17:10] = e2[205:198];
-              rsp[24:18] = e2[194:188];
+              rsp[17:10] = e2[188:181];
+              rsp[24:18] = e2[177:171];
             end
           end
         2'h1:
@@ -2815,10 +2775,10 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
             end
           end
         default:
-            if (e2[80]) begin
+            if (e2[63]) begin
               rsp[9] = 1'h1;
-              rsp[48:25] = e2[111:88];
-              rsp[24:18] = e2[87:81];
+              rsp[48:25] = e2[94:71];
+              rsp[24:18] = e2[70:64];
             end
       endcase
     end
@@ -2847,9 +2807,9 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
             (* full_case = 32'd1 *)
             if (e2[35]) begin
               stat[1] = 1'h1;
-            end else if (e2[58]) begin
+            end else if (e2[57]) begin
               stat[2] = 1'h1;
-            end else if (e2[67]) begin
+            end else if (e2[58]) begin
               stat[3] = 1'h1;
             end else begin
               stat[4] = 1'h1;
@@ -2864,7 +2824,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
           end
         default:
             (* full_case = 32'd1 *)
-            if (e2[80]) begin
+            if (e2[63]) begin
               stat[7] = 1'h1;
             end else begin
               stat[8] = 1'h1;
@@ -2881,15 +2841,15 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
         2'h0:
             if (e2[35]) begin
               lru_cmd = 2'h1;
-            end else if (e2[58]) begin
+            end else if (e2[57]) begin
               lru_cmd = 2'h2;
-            end else if (e2[67]) begin
+            end else if (e2[58]) begin
               lru_cmd = 2'h1;
             end
         2'h1:
             /* empty */;
         default:
-            if (e2[80]) begin
+            if (e2[63]) begin
               lru_cmd = 2'h3;
             end
       endcase
@@ -2902,7 +2862,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
       casez (e2[2:1])
         2'h0:
             if (e2[35]) begin
-            end else if (e2[58]) begin
+            end else if (e2[57]) begin
               \$signal  = 1'h1;
             end
       endcase
@@ -2919,7 +2879,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
         2'h1:
             /* empty */;
         default:
-            if (e2[80]) begin
+            if (e2[63]) begin
               evicts = 1'h1;
             end
       endcase
@@ -2974,16 +2934,16 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   end
   assign decision = e2;
   assign response__valid = busy;
-  assign forward__write = e2[196];
-  assign forward__lane = e2[187:184];
-  assign forward__slot = e2[194:188];
+  assign forward__write = e2[179];
+  assign forward__lane = e2[170:167];
+  assign forward__slot = e2[177:171];
   assign forward__tag = e2[28:5];
   assign forward__last = e2[34:29];
-  assign forward__count = e2[205:198];
-  assign forward__count_inc = e2[213:206];
-  assign forward__mark = e2[195];
-  assign forward__invalidate = e2[197];
-  assign forward__window = e2[87:81];
+  assign forward__count = e2[188:181];
+  assign forward__count_inc = e2[196:189];
+  assign forward__mark = e2[178];
+  assign forward__invalidate = e2[180];
+  assign forward__window = e2[70:64];
   assign \cfg$16  = cfg;
   assign count = e2[50:43];
   assign age = e2[56:51];
@@ -2997,24 +2957,19 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \e2.hit_slot  = e2[42:36];
   assign \e2.hit_cnt  = e2[50:43];
   assign \e2.hit_age  = e2[56:51];
-  assign \e2.hit_mark  = e2[57];
-  assign \e2.any_free  = e2[58];
-  assign \e2.free_slot  = e2[65:59];
-  assign \e2.free_mark  = e2[66];
-  assign \e2.vict_t0  = e2[67];
-  assign \e2.vict_slot  = e2[74:68];
-  assign \e2.vict_lane  = e2[78:75];
-  assign \e2.vict_mark  = e2[79];
-  assign \e2.take  = e2[80];
-  assign \e2.tail_slot  = e2[87:81];
-  assign \e2.lane_tag  = e2[183:88];
-  assign \e2.wr_lane  = e2[187:184];
-  assign \e2.wr_slot  = e2[194:188];
-  assign \e2.wr_mark  = e2[195];
-  assign \e2.wr  = e2[196];
-  assign \e2.inv  = e2[197];
-  assign \e2.cnt_after  = e2[205:198];
-  assign \e2.cnt_after_inc  = e2[213:206];
+  assign \e2.any_free  = e2[57];
+  assign \e2.vict_t0  = e2[58];
+  assign \e2.vict_lane  = e2[62:59];
+  assign \e2.take  = e2[63];
+  assign \e2.tail_slot  = e2[70:64];
+  assign \e2.lane_tag  = e2[166:71];
+  assign \e2.wr_lane  = e2[170:167];
+  assign \e2.wr_slot  = e2[177:171];
+  assign \e2.wr_mark  = e2[178];
+  assign \e2.wr  = e2[179];
+  assign \e2.inv  = e2[180];
+  assign \e2.cnt_after  = e2[188:181];
+  assign \e2.cnt_after_inc  = e2[196:189];
   assign \decision.valid  = e2[0];
   assign \decision.op  = e2[2:1];
   assign \decision.min_tlevel  = e2[4:3];
@@ -3024,24 +2979,19 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \decision.hit_slot  = e2[42:36];
   assign \decision.hit_cnt  = e2[50:43];
   assign \decision.hit_age  = e2[56:51];
-  assign \decision.hit_mark  = e2[57];
-  assign \decision.any_free  = e2[58];
-  assign \decision.free_slot  = e2[65:59];
-  assign \decision.free_mark  = e2[66];
-  assign \decision.vict_t0  = e2[67];
-  assign \decision.vict_slot  = e2[74:68];
-  assign \decision.vict_lane  = e2[78:75];
-  assign \decision.vict_mark  = e2[79];
-  assign \decision.take  = e2[80];
-  assign \decision.tail_slot  = e2[87:81];
-  assign \decision.lane_tag  = e2[183:88];
-  assign \decision.wr_lane  = e2[187:184];
-  assign \decision.wr_slot  = e2[194:188];
-  assign \decision.wr_mark  = e2[195];
-  assign \decision.wr  = e2[196];
-  assign \decision.inv  = e2[197];
-  assign \decision.cnt_after  = e2[205:198];
-  assign \decision.cnt_after_inc  = e2[213:206];
+  assign \decision.any_free  = e2[57];
+  assign \decision.vict_t0  = e2[58];
+  assign \decision.vict_lane  = e2[62:59];
+  assign \decision.take  = e2[63];
+  assign \decision.tail_slot  = e2[70:64];
+  assign \decision.lane_tag  = e2[166:71];
+  assign \decision.wr_lane  = e2[170:167];
+  assign \decision.wr_slot  = e2[177:171];
+  assign \decision.wr_mark  = e2[178];
+  assign \decision.wr  = e2[179];
+  assign \decision.inv  = e2[180];
+  assign \decision.cnt_after  = e2[188:181];
+  assign \decision.cnt_after_inc  = e2[196:189];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -3079,7 +3029,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (\port$2745$43 , at_least, cfg, \port$1518$0 );
+module \kv_asu.core.commit.tl_before (\port$2723$43 , at_least, cfg, \port$1496$0 );
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -3115,36 +3065,36 @@ module \kv_asu.core.commit.tl_before (\port$2745$43 , at_least, cfg, \port$1518$
   wire [4:0] \cfg.w3 ;
   wire [7:0] count;
   wire [1:0] level;
-  output \port$1518$0 ;
-  wire \port$1518$0 ;
-  input [13:0] \port$2745$43 ;
-  wire [13:0] \port$2745$43 ;
-  assign \$1  = \port$2745$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2745$43 [13:8] <= cfg[20:16];
+  output \port$1496$0 ;
+  wire \port$1496$0 ;
+  input [13:0] \port$2723$43 ;
+  wire [13:0] \port$2723$43 ;
+  assign \$1  = \port$2723$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2723$43 [13:8] <= cfg[20:16];
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2745$43 [7:0] >= cfg[7:0];
-  assign \$5  = \port$2745$43 [13:8] <= cfg[20:16];
+  assign \$4  = \port$2723$43 [7:0] >= cfg[7:0];
+  assign \$5  = \port$2723$43 [13:8] <= cfg[20:16];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2745$43 [7:0] >= cfg[15:8];
-  assign \$8  = \port$2745$43 [13:8] <= cfg[25:21];
+  assign \$7  = \port$2723$43 [7:0] >= cfg[15:8];
+  assign \$8  = \port$2723$43 [13:8] <= cfg[25:21];
   assign \$9  = \$7  & \$8 ;
   assign \$10  = \$6  | \$9 ;
-  assign \$11  = \port$2745$43 [7:0] >= cfg[7:0];
-  assign \$12  = \port$2745$43 [13:8] <= cfg[20:16];
+  assign \$11  = \port$2723$43 [7:0] >= cfg[7:0];
+  assign \$12  = \port$2723$43 [13:8] <= cfg[20:16];
   assign \$13  = \$11  & \$12 ;
-  assign \$14  = \port$2745$43 [7:0] >= cfg[15:8];
-  assign \$15  = \port$2745$43 [13:8] <= cfg[25:21];
+  assign \$14  = \port$2723$43 [7:0] >= cfg[15:8];
+  assign \$15  = \port$2723$43 [13:8] <= cfg[25:21];
   assign \$16  = \$14  & \$15 ;
   assign \$17  = \$13  | \$16 ;
-  assign \$18  = \port$2745$43 [13:8] <= cfg[30:26];
+  assign \$18  = \port$2723$43 [13:8] <= cfg[30:26];
   assign \$19  = \$17  | \$18 ;
   assign \$20  = ~ at_least[1];
   assign \$21  = at_least[0] & \$20 ;
   assign \$22  = at_least[2] | \$21 ;
-  assign count = \port$2745$43 [7:0];
-  assign age = \port$2745$43 [13:8];
+  assign count = \port$2723$43 [7:0];
+  assign age = \port$2723$43 [13:8];
   assign level = { at_least[1], \$22  };
-  assign \port$1518$0  = \$22 ;
+  assign \port$1496$0  = \$22 ;
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -3351,7 +3301,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$179 (rst, out_h, \port$2723$5 , seed, clk);
+module \kv_asu.core.hash$179 (rst, out_h, \port$2701$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -3508,8 +3458,8 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2723$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2723$5 ;
-  wire [23:0] \port$2723$5 ;
+  input [23:0] \port$2701$5 ;
+  wire [23:0] \port$2701$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3517,21 +3467,21 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2723$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2723$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2723$5 [23:16] + { \port$2723$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2723$5 [23:16], 6'h00 } + { \port$2723$5 [23:16], 8'h00 };
+  assign \$1  = \port$2701$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2701$5 [23:16] + { \port$2701$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2701$5 [23:16], 6'h00 } + { \port$2701$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2723$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2723$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2723$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2701$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2701$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2701$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2723$5 [10:0], 5'h00 } + { \port$2723$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2723$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2723$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2701$5 [10:0], 5'h00 } + { \port$2701$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2701$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2701$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2723$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2723$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2701$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2701$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3677,7 +3627,7 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2723$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2723$5  };
+  assign key = { 40'h0000000000, \port$2701$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3709,7 +3659,7 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2723$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2724$0 );
+module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2702$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -4011,12 +3961,12 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2724$0 ;
-  wire [41:0] \port$2724$0 ;
-  input [331:0] \port$2725$0 ;
-  wire [331:0] \port$2725$0 ;
-  input [27:0] \port$2729$0 ;
-  wire [27:0] \port$2729$0 ;
+  input [41:0] \port$2702$0 ;
+  wire [41:0] \port$2702$0 ;
+  input [331:0] \port$2703$0 ;
+  wire [331:0] \port$2703$0 ;
+  input [27:0] \port$2707$0 ;
+  wire [27:0] \port$2707$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -4124,178 +4074,178 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2725$0 [23:0] == \port$2724$0 [28:5];
-  assign \$2  = \port$2725$0 [38] & \$1 ;
-  assign \$3  = \port$2725$0 [106:83] == \port$2724$0 [28:5];
-  assign \$4  = \port$2725$0 [121] & \$3 ;
-  assign \$5  = \port$2725$0 [189:166] == \port$2724$0 [28:5];
-  assign \$6  = \port$2725$0 [204] & \$5 ;
-  assign \$7  = \port$2725$0 [272:249] == \port$2724$0 [28:5];
-  assign \$8  = \port$2725$0 [287] & \$7 ;
-  assign \$9  = \port$2725$0 [79] ^ \port$2725$0 [82];
-  assign \$10  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
+  assign \$1  = \port$2703$0 [23:0] == \port$2702$0 [28:5];
+  assign \$2  = \port$2703$0 [38] & \$1 ;
+  assign \$3  = \port$2703$0 [106:83] == \port$2702$0 [28:5];
+  assign \$4  = \port$2703$0 [121] & \$3 ;
+  assign \$5  = \port$2703$0 [189:166] == \port$2702$0 [28:5];
+  assign \$6  = \port$2703$0 [204] & \$5 ;
+  assign \$7  = \port$2703$0 [272:249] == \port$2702$0 [28:5];
+  assign \$8  = \port$2703$0 [287] & \$7 ;
+  assign \$9  = \port$2703$0 [79] ^ \port$2703$0 [82];
+  assign \$10  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
   assign \$11  = \$9  | \$10 [5];
-  assign \$12  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
+  assign \$12  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
   assign \$13  = \$11  ? 5'h00 : \$12 [4:0];
-  assign \$14  = \port$2725$0 [79] ^ \port$2725$0 [82];
-  assign \$15  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
+  assign \$14  = \port$2703$0 [79] ^ \port$2703$0 [82];
+  assign \$15  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
   assign \$16  = \$14  | \$15 [5];
-  assign \$17  = \port$2725$0 [79] ^ \port$2725$0 [81];
-  assign \$18  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
+  assign \$17  = \port$2703$0 [79] ^ \port$2703$0 [81];
+  assign \$18  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
   assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
+  assign \$20  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
   assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2725$0 [79] ^ \port$2725$0 [81];
-  assign \$23  = \port$2724$0 [34:29] - \port$2725$0 [77:72];
+  assign \$22  = \port$2703$0 [79] ^ \port$2703$0 [81];
+  assign \$23  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
   assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2725$0 [80] ? { \$16 , \$13  } : { \$24 , \$21  };
-  assign \$26  = \port$2725$0 [78] ^ \port$2725$0 [82];
-  assign \$27  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
+  assign \$25  = \port$2703$0 [80] ? { \$16 , \$13  } : { \$24 , \$21  };
+  assign \$26  = \port$2703$0 [78] ^ \port$2703$0 [82];
+  assign \$27  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
   assign \$28  = \$26  | \$27 [5];
-  assign \$29  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
+  assign \$29  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
   assign \$30  = \$28  ? 5'h00 : \$29 [4:0];
-  assign \$31  = \port$2725$0 [78] ^ \port$2725$0 [82];
-  assign \$32  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
+  assign \$31  = \port$2703$0 [78] ^ \port$2703$0 [82];
+  assign \$32  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
   assign \$33  = \$31  | \$32 [5];
-  assign \$34  = \port$2725$0 [78] ^ \port$2725$0 [81];
-  assign \$35  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
+  assign \$34  = \port$2703$0 [78] ^ \port$2703$0 [81];
+  assign \$35  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
+  assign \$37  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
   assign \$38  = \$36  ? 5'h00 : \$37 [4:0];
-  assign \$39  = \port$2725$0 [78] ^ \port$2725$0 [81];
-  assign \$40  = \port$2724$0 [34:29] - \port$2725$0 [71:66];
+  assign \$39  = \port$2703$0 [78] ^ \port$2703$0 [81];
+  assign \$40  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
   assign \$41  = \$39  | \$40 [5];
-  assign \$42  = \port$2725$0 [80] ? { \$33 , \$30  } : { \$41 , \$38  };
-  assign age_bank0 = \port$2725$0 [65] ? \$25  : \$42 ;
-  assign \$43  = \port$2725$0 [162] ^ \port$2725$0 [165];
-  assign \$44  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
+  assign \$42  = \port$2703$0 [80] ? { \$33 , \$30  } : { \$41 , \$38  };
+  assign age_bank0 = \port$2703$0 [65] ? \$25  : \$42 ;
+  assign \$43  = \port$2703$0 [162] ^ \port$2703$0 [165];
+  assign \$44  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
   assign \$45  = \$43  | \$44 [5];
-  assign \$46  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
+  assign \$46  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
   assign \$47  = \$45  ? 5'h00 : \$46 [4:0];
-  assign \$48  = \port$2725$0 [162] ^ \port$2725$0 [165];
-  assign \$49  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
+  assign \$48  = \port$2703$0 [162] ^ \port$2703$0 [165];
+  assign \$49  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
   assign \$50  = \$48  | \$49 [5];
-  assign \$51  = \port$2725$0 [162] ^ \port$2725$0 [164];
-  assign \$52  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
+  assign \$51  = \port$2703$0 [162] ^ \port$2703$0 [164];
+  assign \$52  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
   assign \$53  = \$51  | \$52 [5];
-  assign \$54  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
+  assign \$54  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
   assign \$55  = \$53  ? 5'h00 : \$54 [4:0];
-  assign \$56  = \port$2725$0 [162] ^ \port$2725$0 [164];
-  assign \$57  = \port$2724$0 [34:29] - \port$2725$0 [160:155];
+  assign \$56  = \port$2703$0 [162] ^ \port$2703$0 [164];
+  assign \$57  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
   assign \$58  = \$56  | \$57 [5];
-  assign \$59  = \port$2725$0 [163] ? { \$50 , \$47  } : { \$58 , \$55  };
-  assign \$60  = \port$2725$0 [161] ^ \port$2725$0 [165];
-  assign \$61  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
+  assign \$59  = \port$2703$0 [163] ? { \$50 , \$47  } : { \$58 , \$55  };
+  assign \$60  = \port$2703$0 [161] ^ \port$2703$0 [165];
+  assign \$61  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
   assign \$62  = \$60  | \$61 [5];
-  assign \$63  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
+  assign \$63  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
   assign \$64  = \$62  ? 5'h00 : \$63 [4:0];
-  assign \$65  = \port$2725$0 [161] ^ \port$2725$0 [165];
-  assign \$66  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
+  assign \$65  = \port$2703$0 [161] ^ \port$2703$0 [165];
+  assign \$66  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
   assign \$67  = \$65  | \$66 [5];
-  assign \$68  = \port$2725$0 [161] ^ \port$2725$0 [164];
-  assign \$69  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
+  assign \$68  = \port$2703$0 [161] ^ \port$2703$0 [164];
+  assign \$69  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
   assign \$70  = \$68  | \$69 [5];
-  assign \$71  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
+  assign \$71  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
   assign \$72  = \$70  ? 5'h00 : \$71 [4:0];
-  assign \$73  = \port$2725$0 [161] ^ \port$2725$0 [164];
-  assign \$74  = \port$2724$0 [34:29] - \port$2725$0 [154:149];
+  assign \$73  = \port$2703$0 [161] ^ \port$2703$0 [164];
+  assign \$74  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
   assign \$75  = \$73  | \$74 [5];
-  assign \$76  = \port$2725$0 [163] ? { \$67 , \$64  } : { \$75 , \$72  };
-  assign age_bank1 = \port$2725$0 [148] ? \$59  : \$76 ;
-  assign \$77  = \port$2725$0 [245] ^ \port$2725$0 [248];
-  assign \$78  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
+  assign \$76  = \port$2703$0 [163] ? { \$67 , \$64  } : { \$75 , \$72  };
+  assign age_bank1 = \port$2703$0 [148] ? \$59  : \$76 ;
+  assign \$77  = \port$2703$0 [245] ^ \port$2703$0 [248];
+  assign \$78  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
   assign \$79  = \$77  | \$78 [5];
-  assign \$80  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
+  assign \$80  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
   assign \$81  = \$79  ? 5'h00 : \$80 [4:0];
-  assign \$82  = \port$2725$0 [245] ^ \port$2725$0 [248];
-  assign \$83  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
+  assign \$82  = \port$2703$0 [245] ^ \port$2703$0 [248];
+  assign \$83  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
   assign \$84  = \$82  | \$83 [5];
-  assign \$85  = \port$2725$0 [245] ^ \port$2725$0 [247];
-  assign \$86  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
+  assign \$85  = \port$2703$0 [245] ^ \port$2703$0 [247];
+  assign \$86  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
   assign \$87  = \$85  | \$86 [5];
-  assign \$88  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
+  assign \$88  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
   assign \$89  = \$87  ? 5'h00 : \$88 [4:0];
-  assign \$90  = \port$2725$0 [245] ^ \port$2725$0 [247];
-  assign \$91  = \port$2724$0 [34:29] - \port$2725$0 [243:238];
+  assign \$90  = \port$2703$0 [245] ^ \port$2703$0 [247];
+  assign \$91  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
   assign \$92  = \$90  | \$91 [5];
-  assign \$93  = \port$2725$0 [246] ? { \$84 , \$81  } : { \$92 , \$89  };
-  assign \$94  = \port$2725$0 [244] ^ \port$2725$0 [248];
-  assign \$95  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
+  assign \$93  = \port$2703$0 [246] ? { \$84 , \$81  } : { \$92 , \$89  };
+  assign \$94  = \port$2703$0 [244] ^ \port$2703$0 [248];
+  assign \$95  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
   assign \$96  = \$94  | \$95 [5];
-  assign \$97  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
+  assign \$97  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
   assign \$98  = \$96  ? 5'h00 : \$97 [4:0];
-  assign \$99  = \port$2725$0 [244] ^ \port$2725$0 [248];
-  assign \$100  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
+  assign \$99  = \port$2703$0 [244] ^ \port$2703$0 [248];
+  assign \$100  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
   assign \$101  = \$99  | \$100 [5];
-  assign \$102  = \port$2725$0 [244] ^ \port$2725$0 [247];
-  assign \$103  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
+  assign \$102  = \port$2703$0 [244] ^ \port$2703$0 [247];
+  assign \$103  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
   assign \$104  = \$102  | \$103 [5];
-  assign \$105  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
+  assign \$105  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
   assign \$106  = \$104  ? 5'h00 : \$105 [4:0];
-  assign \$107  = \port$2725$0 [244] ^ \port$2725$0 [247];
-  assign \$108  = \port$2724$0 [34:29] - \port$2725$0 [237:232];
+  assign \$107  = \port$2703$0 [244] ^ \port$2703$0 [247];
+  assign \$108  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
   assign \$109  = \$107  | \$108 [5];
-  assign \$110  = \port$2725$0 [246] ? { \$101 , \$98  } : { \$109 , \$106  };
-  assign age_bank2 = \port$2725$0 [231] ? \$93  : \$110 ;
-  assign \$111  = \port$2725$0 [328] ^ \port$2725$0 [331];
-  assign \$112  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
+  assign \$110  = \port$2703$0 [246] ? { \$101 , \$98  } : { \$109 , \$106  };
+  assign age_bank2 = \port$2703$0 [231] ? \$93  : \$110 ;
+  assign \$111  = \port$2703$0 [328] ^ \port$2703$0 [331];
+  assign \$112  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
   assign \$113  = \$111  | \$112 [5];
-  assign \$114  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
+  assign \$114  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
   assign \$115  = \$113  ? 5'h00 : \$114 [4:0];
-  assign \$116  = \port$2725$0 [328] ^ \port$2725$0 [331];
-  assign \$117  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
+  assign \$116  = \port$2703$0 [328] ^ \port$2703$0 [331];
+  assign \$117  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
   assign \$118  = \$116  | \$117 [5];
-  assign \$119  = \port$2725$0 [328] ^ \port$2725$0 [330];
-  assign \$120  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
+  assign \$119  = \port$2703$0 [328] ^ \port$2703$0 [330];
+  assign \$120  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
   assign \$121  = \$119  | \$120 [5];
-  assign \$122  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
+  assign \$122  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
   assign \$123  = \$121  ? 5'h00 : \$122 [4:0];
-  assign \$124  = \port$2725$0 [328] ^ \port$2725$0 [330];
-  assign \$125  = \port$2724$0 [34:29] - \port$2725$0 [326:321];
+  assign \$124  = \port$2703$0 [328] ^ \port$2703$0 [330];
+  assign \$125  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
   assign \$126  = \$124  | \$125 [5];
-  assign \$127  = \port$2725$0 [329] ? { \$118 , \$115  } : { \$126 , \$123  };
-  assign \$128  = \port$2725$0 [327] ^ \port$2725$0 [331];
-  assign \$129  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
+  assign \$127  = \port$2703$0 [329] ? { \$118 , \$115  } : { \$126 , \$123  };
+  assign \$128  = \port$2703$0 [327] ^ \port$2703$0 [331];
+  assign \$129  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
   assign \$130  = \$128  | \$129 [5];
-  assign \$131  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
+  assign \$131  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
   assign \$132  = \$130  ? 5'h00 : \$131 [4:0];
-  assign \$133  = \port$2725$0 [327] ^ \port$2725$0 [331];
-  assign \$134  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
+  assign \$133  = \port$2703$0 [327] ^ \port$2703$0 [331];
+  assign \$134  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
   assign \$135  = \$133  | \$134 [5];
-  assign \$136  = \port$2725$0 [327] ^ \port$2725$0 [330];
-  assign \$137  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
+  assign \$136  = \port$2703$0 [327] ^ \port$2703$0 [330];
+  assign \$137  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
   assign \$138  = \$136  | \$137 [5];
-  assign \$139  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
+  assign \$139  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
   assign \$140  = \$138  ? 5'h00 : \$139 [4:0];
-  assign \$141  = \port$2725$0 [327] ^ \port$2725$0 [330];
-  assign \$142  = \port$2724$0 [34:29] - \port$2725$0 [320:315];
+  assign \$141  = \port$2703$0 [327] ^ \port$2703$0 [330];
+  assign \$142  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
   assign \$143  = \$141  | \$142 [5];
-  assign \$144  = \port$2725$0 [329] ? { \$135 , \$132  } : { \$143 , \$140  };
-  assign age_bank3 = \port$2725$0 [314] ? \$127  : \$144 ;
-  assign \$145  = \port$2729$0 [1:0] + 1'h0;
-  assign \$146  = \port$2729$0 [1:0] + 1'h0;
-  assign \$147  = \port$2729$0 [1:0] + 1'h0;
-  assign \$148  = \port$2729$0 [1:0] + 1'h0;
-  assign \$149  = \port$2729$0 [1:0] + 1'h0;
-  assign \$150  = \port$2729$0 [1:0] + 1'h0;
-  assign \$151  = \port$2729$0 [8:7] + 1'h0;
-  assign \$152  = \port$2729$0 [8:7] + 1'h0;
-  assign \$153  = \port$2729$0 [8:7] + 1'h0;
-  assign \$154  = \port$2729$0 [8:7] + 1'h0;
-  assign \$155  = \port$2729$0 [8:7] + 1'h0;
-  assign \$156  = \port$2729$0 [8:7] + 1'h0;
-  assign \$157  = \port$2729$0 [15:14] + 1'h0;
-  assign \$158  = \port$2729$0 [15:14] + 1'h0;
-  assign \$159  = \port$2729$0 [15:14] + 1'h0;
-  assign \$160  = \port$2729$0 [15:14] + 1'h0;
-  assign \$161  = \port$2729$0 [15:14] + 1'h0;
-  assign \$162  = \port$2729$0 [15:14] + 1'h0;
-  assign \$163  = \port$2729$0 [22:21] + 1'h0;
-  assign \$164  = \port$2729$0 [22:21] + 1'h0;
-  assign \$165  = \port$2729$0 [22:21] + 1'h0;
-  assign \$166  = \port$2729$0 [22:21] + 1'h0;
-  assign \$167  = \port$2729$0 [22:21] + 1'h0;
-  assign \$168  = \port$2729$0 [22:21] + 1'h0;
+  assign \$144  = \port$2703$0 [329] ? { \$135 , \$132  } : { \$143 , \$140  };
+  assign age_bank3 = \port$2703$0 [314] ? \$127  : \$144 ;
+  assign \$145  = \port$2707$0 [1:0] + 1'h0;
+  assign \$146  = \port$2707$0 [1:0] + 1'h0;
+  assign \$147  = \port$2707$0 [1:0] + 1'h0;
+  assign \$148  = \port$2707$0 [1:0] + 1'h0;
+  assign \$149  = \port$2707$0 [1:0] + 1'h0;
+  assign \$150  = \port$2707$0 [1:0] + 1'h0;
+  assign \$151  = \port$2707$0 [8:7] + 1'h0;
+  assign \$152  = \port$2707$0 [8:7] + 1'h0;
+  assign \$153  = \port$2707$0 [8:7] + 1'h0;
+  assign \$154  = \port$2707$0 [8:7] + 1'h0;
+  assign \$155  = \port$2707$0 [8:7] + 1'h0;
+  assign \$156  = \port$2707$0 [8:7] + 1'h0;
+  assign \$157  = \port$2707$0 [15:14] + 1'h0;
+  assign \$158  = \port$2707$0 [15:14] + 1'h0;
+  assign \$159  = \port$2707$0 [15:14] + 1'h0;
+  assign \$160  = \port$2707$0 [15:14] + 1'h0;
+  assign \$161  = \port$2707$0 [15:14] + 1'h0;
+  assign \$162  = \port$2707$0 [15:14] + 1'h0;
+  assign \$163  = \port$2707$0 [22:21] + 1'h0;
+  assign \$164  = \port$2707$0 [22:21] + 1'h0;
+  assign \$165  = \port$2707$0 [22:21] + 1'h0;
+  assign \$166  = \port$2707$0 [22:21] + 1'h0;
+  assign \$167  = \port$2707$0 [22:21] + 1'h0;
+  assign \$168  = \port$2707$0 [22:21] + 1'h0;
   assign \$169  = cnt0 >= 8'hff;
   assign \$170  = cnt0 + 1'h1;
   assign \$171  = \$169  ? 9'h0ff : \$170 ;
@@ -4341,13 +4291,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$145 [1:0])
       2'h0:
-          valid0 = \port$2725$0 [38];
+          valid0 = \port$2703$0 [38];
       2'h1:
-          valid0 = \port$2725$0 [121];
+          valid0 = \port$2703$0 [121];
       2'h2:
-          valid0 = \port$2725$0 [204];
+          valid0 = \port$2703$0 [204];
       2'h3:
-          valid0 = \port$2725$0 [287];
+          valid0 = \port$2703$0 [287];
     endcase
   end
   always @* begin
@@ -4369,13 +4319,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$147 [1:0])
       2'h0:
-          tag0 = \port$2725$0 [23:0];
+          tag0 = \port$2703$0 [23:0];
       2'h1:
-          tag0 = \port$2725$0 [106:83];
+          tag0 = \port$2703$0 [106:83];
       2'h2:
-          tag0 = \port$2725$0 [189:166];
+          tag0 = \port$2703$0 [189:166];
       2'h3:
-          tag0 = \port$2725$0 [272:249];
+          tag0 = \port$2703$0 [272:249];
     endcase
   end
   always @* begin
@@ -4397,13 +4347,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$149 [1:0])
       2'h0:
-          cnt0 = \port$2725$0 [31:24];
+          cnt0 = \port$2703$0 [31:24];
       2'h1:
-          cnt0 = \port$2725$0 [114:107];
+          cnt0 = \port$2703$0 [114:107];
       2'h2:
-          cnt0 = \port$2725$0 [197:190];
+          cnt0 = \port$2703$0 [197:190];
       2'h3:
-          cnt0 = \port$2725$0 [280:273];
+          cnt0 = \port$2703$0 [280:273];
     endcase
   end
   always @* begin
@@ -4425,13 +4375,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$151 [1:0])
       2'h0:
-          valid1 = \port$2725$0 [38];
+          valid1 = \port$2703$0 [38];
       2'h1:
-          valid1 = \port$2725$0 [121];
+          valid1 = \port$2703$0 [121];
       2'h2:
-          valid1 = \port$2725$0 [204];
+          valid1 = \port$2703$0 [204];
       2'h3:
-          valid1 = \port$2725$0 [287];
+          valid1 = \port$2703$0 [287];
     endcase
   end
   always @* begin
@@ -4453,13 +4403,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$153 [1:0])
       2'h0:
-          tag1 = \port$2725$0 [23:0];
+          tag1 = \port$2703$0 [23:0];
       2'h1:
-          tag1 = \port$2725$0 [106:83];
+          tag1 = \port$2703$0 [106:83];
       2'h2:
-          tag1 = \port$2725$0 [189:166];
+          tag1 = \port$2703$0 [189:166];
       2'h3:
-          tag1 = \port$2725$0 [272:249];
+          tag1 = \port$2703$0 [272:249];
     endcase
   end
   always @* begin
@@ -4481,13 +4431,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$155 [1:0])
       2'h0:
-          cnt1 = \port$2725$0 [31:24];
+          cnt1 = \port$2703$0 [31:24];
       2'h1:
-          cnt1 = \port$2725$0 [114:107];
+          cnt1 = \port$2703$0 [114:107];
       2'h2:
-          cnt1 = \port$2725$0 [197:190];
+          cnt1 = \port$2703$0 [197:190];
       2'h3:
-          cnt1 = \port$2725$0 [280:273];
+          cnt1 = \port$2703$0 [280:273];
     endcase
   end
   always @* begin
@@ -4509,13 +4459,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$157 [1:0])
       2'h0:
-          valid2 = \port$2725$0 [38];
+          valid2 = \port$2703$0 [38];
       2'h1:
-          valid2 = \port$2725$0 [121];
+          valid2 = \port$2703$0 [121];
       2'h2:
-          valid2 = \port$2725$0 [204];
+          valid2 = \port$2703$0 [204];
       2'h3:
-          valid2 = \port$2725$0 [287];
+          valid2 = \port$2703$0 [287];
     endcase
   end
   always @* begin
@@ -4537,13 +4487,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$159 [1:0])
       2'h0:
-          tag2 = \port$2725$0 [23:0];
+          tag2 = \port$2703$0 [23:0];
       2'h1:
-          tag2 = \port$2725$0 [106:83];
+          tag2 = \port$2703$0 [106:83];
       2'h2:
-          tag2 = \port$2725$0 [189:166];
+          tag2 = \port$2703$0 [189:166];
       2'h3:
-          tag2 = \port$2725$0 [272:249];
+          tag2 = \port$2703$0 [272:249];
     endcase
   end
   always @* begin
@@ -4565,13 +4515,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$161 [1:0])
       2'h0:
-          cnt2 = \port$2725$0 [31:24];
+          cnt2 = \port$2703$0 [31:24];
       2'h1:
-          cnt2 = \port$2725$0 [114:107];
+          cnt2 = \port$2703$0 [114:107];
       2'h2:
-          cnt2 = \port$2725$0 [197:190];
+          cnt2 = \port$2703$0 [197:190];
       2'h3:
-          cnt2 = \port$2725$0 [280:273];
+          cnt2 = \port$2703$0 [280:273];
     endcase
   end
   always @* begin
@@ -4593,13 +4543,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$163 [1:0])
       2'h0:
-          valid3 = \port$2725$0 [38];
+          valid3 = \port$2703$0 [38];
       2'h1:
-          valid3 = \port$2725$0 [121];
+          valid3 = \port$2703$0 [121];
       2'h2:
-          valid3 = \port$2725$0 [204];
+          valid3 = \port$2703$0 [204];
       2'h3:
-          valid3 = \port$2725$0 [287];
+          valid3 = \port$2703$0 [287];
     endcase
   end
   always @* begin
@@ -4621,13 +4571,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$165 [1:0])
       2'h0:
-          tag3 = \port$2725$0 [23:0];
+          tag3 = \port$2703$0 [23:0];
       2'h1:
-          tag3 = \port$2725$0 [106:83];
+          tag3 = \port$2703$0 [106:83];
       2'h2:
-          tag3 = \port$2725$0 [189:166];
+          tag3 = \port$2703$0 [189:166];
       2'h3:
-          tag3 = \port$2725$0 [272:249];
+          tag3 = \port$2703$0 [272:249];
     endcase
   end
   always @* begin
@@ -4649,13 +4599,13 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$167 [1:0])
       2'h0:
-          cnt3 = \port$2725$0 [31:24];
+          cnt3 = \port$2703$0 [31:24];
       2'h1:
-          cnt3 = \port$2725$0 [114:107];
+          cnt3 = \port$2703$0 [114:107];
       2'h2:
-          cnt3 = \port$2725$0 [197:190];
+          cnt3 = \port$2703$0 [197:190];
       2'h3:
-          cnt3 = \port$2725$0 [280:273];
+          cnt3 = \port$2703$0 [280:273];
     endcase
   end
   always @* begin
@@ -4672,100 +4622,100 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2725$0 , \port$2729$0 , \port$2724$0  };
-  assign \window.request  = \port$2724$0 [34:0];
-  assign \window.request.valid  = \port$2724$0 [0];
-  assign \window.request.op  = \port$2724$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2724$0 [4:3];
-  assign \window.request.tag  = \port$2724$0 [28:5];
-  assign \window.request.t  = \port$2724$0 [34:29];
-  assign \window.start  = \port$2724$0 [41:35];
-  assign \window.lane_slot  = \port$2729$0 ;
-  assign \window.bank  = \port$2725$0 ;
-  assign \window.bank[0].tag  = \port$2725$0 [23:0];
-  assign \window.bank[0].count  = \port$2725$0 [31:24];
-  assign \window.bank[0].last  = \port$2725$0 [37:32];
-  assign \window.bank[0].valid  = \port$2725$0 [38];
-  assign \window.bank[0].fresh  = \port$2725$0 [39];
-  assign \window.bank[0].mark  = \port$2725$0 [40];
-  assign \window.bank[0].row  = \port$2725$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2725$0 [46];
-  assign \window.bank[0].sides  = \port$2725$0 [82:47];
-  assign \window.bank[0].sides.ent  = \port$2725$0 [47];
-  assign \window.bank[0].sides.count_raw  = \port$2725$0 [55:48];
-  assign \window.bank[0].sides.count_byp  = \port$2725$0 [63:56];
-  assign \window.bank[0].sides.match  = \port$2725$0 [64];
-  assign \window.bank[0].sides.meta  = \port$2725$0 [65];
-  assign \window.bank[0].sides.last_raw  = \port$2725$0 [71:66];
-  assign \window.bank[0].sides.last_byp  = \port$2725$0 [77:72];
-  assign \window.bank[0].sides.fresh_raw  = \port$2725$0 [78];
-  assign \window.bank[0].sides.fresh_byp  = \port$2725$0 [79];
-  assign \window.bank[0].sides.mark  = \port$2725$0 [80];
-  assign \window.bank[0].sides.mark_raw  = \port$2725$0 [81];
-  assign \window.bank[0].sides.mark_byp  = \port$2725$0 [82];
-  assign \window.bank[1].tag  = \port$2725$0 [106:83];
-  assign \window.bank[1].count  = \port$2725$0 [114:107];
-  assign \window.bank[1].last  = \port$2725$0 [120:115];
-  assign \window.bank[1].valid  = \port$2725$0 [121];
-  assign \window.bank[1].fresh  = \port$2725$0 [122];
-  assign \window.bank[1].mark  = \port$2725$0 [123];
-  assign \window.bank[1].row  = \port$2725$0 [128:124];
-  assign \window.bank[1].sc_row_hit  = \port$2725$0 [129];
-  assign \window.bank[1].sides  = \port$2725$0 [165:130];
-  assign \window.bank[1].sides.ent  = \port$2725$0 [130];
-  assign \window.bank[1].sides.count_raw  = \port$2725$0 [138:131];
-  assign \window.bank[1].sides.count_byp  = \port$2725$0 [146:139];
-  assign \window.bank[1].sides.match  = \port$2725$0 [147];
-  assign \window.bank[1].sides.meta  = \port$2725$0 [148];
-  assign \window.bank[1].sides.last_raw  = \port$2725$0 [154:149];
-  assign \window.bank[1].sides.last_byp  = \port$2725$0 [160:155];
-  assign \window.bank[1].sides.fresh_raw  = \port$2725$0 [161];
-  assign \window.bank[1].sides.fresh_byp  = \port$2725$0 [162];
-  assign \window.bank[1].sides.mark  = \port$2725$0 [163];
-  assign \window.bank[1].sides.mark_raw  = \port$2725$0 [164];
-  assign \window.bank[1].sides.mark_byp  = \port$2725$0 [165];
-  assign \window.bank[2].tag  = \port$2725$0 [189:166];
-  assign \window.bank[2].count  = \port$2725$0 [197:190];
-  assign \window.bank[2].last  = \port$2725$0 [203:198];
-  assign \window.bank[2].valid  = \port$2725$0 [204];
-  assign \window.bank[2].fresh  = \port$2725$0 [205];
-  assign \window.bank[2].mark  = \port$2725$0 [206];
-  assign \window.bank[2].row  = \port$2725$0 [211:207];
-  assign \window.bank[2].sc_row_hit  = \port$2725$0 [212];
-  assign \window.bank[2].sides  = \port$2725$0 [248:213];
-  assign \window.bank[2].sides.ent  = \port$2725$0 [213];
-  assign \window.bank[2].sides.count_raw  = \port$2725$0 [221:214];
-  assign \window.bank[2].sides.count_byp  = \port$2725$0 [229:222];
-  assign \window.bank[2].sides.match  = \port$2725$0 [230];
-  assign \window.bank[2].sides.meta  = \port$2725$0 [231];
-  assign \window.bank[2].sides.last_raw  = \port$2725$0 [237:232];
-  assign \window.bank[2].sides.last_byp  = \port$2725$0 [243:238];
-  assign \window.bank[2].sides.fresh_raw  = \port$2725$0 [244];
-  assign \window.bank[2].sides.fresh_byp  = \port$2725$0 [245];
-  assign \window.bank[2].sides.mark  = \port$2725$0 [246];
-  assign \window.bank[2].sides.mark_raw  = \port$2725$0 [247];
-  assign \window.bank[2].sides.mark_byp  = \port$2725$0 [248];
-  assign \window.bank[3].tag  = \port$2725$0 [272:249];
-  assign \window.bank[3].count  = \port$2725$0 [280:273];
-  assign \window.bank[3].last  = \port$2725$0 [286:281];
-  assign \window.bank[3].valid  = \port$2725$0 [287];
-  assign \window.bank[3].fresh  = \port$2725$0 [288];
-  assign \window.bank[3].mark  = \port$2725$0 [289];
-  assign \window.bank[3].row  = \port$2725$0 [294:290];
-  assign \window.bank[3].sc_row_hit  = \port$2725$0 [295];
-  assign \window.bank[3].sides  = \port$2725$0 [331:296];
-  assign \window.bank[3].sides.ent  = \port$2725$0 [296];
-  assign \window.bank[3].sides.count_raw  = \port$2725$0 [304:297];
-  assign \window.bank[3].sides.count_byp  = \port$2725$0 [312:305];
-  assign \window.bank[3].sides.match  = \port$2725$0 [313];
-  assign \window.bank[3].sides.meta  = \port$2725$0 [314];
-  assign \window.bank[3].sides.last_raw  = \port$2725$0 [320:315];
-  assign \window.bank[3].sides.last_byp  = \port$2725$0 [326:321];
-  assign \window.bank[3].sides.fresh_raw  = \port$2725$0 [327];
-  assign \window.bank[3].sides.fresh_byp  = \port$2725$0 [328];
-  assign \window.bank[3].sides.mark  = \port$2725$0 [329];
-  assign \window.bank[3].sides.mark_raw  = \port$2725$0 [330];
-  assign \window.bank[3].sides.mark_byp  = \port$2725$0 [331];
+  assign window = { 45'h000000000000, \port$2703$0 , \port$2707$0 , \port$2702$0  };
+  assign \window.request  = \port$2702$0 [34:0];
+  assign \window.request.valid  = \port$2702$0 [0];
+  assign \window.request.op  = \port$2702$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2702$0 [4:3];
+  assign \window.request.tag  = \port$2702$0 [28:5];
+  assign \window.request.t  = \port$2702$0 [34:29];
+  assign \window.start  = \port$2702$0 [41:35];
+  assign \window.lane_slot  = \port$2707$0 ;
+  assign \window.bank  = \port$2703$0 ;
+  assign \window.bank[0].tag  = \port$2703$0 [23:0];
+  assign \window.bank[0].count  = \port$2703$0 [31:24];
+  assign \window.bank[0].last  = \port$2703$0 [37:32];
+  assign \window.bank[0].valid  = \port$2703$0 [38];
+  assign \window.bank[0].fresh  = \port$2703$0 [39];
+  assign \window.bank[0].mark  = \port$2703$0 [40];
+  assign \window.bank[0].row  = \port$2703$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2703$0 [46];
+  assign \window.bank[0].sides  = \port$2703$0 [82:47];
+  assign \window.bank[0].sides.ent  = \port$2703$0 [47];
+  assign \window.bank[0].sides.count_raw  = \port$2703$0 [55:48];
+  assign \window.bank[0].sides.count_byp  = \port$2703$0 [63:56];
+  assign \window.bank[0].sides.match  = \port$2703$0 [64];
+  assign \window.bank[0].sides.meta  = \port$2703$0 [65];
+  assign \window.bank[0].sides.last_raw  = \port$2703$0 [71:66];
+  assign \window.bank[0].sides.last_byp  = \port$2703$0 [77:72];
+  assign \window.bank[0].sides.fresh_raw  = \port$2703$0 [78];
+  assign \window.bank[0].sides.fresh_byp  = \port$2703$0 [79];
+  assign \window.bank[0].sides.mark  = \port$2703$0 [80];
+  assign \window.bank[0].sides.mark_raw  = \port$2703$0 [81];
+  assign \window.bank[0].sides.mark_byp  = \port$2703$0 [82];
+  assign \window.bank[1].tag  = \port$2703$0 [106:83];
+  assign \window.bank[1].count  = \port$2703$0 [114:107];
+  assign \window.bank[1].last  = \port$2703$0 [120:115];
+  assign \window.bank[1].valid  = \port$2703$0 [121];
+  assign \window.bank[1].fresh  = \port$2703$0 [122];
+  assign \window.bank[1].mark  = \port$2703$0 [123];
+  assign \window.bank[1].row  = \port$2703$0 [128:124];
+  assign \window.bank[1].sc_row_hit  = \port$2703$0 [129];
+  assign \window.bank[1].sides  = \port$2703$0 [165:130];
+  assign \window.bank[1].sides.ent  = \port$2703$0 [130];
+  assign \window.bank[1].sides.count_raw  = \port$2703$0 [138:131];
+  assign \window.bank[1].sides.count_byp  = \port$2703$0 [146:139];
+  assign \window.bank[1].sides.match  = \port$2703$0 [147];
+  assign \window.bank[1].sides.meta  = \port$2703$0 [148];
+  assign \window.bank[1].sides.last_raw  = \port$2703$0 [154:149];
+  assign \window.bank[1].sides.last_byp  = \port$2703$0 [160:155];
+  assign \window.bank[1].sides.fresh_raw  = \port$2703$0 [161];
+  assign \window.bank[1].sides.fresh_byp  = \port$2703$0 [162];
+  assign \window.bank[1].sides.mark  = \port$2703$0 [163];
+  assign \window.bank[1].sides.mark_raw  = \port$2703$0 [164];
+  assign \window.bank[1].sides.mark_byp  = \port$2703$0 [165];
+  assign \window.bank[2].tag  = \port$2703$0 [189:166];
+  assign \window.bank[2].count  = \port$2703$0 [197:190];
+  assign \window.bank[2].last  = \port$2703$0 [203:198];
+  assign \window.bank[2].valid  = \port$2703$0 [204];
+  assign \window.bank[2].fresh  = \port$2703$0 [205];
+  assign \window.bank[2].mark  = \port$2703$0 [206];
+  assign \window.bank[2].row  = \port$2703$0 [211:207];
+  assign \window.bank[2].sc_row_hit  = \port$2703$0 [212];
+  assign \window.bank[2].sides  = \port$2703$0 [248:213];
+  assign \window.bank[2].sides.ent  = \port$2703$0 [213];
+  assign \window.bank[2].sides.count_raw  = \port$2703$0 [221:214];
+  assign \window.bank[2].sides.count_byp  = \port$2703$0 [229:222];
+  assign \window.bank[2].sides.match  = \port$2703$0 [230];
+  assign \window.bank[2].sides.meta  = \port$2703$0 [231];
+  assign \window.bank[2].sides.last_raw  = \port$2703$0 [237:232];
+  assign \window.bank[2].sides.last_byp  = \port$2703$0 [243:238];
+  assign \window.bank[2].sides.fresh_raw  = \port$2703$0 [244];
+  assign \window.bank[2].sides.fresh_byp  = \port$2703$0 [245];
+  assign \window.bank[2].sides.mark  = \port$2703$0 [246];
+  assign \window.bank[2].sides.mark_raw  = \port$2703$0 [247];
+  assign \window.bank[2].sides.mark_byp  = \port$2703$0 [248];
+  assign \window.bank[3].tag  = \port$2703$0 [272:249];
+  assign \window.bank[3].count  = \port$2703$0 [280:273];
+  assign \window.bank[3].last  = \port$2703$0 [286:281];
+  assign \window.bank[3].valid  = \port$2703$0 [287];
+  assign \window.bank[3].fresh  = \port$2703$0 [288];
+  assign \window.bank[3].mark  = \port$2703$0 [289];
+  assign \window.bank[3].row  = \port$2703$0 [294:290];
+  assign \window.bank[3].sc_row_hit  = \port$2703$0 [295];
+  assign \window.bank[3].sides  = \port$2703$0 [331:296];
+  assign \window.bank[3].sides.ent  = \port$2703$0 [296];
+  assign \window.bank[3].sides.count_raw  = \port$2703$0 [304:297];
+  assign \window.bank[3].sides.count_byp  = \port$2703$0 [312:305];
+  assign \window.bank[3].sides.match  = \port$2703$0 [313];
+  assign \window.bank[3].sides.meta  = \port$2703$0 [314];
+  assign \window.bank[3].sides.last_raw  = \port$2703$0 [320:315];
+  assign \window.bank[3].sides.last_byp  = \port$2703$0 [326:321];
+  assign \window.bank[3].sides.fresh_raw  = \port$2703$0 [327];
+  assign \window.bank[3].sides.fresh_byp  = \port$2703$0 [328];
+  assign \window.bank[3].sides.mark  = \port$2703$0 [329];
+  assign \window.bank[3].sides.mark_raw  = \port$2703$0 [330];
+  assign \window.bank[3].sides.mark_byp  = \port$2703$0 [331];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -4843,7 +4793,7 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
   assign lanes[341] = \$205 ;
   assign lanes[300:293] = \$204 [7:0];
   assign lanes[292:285] = \$201 [7:0];
-  assign lanes[284:278] = \port$2729$0 [27:21];
+  assign lanes[284:278] = \port$2707$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -4856,7 +4806,7 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
   assign lanes[340] = \$195 ;
   assign lanes[235:228] = \$194 [7:0];
   assign lanes[227:220] = \$191 [7:0];
-  assign lanes[219:213] = \port$2729$0 [20:14];
+  assign lanes[219:213] = \port$2707$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -4869,7 +4819,7 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
   assign lanes[339] = \$185 ;
   assign lanes[170:163] = \$184 [7:0];
   assign lanes[162:155] = \$181 [7:0];
-  assign lanes[154:148] = \port$2729$0 [13:7];
+  assign lanes[154:148] = \port$2707$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -4882,24 +4832,24 @@ module \kv_asu.core.lanes$186 (\port$2725$0 , \port$2729$0 , lanes, cfg, \port$2
   assign lanes[338] = \$175 ;
   assign lanes[105:98] = \$174 [7:0];
   assign lanes[97:90] = \$171 [7:0];
-  assign lanes[89:83] = \port$2729$0 [6:0];
+  assign lanes[89:83] = \port$2707$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2724$0 [41:35];
-  assign lanes[34:0] = \port$2724$0 [34:0];
+  assign lanes[41:35] = \port$2702$0 [41:35];
+  assign lanes[34:0] = \port$2702$0 [34:0];
   assign { lanes[369:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 56'h00000000000000;
   assign match_b[3] = \$8 ;
   assign match_b[2] = \$6 ;
   assign match_b[1] = \$4 ;
   assign match_b[0] = \$2 ;
-  assign mark_now_b[3] = \port$2725$0 [289];
-  assign mark_now_b[2] = \port$2725$0 [206];
-  assign mark_now_b[1] = \port$2725$0 [123];
-  assign mark_now_b[0] = \port$2725$0 [40];
+  assign mark_now_b[3] = \port$2703$0 [289];
+  assign mark_now_b[2] = \port$2703$0 [206];
+  assign mark_now_b[1] = \port$2703$0 [123];
+  assign mark_now_b[0] = \port$2703$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -6474,7 +6424,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2745$5 , inv_slot, \port$2745$188 , clk);
+, \port$2723$5 , inv_slot, \port$2723$171 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -7338,10 +7288,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2745$188 ;
-  wire [17:0] \port$2745$188 ;
-  input [29:0] \port$2745$5 ;
-  wire [29:0] \port$2745$5 ;
+  input [17:0] \port$2723$171 ;
+  wire [17:0] \port$2723$171 ;
+  input [29:0] \port$2723$5 ;
+  wire [29:0] \port$2723$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -7522,7 +7472,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2745$188 [6:2]] <= \$signature__data ;
+      ent0[\port$2723$171 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -7567,7 +7517,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$146 )
-      ent1[\port$2745$188 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2723$171 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -7612,7 +7562,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$165 )
-      ent2[\port$2745$188 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2723$171 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -7657,7 +7607,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$184 )
-      ent3[\port$2745$188 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2723$171 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -8079,18 +8029,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$418  = \$416  & \$417 ;
   assign \$419  = \$412  | \$418 ;
   assign \$420  = ~ clear_en;
-  assign \$421  = ~ \port$2745$188 [9];
+  assign \$421  = ~ \port$2723$171 [9];
   assign \$422  = \$420  & \$421 ;
-  assign \$423  = \port$2745$188 [1:0] == 2'h2;
-  assign \$424  = \port$2745$188 [8] & \$423 ;
+  assign \$423  = \port$2723$171 [1:0] == 2'h2;
+  assign \$424  = \port$2723$171 [8] & \$423 ;
   assign \$425  = \$422  & \$424 ;
-  assign \$426  = \port$2745$188 [6:2] == sc_row_q;
+  assign \$426  = \port$2723$171 [6:2] == sc_row_q;
   assign \$427  = \$425  & \$426 ;
   assign \$428  = \$419  | \$427 ;
   assign sc_snoop_data2 = \$428  ? copy_data : sc_wr_at_read_data2;
-  assign \$429  = \port$2745$188 [1:0] == 2'h2;
-  assign \$430  = \port$2745$188 [8] & \$429 ;
-  assign \$431  = \port$2745$188 [6:2] == sc_row_qqq;
+  assign \$429  = \port$2723$171 [1:0] == 2'h2;
+  assign \$430  = \port$2723$171 [8] & \$429 ;
+  assign \$431  = \port$2723$171 [6:2] == sc_row_qqq;
   assign \$432  = \$430  & \$431 ;
   assign \$433  = ~ \$432 ;
   assign sc_we2 = sc_intent2 & \$433 ;
@@ -8109,65 +8059,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$442  = rd_slot[6:2] + \$441 ;
   assign \$443  = 2'h3 < rd_slot[1:0];
   assign \$444  = rd_slot[6:2] + \$443 ;
-  assign \$445  = \port$2745$188 [1:0] == 2'h3;
-  assign \$signature__en$184  = \port$2745$188 [8] & \$445 ;
+  assign \$445  = \port$2723$171 [1:0] == 2'h3;
+  assign \$signature__en$184  = \port$2723$171 [8] & \$445 ;
   assign \$446  = inv_slot[1:0] == 2'h3;
-  assign \$447  = \port$2745$188 [9] & \$446 ;
+  assign \$447  = \port$2723$171 [9] & \$446 ;
   assign \$448  = clear_en | \$447 ;
-  assign \$449  = ~ \port$2745$188 [9];
-  assign \$450  = \port$2745$188 [1:0] == 2'h3;
-  assign \$451  = \port$2745$188 [8] & \$450 ;
+  assign \$449  = ~ \port$2723$171 [9];
+  assign \$450  = \port$2723$171 [1:0] == 2'h3;
+  assign \$451  = \port$2723$171 [8] & \$450 ;
   assign \$452  = \$449  & \$451 ;
   assign \$signature__en$186  = \$448  | \$452 ;
   assign \$453  = inv_slot[1:0] == 2'h3;
-  assign \$454  = \port$2745$188 [9] & \$453 ;
+  assign \$454  = \port$2723$171 [9] & \$453 ;
   assign \$455  = clear_en | \$454 ;
-  assign \$456  = ~ \port$2745$188 [9];
-  assign \$457  = \port$2745$188 [1:0] == 2'h3;
-  assign \$458  = \port$2745$188 [8] & \$457 ;
+  assign \$456  = ~ \port$2723$171 [9];
+  assign \$457  = \port$2723$171 [1:0] == 2'h3;
+  assign \$458  = \port$2723$171 [8] & \$457 ;
   assign \$459  = \$456  & \$458 ;
   assign \$460  = \$455  | \$459 ;
   assign \$461  = clear_row == sc_row_q;
   assign \$462  = clear_en & \$461 ;
   assign \$463  = ~ clear_en;
-  assign \$464  = \$463  & \port$2745$188 [9];
+  assign \$464  = \$463  & \port$2723$171 [9];
   assign \$465  = inv_slot[1:0] == 2'h3;
   assign \$466  = \$464  & \$465 ;
   assign \$467  = inv_slot[6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$462  | \$468 ;
   assign \$470  = ~ clear_en;
-  assign \$471  = ~ \port$2745$188 [9];
+  assign \$471  = ~ \port$2723$171 [9];
   assign \$472  = \$470  & \$471 ;
-  assign \$473  = \port$2745$188 [1:0] == 2'h3;
-  assign \$474  = \port$2745$188 [8] & \$473 ;
+  assign \$473  = \port$2723$171 [1:0] == 2'h3;
+  assign \$474  = \port$2723$171 [8] & \$473 ;
   assign \$475  = \$472  & \$474 ;
-  assign \$476  = \port$2745$188 [6:2] == sc_row_q;
+  assign \$476  = \port$2723$171 [6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$469  | \$477 ;
   assign sc_snoop3 = \$478  | sc_wr_at_read3;
   assign \$479  = clear_row == sc_row_q;
   assign \$480  = clear_en & \$479 ;
   assign \$481  = ~ clear_en;
-  assign \$482  = \$481  & \port$2745$188 [9];
+  assign \$482  = \$481  & \port$2723$171 [9];
   assign \$483  = inv_slot[1:0] == 2'h3;
   assign \$484  = \$482  & \$483 ;
   assign \$485  = inv_slot[6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$480  | \$486 ;
   assign \$488  = ~ clear_en;
-  assign \$489  = ~ \port$2745$188 [9];
+  assign \$489  = ~ \port$2723$171 [9];
   assign \$490  = \$488  & \$489 ;
-  assign \$491  = \port$2745$188 [1:0] == 2'h3;
-  assign \$492  = \port$2745$188 [8] & \$491 ;
+  assign \$491  = \port$2723$171 [1:0] == 2'h3;
+  assign \$492  = \port$2723$171 [8] & \$491 ;
   assign \$493  = \$490  & \$492 ;
-  assign \$494  = \port$2745$188 [6:2] == sc_row_q;
+  assign \$494  = \port$2723$171 [6:2] == sc_row_q;
   assign \$495  = \$493  & \$494 ;
   assign \$496  = \$487  | \$495 ;
   assign sc_snoop_data3 = \$496  ? copy_data : sc_wr_at_read_data3;
-  assign \$497  = \port$2745$188 [1:0] == 2'h3;
-  assign \$498  = \port$2745$188 [8] & \$497 ;
-  assign \$499  = \port$2745$188 [6:2] == sc_row_qqq;
+  assign \$497  = \port$2723$171 [1:0] == 2'h3;
+  assign \$498  = \port$2723$171 [8] & \$497 ;
+  assign \$499  = \port$2723$171 [6:2] == sc_row_qqq;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = ~ \$500 ;
   assign sc_we3 = sc_intent3 & \$501 ;
@@ -8281,31 +8231,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2745$188 [9];
+  assign \$6  = \$5  & \port$2723$171 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2745$188 [9];
+  assign \$13  = ~ \port$2723$171 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2745$188 [1:0];
-  assign \$16  = \port$2745$188 [8] & \$15 ;
+  assign \$15  = ! \port$2723$171 [1:0];
+  assign \$16  = \port$2723$171 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2745$188 [6:2] == sc_row;
+  assign \$18  = \port$2723$171 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2745$188 [1:0];
-  assign \$23  = \port$2745$188 [8] & \$22 ;
-  assign \$24  = \port$2745$188 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2723$171 [1:0];
+  assign \$23  = \port$2723$171 [8] & \$22 ;
+  assign \$24  = \port$2723$171 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2745$188 [1:0];
-  assign \$30  = \port$2745$188 [8] & \$29 ;
+  assign \$29  = ! \port$2723$171 [1:0];
+  assign \$30  = \port$2723$171 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -8313,7 +8263,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2745$188 [9];
+  assign \$38  = \$37  & \port$2723$171 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -8321,10 +8271,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2745$188 [9];
+  assign \$46  = ~ \port$2723$171 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2745$188 [1:0];
-  assign \$49  = \port$2745$188 [8] & \$48 ;
+  assign \$48  = ! \port$2723$171 [1:0];
+  assign \$49  = \port$2723$171 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -8338,31 +8288,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2745$188 [9];
+  assign \$63  = \$62  & \port$2723$171 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2745$188 [9];
+  assign \$70  = ~ \port$2723$171 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2745$188 [1:0] == 1'h1;
-  assign \$73  = \port$2745$188 [8] & \$72 ;
+  assign \$72  = \port$2723$171 [1:0] == 1'h1;
+  assign \$73  = \port$2723$171 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2745$188 [6:2] == sc_row;
+  assign \$75  = \port$2723$171 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2745$188 [1:0] == 1'h1;
-  assign \$80  = \port$2745$188 [8] & \$79 ;
-  assign \$81  = \port$2745$188 [6:2] == sc_row_qq;
+  assign \$79  = \port$2723$171 [1:0] == 1'h1;
+  assign \$80  = \port$2723$171 [8] & \$79 ;
+  assign \$81  = \port$2723$171 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2745$188 [1:0] == 1'h1;
-  assign \$87  = \port$2745$188 [8] & \$86 ;
+  assign \$86  = \port$2723$171 [1:0] == 1'h1;
+  assign \$87  = \port$2723$171 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -8370,7 +8320,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2745$188 [9];
+  assign \$95  = \$94  & \port$2723$171 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -8378,10 +8328,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2745$188 [9];
+  assign \$103  = ~ \port$2723$171 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2745$188 [1:0] == 1'h1;
-  assign \$106  = \port$2745$188 [8] & \$105 ;
+  assign \$105  = \port$2723$171 [1:0] == 1'h1;
+  assign \$106  = \port$2723$171 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -8395,31 +8345,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2745$188 [9];
+  assign \$120  = \$119  & \port$2723$171 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2745$188 [9];
+  assign \$127  = ~ \port$2723$171 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2745$188 [1:0] == 2'h2;
-  assign \$130  = \port$2745$188 [8] & \$129 ;
+  assign \$129  = \port$2723$171 [1:0] == 2'h2;
+  assign \$130  = \port$2723$171 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2745$188 [6:2] == sc_row;
+  assign \$132  = \port$2723$171 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2745$188 [1:0] == 2'h2;
-  assign \$137  = \port$2745$188 [8] & \$136 ;
-  assign \$138  = \port$2745$188 [6:2] == sc_row_qq;
+  assign \$136  = \port$2723$171 [1:0] == 2'h2;
+  assign \$137  = \port$2723$171 [8] & \$136 ;
+  assign \$138  = \port$2723$171 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2745$188 [1:0] == 2'h2;
-  assign \$144  = \port$2745$188 [8] & \$143 ;
+  assign \$143  = \port$2723$171 [1:0] == 2'h2;
+  assign \$144  = \port$2723$171 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -8427,7 +8377,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2745$188 [9];
+  assign \$152  = \$151  & \port$2723$171 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -8435,10 +8385,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2745$188 [9];
+  assign \$160  = ~ \port$2723$171 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2745$188 [1:0] == 2'h2;
-  assign \$163  = \port$2745$188 [8] & \$162 ;
+  assign \$162  = \port$2723$171 [1:0] == 2'h2;
+  assign \$163  = \port$2723$171 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -8452,31 +8402,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2745$188 [9];
+  assign \$177  = \$176  & \port$2723$171 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2745$188 [9];
+  assign \$184  = ~ \port$2723$171 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2745$188 [1:0] == 2'h3;
-  assign \$187  = \port$2745$188 [8] & \$186 ;
+  assign \$186  = \port$2723$171 [1:0] == 2'h3;
+  assign \$187  = \port$2723$171 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2745$188 [6:2] == sc_row;
+  assign \$189  = \port$2723$171 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2745$188 [1:0] == 2'h3;
-  assign \$194  = \port$2745$188 [8] & \$193 ;
-  assign \$195  = \port$2745$188 [6:2] == sc_row_qq;
+  assign \$193  = \port$2723$171 [1:0] == 2'h3;
+  assign \$194  = \port$2723$171 [8] & \$193 ;
+  assign \$195  = \port$2723$171 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2745$188 [1:0] == 2'h3;
-  assign \$201  = \port$2745$188 [8] & \$200 ;
+  assign \$200  = \port$2723$171 [1:0] == 2'h3;
+  assign \$201  = \port$2723$171 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -8484,7 +8434,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2745$188 [9];
+  assign \$209  = \$208  & \port$2723$171 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -8492,10 +8442,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2745$188 [9];
+  assign \$217  = ~ \port$2723$171 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2745$188 [1:0] == 2'h3;
-  assign \$220  = \port$2745$188 [8] & \$219 ;
+  assign \$219  = \port$2723$171 [1:0] == 2'h3;
+  assign \$220  = \port$2723$171 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -8504,10 +8454,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2745$188 [9] | clear_en;
+  assign \$229  = \port$2723$171 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2745$188 [6:2];
-  assign \$231  = \port$2745$188 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2723$171 [6:2];
+  assign \$231  = \port$2723$171 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -8524,65 +8474,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2745$188 [1:0];
-  assign \$signature__en$108  = \port$2745$188 [8] & \$241 ;
+  assign \$241  = ! \port$2723$171 [1:0];
+  assign \$signature__en$108  = \port$2723$171 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2745$188 [9] & \$242 ;
+  assign \$243  = \port$2723$171 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2745$188 [9];
-  assign \$246  = ! \port$2745$188 [1:0];
-  assign \$247  = \port$2745$188 [8] & \$246 ;
+  assign \$245  = ~ \port$2723$171 [9];
+  assign \$246  = ! \port$2723$171 [1:0];
+  assign \$247  = \port$2723$171 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2745$188 [9] & \$249 ;
+  assign \$250  = \port$2723$171 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2745$188 [9];
-  assign \$253  = ! \port$2745$188 [1:0];
-  assign \$254  = \port$2745$188 [8] & \$253 ;
+  assign \$252  = ~ \port$2723$171 [9];
+  assign \$253  = ! \port$2723$171 [1:0];
+  assign \$254  = \port$2723$171 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2745$188 [9];
+  assign \$260  = \$259  & \port$2723$171 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2745$188 [9];
+  assign \$267  = ~ \port$2723$171 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2745$188 [1:0];
-  assign \$270  = \port$2745$188 [8] & \$269 ;
+  assign \$269  = ! \port$2723$171 [1:0];
+  assign \$270  = \port$2723$171 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2745$188 [6:2] == sc_row_q;
+  assign \$272  = \port$2723$171 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2745$188 [9];
+  assign \$278  = \$277  & \port$2723$171 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2745$188 [9];
+  assign \$285  = ~ \port$2723$171 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2745$188 [1:0];
-  assign \$288  = \port$2745$188 [8] & \$287 ;
+  assign \$287  = ! \port$2723$171 [1:0];
+  assign \$288  = \port$2723$171 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2745$188 [6:2] == sc_row_q;
+  assign \$290  = \port$2723$171 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2745$188 [1:0];
-  assign \$294  = \port$2745$188 [8] & \$293 ;
-  assign \$295  = \port$2745$188 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2723$171 [1:0];
+  assign \$294  = \port$2723$171 [8] & \$293 ;
+  assign \$295  = \port$2723$171 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -8601,65 +8551,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$306  = rd_slot[6:2] + \$305 ;
   assign \$307  = 1'h1 < rd_slot[1:0];
   assign \$308  = rd_slot[6:2] + \$307 ;
-  assign \$309  = \port$2745$188 [1:0] == 1'h1;
-  assign \$signature__en$146  = \port$2745$188 [8] & \$309 ;
+  assign \$309  = \port$2723$171 [1:0] == 1'h1;
+  assign \$signature__en$146  = \port$2723$171 [8] & \$309 ;
   assign \$310  = inv_slot[1:0] == 1'h1;
-  assign \$311  = \port$2745$188 [9] & \$310 ;
+  assign \$311  = \port$2723$171 [9] & \$310 ;
   assign \$312  = clear_en | \$311 ;
-  assign \$313  = ~ \port$2745$188 [9];
-  assign \$314  = \port$2745$188 [1:0] == 1'h1;
-  assign \$315  = \port$2745$188 [8] & \$314 ;
+  assign \$313  = ~ \port$2723$171 [9];
+  assign \$314  = \port$2723$171 [1:0] == 1'h1;
+  assign \$315  = \port$2723$171 [8] & \$314 ;
   assign \$316  = \$313  & \$315 ;
   assign \$signature__en$148  = \$312  | \$316 ;
   assign \$317  = inv_slot[1:0] == 1'h1;
-  assign \$318  = \port$2745$188 [9] & \$317 ;
+  assign \$318  = \port$2723$171 [9] & \$317 ;
   assign \$319  = clear_en | \$318 ;
-  assign \$320  = ~ \port$2745$188 [9];
-  assign \$321  = \port$2745$188 [1:0] == 1'h1;
-  assign \$322  = \port$2745$188 [8] & \$321 ;
+  assign \$320  = ~ \port$2723$171 [9];
+  assign \$321  = \port$2723$171 [1:0] == 1'h1;
+  assign \$322  = \port$2723$171 [8] & \$321 ;
   assign \$323  = \$320  & \$322 ;
   assign \$324  = \$319  | \$323 ;
   assign \$325  = clear_row == sc_row_q;
   assign \$326  = clear_en & \$325 ;
   assign \$327  = ~ clear_en;
-  assign \$328  = \$327  & \port$2745$188 [9];
+  assign \$328  = \$327  & \port$2723$171 [9];
   assign \$329  = inv_slot[1:0] == 1'h1;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = inv_slot[6:2] == sc_row_q;
   assign \$332  = \$330  & \$331 ;
   assign \$333  = \$326  | \$332 ;
   assign \$334  = ~ clear_en;
-  assign \$335  = ~ \port$2745$188 [9];
+  assign \$335  = ~ \port$2723$171 [9];
   assign \$336  = \$334  & \$335 ;
-  assign \$337  = \port$2745$188 [1:0] == 1'h1;
-  assign \$338  = \port$2745$188 [8] & \$337 ;
+  assign \$337  = \port$2723$171 [1:0] == 1'h1;
+  assign \$338  = \port$2723$171 [8] & \$337 ;
   assign \$339  = \$336  & \$338 ;
-  assign \$340  = \port$2745$188 [6:2] == sc_row_q;
+  assign \$340  = \port$2723$171 [6:2] == sc_row_q;
   assign \$341  = \$339  & \$340 ;
   assign \$342  = \$333  | \$341 ;
   assign sc_snoop1 = \$342  | sc_wr_at_read1;
   assign \$343  = clear_row == sc_row_q;
   assign \$344  = clear_en & \$343 ;
   assign \$345  = ~ clear_en;
-  assign \$346  = \$345  & \port$2745$188 [9];
+  assign \$346  = \$345  & \port$2723$171 [9];
   assign \$347  = inv_slot[1:0] == 1'h1;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = inv_slot[6:2] == sc_row_q;
   assign \$350  = \$348  & \$349 ;
   assign \$351  = \$344  | \$350 ;
   assign \$352  = ~ clear_en;
-  assign \$353  = ~ \port$2745$188 [9];
+  assign \$353  = ~ \port$2723$171 [9];
   assign \$354  = \$352  & \$353 ;
-  assign \$355  = \port$2745$188 [1:0] == 1'h1;
-  assign \$356  = \port$2745$188 [8] & \$355 ;
+  assign \$355  = \port$2723$171 [1:0] == 1'h1;
+  assign \$356  = \port$2723$171 [8] & \$355 ;
   assign \$357  = \$354  & \$356 ;
-  assign \$358  = \port$2745$188 [6:2] == sc_row_q;
+  assign \$358  = \port$2723$171 [6:2] == sc_row_q;
   assign \$359  = \$357  & \$358 ;
   assign \$360  = \$351  | \$359 ;
   assign sc_snoop_data1 = \$360  ? copy_data : sc_wr_at_read_data1;
-  assign \$361  = \port$2745$188 [1:0] == 1'h1;
-  assign \$362  = \port$2745$188 [8] & \$361 ;
-  assign \$363  = \port$2745$188 [6:2] == sc_row_qqq;
+  assign \$361  = \port$2723$171 [1:0] == 1'h1;
+  assign \$362  = \port$2723$171 [8] & \$361 ;
+  assign \$363  = \port$2723$171 [6:2] == sc_row_qqq;
   assign \$364  = \$362  & \$363 ;
   assign \$365  = ~ \$364 ;
   assign sc_we1 = sc_intent1 & \$365 ;
@@ -8678,47 +8628,47 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$374  = rd_slot[6:2] + \$373 ;
   assign \$375  = 2'h2 < rd_slot[1:0];
   assign \$376  = rd_slot[6:2] + \$375 ;
-  assign \$377  = \port$2745$188 [1:0] == 2'h2;
-  assign \$signature__en$165  = \port$2745$188 [8] & \$377 ;
+  assign \$377  = \port$2723$171 [1:0] == 2'h2;
+  assign \$signature__en$165  = \port$2723$171 [8] & \$377 ;
   assign \$378  = inv_slot[1:0] == 2'h2;
-  assign \$379  = \port$2745$188 [9] & \$378 ;
+  assign \$379  = \port$2723$171 [9] & \$378 ;
   assign \$380  = clear_en | \$379 ;
-  assign \$381  = ~ \port$2745$188 [9];
-  assign \$382  = \port$2745$188 [1:0] == 2'h2;
-  assign \$383  = \port$2745$188 [8] & \$382 ;
+  assign \$381  = ~ \port$2723$171 [9];
+  assign \$382  = \port$2723$171 [1:0] == 2'h2;
+  assign \$383  = \port$2723$171 [8] & \$382 ;
   assign \$384  = \$381  & \$383 ;
   assign \$signature__en$167  = \$380  | \$384 ;
   assign \$385  = inv_slot[1:0] == 2'h2;
-  assign \$386  = \port$2745$188 [9] & \$385 ;
+  assign \$386  = \port$2723$171 [9] & \$385 ;
   assign \$387  = clear_en | \$386 ;
-  assign \$388  = ~ \port$2745$188 [9];
-  assign \$389  = \port$2745$188 [1:0] == 2'h2;
-  assign \$390  = \port$2745$188 [8] & \$389 ;
+  assign \$388  = ~ \port$2723$171 [9];
+  assign \$389  = \port$2723$171 [1:0] == 2'h2;
+  assign \$390  = \port$2723$171 [8] & \$389 ;
   assign \$391  = \$388  & \$390 ;
   assign \$392  = \$387  | \$391 ;
   assign \$393  = clear_row == sc_row_q;
   assign \$394  = clear_en & \$393 ;
   assign \$395  = ~ clear_en;
-  assign \$396  = \$395  & \port$2745$188 [9];
+  assign \$396  = \$395  & \port$2723$171 [9];
   assign \$397  = inv_slot[1:0] == 2'h2;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = inv_slot[6:2] == sc_row_q;
   assign \$400  = \$398  & \$399 ;
   assign \$401  = \$394  | \$400 ;
   assign \$402  = ~ clear_en;
-  assign \$403  = ~ \port$2745$188 [9];
+  assign \$403  = ~ \port$2723$171 [9];
   assign \$404  = \$402  & \$403 ;
-  assign \$405  = \port$2745$188 [1:0] == 2'h2;
-  assign \$406  = \port$2745$188 [8] & \$405 ;
+  assign \$405  = \port$2723$171 [1:0] == 2'h2;
+  assign \$406  = \port$2723$171 [8] & \$405 ;
   assign \$407  = \$404  & \$406 ;
-  assign \$408  = \port$2745$188 [6:2] == sc_row_q;
+  assign \$408  = \port$2723$171 [6:2] == sc_row_q;
   assign \$409  = \$407  & \$408 ;
   assign \$410  = \$401  | \$409 ;
   assign sc_snoop2 = \$410  | sc_wr_at_read2;
   assign \$411  = clear_row == sc_row_q;
   assign \$412  = clear_en & \$411 ;
   assign \$413  = ~ clear_en;
-  assign \$414  = \$413  & \port$2745$188 [9];
+  assign \$414  = \$413  & \port$2723$171 [9];
   assign \$415  = inv_slot[1:0] == 2'h2;
   assign \$416  = \$414  & \$415 ;
   always @* begin
@@ -9065,15 +9015,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2745$188 [9]) begin
+    end else if (\port$2723$171 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2745$188 [6:2];
+      meta_addr = \port$2723$171 [6:2];
     end
   end
-  assign inv_en = \port$2745$188 [9];
-  assign wr_en = \port$2745$188 [8];
-  assign wr_slot = \port$2745$188 [6:0];
+  assign inv_en = \port$2723$171 [9];
+  assign wr_en = \port$2723$171 [8];
+  assign wr_slot = \port$2723$171 [6:0];
   assign \$signature__data$41  = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \$signature__data$58  = sc_value1;
@@ -9084,8 +9034,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2745$5 [29:24];
-  assign wr_mark = \port$2745$188 [7];
+  assign wr_last = \port$2723$5 [29:24];
+  assign wr_mark = \port$2723$171 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -9093,9 +9043,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$104  = 1'h1;
   assign \$signature__addr$105  = \$240 [4:0];
   assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = \port$2745$188 [6:2];
-  assign wr_tag = \port$2745$5 [23:0];
-  assign wr_count = \port$2745$188 [17:10];
+  assign \$signature__addr$107  = \port$2723$171 [6:2];
+  assign wr_tag = \port$2723$5 [23:0];
+  assign wr_count = \port$2723$171 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign \$signature__addr$115  = sc_row_qqq;
   assign \$signature__en$116  = sc_we0;
@@ -9105,7 +9055,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$142  = 1'h1;
   assign \$signature__addr$143  = \$308 [4:0];
   assign \$signature__en$144  = 1'h1;
-  assign \$signature__addr$145  = \port$2745$188 [6:2];
+  assign \$signature__addr$145  = \port$2723$171 [6:2];
   assign \$signature__addr$147  = meta_addr;
   assign \$signature__addr$149  = sc_row_qqq;
   assign \$signature__en$150  = sc_we1;
@@ -9115,7 +9065,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$161  = 1'h1;
   assign \$signature__addr$162  = \$376 [4:0];
   assign \$signature__en$163  = 1'h1;
-  assign \$signature__addr$164  = \port$2745$188 [6:2];
+  assign \$signature__addr$164  = \port$2723$171 [6:2];
   assign \$signature__addr$166  = meta_addr;
   assign \$signature__addr$168  = sc_row_qqq;
   assign \$signature__en$169  = sc_we2;
@@ -9125,7 +9075,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$180  = 1'h1;
   assign \$signature__addr$181  = \$444 [4:0];
   assign \$signature__en$182  = 1'h1;
-  assign \$signature__addr$183  = \port$2745$188 [6:2];
+  assign \$signature__addr$183  = \port$2723$171 [6:2];
   assign \$signature__addr$185  = meta_addr;
   assign \$signature__addr$187  = sc_row_qqq;
   assign \$signature__en$188  = sc_we3;
@@ -9342,12 +9292,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__data$192.gen  = \$signature__data$192 [9:6];
   assign \$signature__data$192.fresh  = \$signature__data$192 [10];
   assign \$signature__data$192.valid  = \$signature__data$192 [11];
-  assign \$signature__data$85 [31:24] = \port$2745$188 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2745$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2745$188 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2745$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2745$188 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2745$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2723$171 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2723$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2723$171 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2723$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2723$171 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2723$5 [23:0];
   assign bk_sides[142] = mark3_rd;
   assign bk_sides[139] = meta3_rd[10];
   assign bk_sides[132:127] = meta3_rd[5:0];
@@ -9429,15 +9379,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2745$188 [17:10];
-  assign \$signature__data [23:0] = \port$2745$5 [23:0];
+  assign \$signature__data [31:24] = \port$2723$171 [17:10];
+  assign \$signature__data [23:0] = \port$2723$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2745$188 [7];
-  assign \$signature__data$35 [5:0] = \port$2745$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2723$171 [7];
+  assign \$signature__data$35 [5:0] = \port$2723$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -9447,17 +9397,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [31:0] count;
   wire [31:0] count_inc;
   wire [31:0] count_inc2;
-  output [213:0] decision;
-  wire [213:0] decision;
-  wire [213:0] \decision$17 ;
+  output [196:0] decision;
+  wire [196:0] decision;
+  wire [196:0] \decision$17 ;
   wire \decision$17.any_free ;
   wire [7:0] \decision$17.cnt_after ;
   wire [7:0] \decision$17.cnt_after_inc ;
-  wire \decision$17.free_mark ;
-  wire [6:0] \decision$17.free_slot ;
   wire [5:0] \decision$17.hit_age ;
   wire [7:0] \decision$17.hit_cnt ;
-  wire \decision$17.hit_mark ;
   wire [6:0] \decision$17.hit_slot ;
   wire \decision$17.inv ;
   wire [95:0] \decision$17.lane_tag ;
@@ -9470,8 +9417,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire \decision$17.take ;
   wire \decision$17.valid ;
   wire [3:0] \decision$17.vict_lane ;
-  wire \decision$17.vict_mark ;
-  wire [6:0] \decision$17.vict_slot ;
   wire \decision$17.vict_t0 ;
   wire \decision$17.wr ;
   wire [3:0] \decision$17.wr_lane ;
@@ -9480,11 +9425,8 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [6:0] \decision.free_slot ;
   wire [5:0] \decision.hit_age ;
   wire [7:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
   wire [95:0] \decision.lane_tag ;
@@ -9497,8 +9439,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire \decision.take ;
   wire \decision.valid ;
   wire [3:0] \decision.vict_lane ;
-  wire \decision.vict_mark ;
-  wire [6:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
@@ -9591,14 +9531,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2736$0 (lanes[43:0]),
-    .\port$2736$107 (lanes[108:107]),
-    .\port$2736$147 (lanes[147]),
-    .\port$2736$172 (lanes[173:172]),
-    .\port$2736$212 (lanes[212]),
-    .\port$2736$237 (lanes[238:237]),
-    .\port$2736$277 (lanes[277]),
-    .\port$2736$82 (lanes[82]),
+    .\port$2714$0 (lanes[43:0]),
+    .\port$2714$107 (lanes[108:107]),
+    .\port$2714$147 (lanes[147]),
+    .\port$2714$172 (lanes[173:172]),
+    .\port$2714$212 (lanes[212]),
+    .\port$2714$237 (lanes[238:237]),
+    .\port$2714$277 (lanes[277]),
+    .\port$2714$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -9684,24 +9624,19 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \decision.hit_slot  = decision[42:36];
   assign \decision.hit_cnt  = decision[50:43];
   assign \decision.hit_age  = decision[56:51];
-  assign \decision.hit_mark  = decision[57];
-  assign \decision.any_free  = decision[58];
-  assign \decision.free_slot  = decision[65:59];
-  assign \decision.free_mark  = decision[66];
-  assign \decision.vict_t0  = decision[67];
-  assign \decision.vict_slot  = decision[74:68];
-  assign \decision.vict_lane  = decision[78:75];
-  assign \decision.vict_mark  = decision[79];
-  assign \decision.take  = decision[80];
-  assign \decision.tail_slot  = decision[87:81];
-  assign \decision.lane_tag  = decision[183:88];
-  assign \decision.wr_lane  = decision[187:184];
-  assign \decision.wr_slot  = decision[194:188];
-  assign \decision.wr_mark  = decision[195];
-  assign \decision.wr  = decision[196];
-  assign \decision.inv  = decision[197];
-  assign \decision.cnt_after  = decision[205:198];
-  assign \decision.cnt_after_inc  = decision[213:206];
+  assign \decision.any_free  = decision[57];
+  assign \decision.vict_t0  = decision[58];
+  assign \decision.vict_lane  = decision[62:59];
+  assign \decision.take  = decision[63];
+  assign \decision.tail_slot  = decision[70:64];
+  assign \decision.lane_tag  = decision[166:71];
+  assign \decision.wr_lane  = decision[170:167];
+  assign \decision.wr_slot  = decision[177:171];
+  assign \decision.wr_mark  = decision[178];
+  assign \decision.wr  = decision[179];
+  assign \decision.inv  = decision[180];
+  assign \decision.cnt_after  = decision[188:181];
+  assign \decision.cnt_after_inc  = decision[196:189];
   assign \decision$17.valid  = decision[0];
   assign \decision$17.op  = decision[2:1];
   assign \decision$17.min_tlevel  = decision[4:3];
@@ -9711,24 +9646,19 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \decision$17.hit_slot  = decision[42:36];
   assign \decision$17.hit_cnt  = decision[50:43];
   assign \decision$17.hit_age  = decision[56:51];
-  assign \decision$17.hit_mark  = decision[57];
-  assign \decision$17.any_free  = decision[58];
-  assign \decision$17.free_slot  = decision[65:59];
-  assign \decision$17.free_mark  = decision[66];
-  assign \decision$17.vict_t0  = decision[67];
-  assign \decision$17.vict_slot  = decision[74:68];
-  assign \decision$17.vict_lane  = decision[78:75];
-  assign \decision$17.vict_mark  = decision[79];
-  assign \decision$17.take  = decision[80];
-  assign \decision$17.tail_slot  = decision[87:81];
-  assign \decision$17.lane_tag  = decision[183:88];
-  assign \decision$17.wr_lane  = decision[187:184];
-  assign \decision$17.wr_slot  = decision[194:188];
-  assign \decision$17.wr_mark  = decision[195];
-  assign \decision$17.wr  = decision[196];
-  assign \decision$17.inv  = decision[197];
-  assign \decision$17.cnt_after  = decision[205:198];
-  assign \decision$17.cnt_after_inc  = decision[213:206];
+  assign \decision$17.any_free  = decision[57];
+  assign \decision$17.vict_t0  = decision[58];
+  assign \decision$17.vict_lane  = decision[62:59];
+  assign \decision$17.take  = decision[63];
+  assign \decision$17.tail_slot  = decision[70:64];
+  assign \decision$17.lane_tag  = decision[166:71];
+  assign \decision$17.wr_lane  = decision[170:167];
+  assign \decision$17.wr_slot  = decision[177:171];
+  assign \decision$17.wr_mark  = decision[178];
+  assign \decision$17.wr  = decision[179];
+  assign \decision$17.inv  = decision[180];
+  assign \decision$17.cnt_after  = decision[188:181];
+  assign \decision$17.cnt_after_inc  = decision[196:189];
   assign older[14] = lanes[316];
   assign older[13] = lanes[315];
   assign older[12] = lanes[314];
@@ -9769,49 +9699,27 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 , \port$2736$147 , \port$2736$172 , \port$2736$212 , \port$2736$237 , \port$2736$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2714$0 , \port$2714$82 , \port$2714$107 , \port$2714$147 , \port$2714$172 , \port$2714$212 , \port$2714$237 , \port$2714$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
-  wire [6:0] \$100 ;
-  wire [6:0] \$101 ;
-  wire [6:0] \$102 ;
-  wire [6:0] \$103 ;
-  wire [6:0] \$104 ;
-  wire [6:0] \$105 ;
-  wire [6:0] \$106 ;
-  wire [3:0] \$107 ;
-  wire \$108 ;
-  wire [6:0] \$109 ;
+  wire [7:0] \$100 ;
+  wire [7:0] \$101 ;
+  wire [7:0] \$102 ;
+  wire [7:0] \$103 ;
+  wire [7:0] \$104 ;
+  wire [7:0] \$105 ;
+  wire [7:0] \$106 ;
+  wire [7:0] \$107 ;
+  wire [7:0] \$108 ;
+  wire [7:0] \$109 ;
   wire \$11 ;
-  wire [6:0] \$110 ;
-  wire [6:0] \$111 ;
-  wire [6:0] \$112 ;
-  wire [6:0] \$113 ;
-  wire [6:0] \$114 ;
-  wire [6:0] \$115 ;
-  wire [6:0] \$116 ;
-  wire [3:0] \$117 ;
-  wire \$118 ;
-  wire [7:0] \$119 ;
+  wire [7:0] \$110 ;
+  wire [7:0] \$111 ;
+  wire [7:0] \$112 ;
+  wire [7:0] \$113 ;
+  wire [7:0] \$114 ;
   wire \$12 ;
-  wire [7:0] \$120 ;
-  wire [7:0] \$121 ;
-  wire [7:0] \$122 ;
-  wire [7:0] \$123 ;
-  wire [7:0] \$124 ;
-  wire [7:0] \$125 ;
-  wire [7:0] \$126 ;
-  wire [7:0] \$127 ;
-  wire [7:0] \$128 ;
-  wire [7:0] \$129 ;
   wire [3:0] \$13 ;
-  wire [7:0] \$130 ;
-  wire [7:0] \$131 ;
-  wire [7:0] \$132 ;
-  wire [7:0] \$133 ;
-  wire [7:0] \$134 ;
-  wire [7:0] \$135 ;
-  wire [7:0] \$136 ;
   wire [3:0] \$14 ;
   wire [3:0] \$15 ;
   wire \$16 ;
@@ -9892,8 +9800,8 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   wire [5:0] \$84 ;
   wire [5:0] \$85 ;
   wire [5:0] \$86 ;
-  wire [3:0] \$87 ;
-  wire \$88 ;
+  wire [6:0] \$87 ;
+  wire [6:0] \$88 ;
   wire [6:0] \$89 ;
   wire \$9 ;
   wire [6:0] \$90 ;
@@ -9901,11 +9809,11 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   wire [6:0] \$92 ;
   wire [6:0] \$93 ;
   wire [6:0] \$94 ;
-  wire [6:0] \$95 ;
-  wire [6:0] \$96 ;
-  wire [3:0] \$97 ;
-  wire \$98 ;
-  wire [6:0] \$99 ;
+  wire [3:0] \$95 ;
+  wire \$96 ;
+  wire [7:0] \$97 ;
+  wire [7:0] \$98 ;
+  wire [7:0] \$99 ;
   input [23:0] age;
   wire [23:0] age;
   input [3:0] beyond_w1;
@@ -9929,16 +9837,13 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   wire [31:0] count_inc;
   input [31:0] count_inc2;
   wire [31:0] count_inc2;
-  output [213:0] decision;
-  wire [213:0] decision;
+  output [196:0] decision;
+  wire [196:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [6:0] \decision.free_slot ;
   wire [5:0] \decision.hit_age ;
   wire [7:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
   wire [95:0] \decision.lane_tag ;
@@ -9951,8 +9856,6 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   wire \decision.take ;
   wire \decision.valid ;
   wire [3:0] \decision.vict_lane ;
-  wire \decision.vict_mark ;
-  wire [6:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
@@ -9964,22 +9867,22 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2736$0 ;
-  wire [43:0] \port$2736$0 ;
-  input [1:0] \port$2736$107 ;
-  wire [1:0] \port$2736$107 ;
-  input \port$2736$147 ;
-  wire \port$2736$147 ;
-  input [1:0] \port$2736$172 ;
-  wire [1:0] \port$2736$172 ;
-  input \port$2736$212 ;
-  wire \port$2736$212 ;
-  input [1:0] \port$2736$237 ;
-  wire [1:0] \port$2736$237 ;
-  input \port$2736$277 ;
-  wire \port$2736$277 ;
-  input \port$2736$82 ;
-  wire \port$2736$82 ;
+  input [43:0] \port$2714$0 ;
+  wire [43:0] \port$2714$0 ;
+  input [1:0] \port$2714$107 ;
+  wire [1:0] \port$2714$107 ;
+  input \port$2714$147 ;
+  wire \port$2714$147 ;
+  input [1:0] \port$2714$172 ;
+  wire [1:0] \port$2714$172 ;
+  input \port$2714$212 ;
+  wire \port$2714$212 ;
+  input [1:0] \port$2714$237 ;
+  wire [1:0] \port$2714$237 ;
+  input \port$2714$277 ;
+  wire \port$2714$277 ;
+  input \port$2714$82 ;
+  wire \port$2714$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -9992,29 +9895,29 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2736$237 [1], \port$2736$172 [1], \port$2736$107 [1], \port$2736$0 [43] };
-  assign \$2  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign \$1  = | { \port$2714$237 [1], \port$2714$172 [1], \port$2714$107 [1], \port$2714$0 [43] };
+  assign \$2  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2736$237 [1], \port$2736$172 [1], \port$2736$107 [1] };
+  assign \$4  = | { \port$2714$237 [1], \port$2714$172 [1], \port$2714$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2736$0 [43] & \$5 ;
-  assign \$7  = | { \port$2736$237 [1], \port$2736$172 [1] };
+  assign \$6  = \port$2714$0 [43] & \$5 ;
+  assign \$7  = | { \port$2714$237 [1], \port$2714$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2736$107 [1] & \$8 ;
+  assign \$9  = \port$2714$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2736$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
-  assign \$14  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
-  assign \$15  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign \$12  = \port$2714$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
+  assign \$14  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
+  assign \$15  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
-  assign \$20  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign \$19  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
+  assign \$20  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
-  assign \$25  = ~ { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
+  assign \$24  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
+  assign \$25  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -10038,19 +9941,19 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2736$0 [2:1];
-  assign \$50  = \port$2736$0 [0] & \$49 ;
+  assign \$49  = ! \port$2714$0 [2:1];
+  assign \$50  = \port$2714$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2736$0 [2:1] == 2'h3;
+  assign \$55  = \port$2714$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2736$0 [2:1] == 2'h2;
-  assign \$59  = \port$2736$0 [2:1] == 2'h3;
+  assign \$58  = \port$2714$0 [2:1] == 2'h2;
+  assign \$59  = \port$2714$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2736$0 [0] & \$60 ;
+  assign \$61  = \port$2714$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -10073,56 +9976,36 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
-  assign \$88  = | \$87 ;
-  assign \$89  = ch[4] ? slot[6:0] : 7'h00;
-  assign \$91  = ch[5] ? slot[13:7] : 7'h00;
+  assign \$87  = ch[16] ? slot[6:0] : 7'h00;
+  assign \$89  = ch[17] ? slot[13:7] : 7'h00;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = ch[18] ? slot[20:14] : 7'h00;
   assign \$92  = \$90  | \$91 ;
-  assign \$93  = ch[6] ? slot[20:14] : 7'h00;
+  assign \$93  = ch[19] ? slot[27:21] : 7'h00;
   assign \$94  = \$92  | \$93 ;
-  assign \$95  = ch[7] ? slot[27:21] : 7'h00;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
-  assign \$98  = | \$97 ;
-  assign \$99  = ch[8] ? slot[6:0] : 7'h00;
-  assign \$101  = ch[9] ? slot[13:7] : 7'h00;
+  assign \$95  = ch[19:16] & { \port$2714$277 , \port$2714$212 , \port$2714$147 , \port$2714$82  };
+  assign \$96  = | \$95 ;
+  assign \$97  = ch[0] ? count_inc[7:0] : 8'h00;
+  assign \$99  = ch[1] ? count_inc[15:8] : 8'h00;
+  assign \$100  = \$98  | \$99 ;
+  assign \$101  = ch[2] ? count_inc[23:16] : 8'h00;
   assign \$102  = \$100  | \$101 ;
-  assign \$103  = ch[10] ? slot[20:14] : 7'h00;
+  assign \$103  = ch[3] ? count_inc[31:24] : 8'h00;
   assign \$104  = \$102  | \$103 ;
-  assign \$105  = ch[11] ? slot[27:21] : 7'h00;
-  assign \$106  = \$104  | \$105 ;
-  assign \$107  = ch[11:8] & { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
-  assign \$108  = | \$107 ;
-  assign \$109  = ch[16] ? slot[6:0] : 7'h00;
-  assign \$111  = ch[17] ? slot[13:7] : 7'h00;
-  assign \$112  = \$110  | \$111 ;
-  assign \$113  = ch[18] ? slot[20:14] : 7'h00;
-  assign \$114  = \$112  | \$113 ;
-  assign \$115  = ch[19] ? slot[27:21] : 7'h00;
-  assign \$116  = \$114  | \$115 ;
-  assign \$117  = ch[19:16] & { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
-  assign \$118  = | \$117 ;
-  assign \$119  = ch[0] ? count_inc[7:0] : 8'h00;
-  assign \$121  = ch[1] ? count_inc[15:8] : 8'h00;
-  assign \$122  = \$120  | \$121 ;
-  assign \$123  = ch[2] ? count_inc[23:16] : 8'h00;
-  assign \$124  = \$122  | \$123 ;
-  assign \$125  = ch[3] ? count_inc[31:24] : 8'h00;
-  assign \$126  = \$124  | \$125 ;
-  assign \$127  = ch[22] ? \$126  : 8'h01;
-  assign \$128  = ch[0] ? count_inc2[7:0] : 8'h00;
-  assign \$130  = ch[1] ? count_inc2[15:8] : 8'h00;
-  assign \$131  = \$129  | \$130 ;
-  assign \$132  = ch[2] ? count_inc2[23:16] : 8'h00;
-  assign \$133  = \$131  | \$132 ;
-  assign \$134  = ch[3] ? count_inc2[31:24] : 8'h00;
-  assign \$135  = \$133  | \$134 ;
-  assign \$136  = ch[22] ? \$135  : 8'h02;
-  assign match = { \port$2736$237 [1], \port$2736$172 [1], \port$2736$107 [1], \port$2736$0 [43] };
-  assign valid = { \port$2736$237 [0], \port$2736$172 [0], \port$2736$107 [0], \port$2736$0 [42] };
-  assign request = \port$2736$0 [34:0];
-  assign mark = { \port$2736$277 , \port$2736$212 , \port$2736$147 , \port$2736$82  };
-  assign window = \port$2736$0 [41:35];
+  assign \$105  = ch[22] ? \$104  : 8'h01;
+  assign \$106  = ch[0] ? count_inc2[7:0] : 8'h00;
+  assign \$108  = ch[1] ? count_inc2[15:8] : 8'h00;
+  assign \$109  = \$107  | \$108 ;
+  assign \$110  = ch[2] ? count_inc2[23:16] : 8'h00;
+  assign \$111  = \$109  | \$110 ;
+  assign \$112  = ch[3] ? count_inc2[31:24] : 8'h00;
+  assign \$113  = \$111  | \$112 ;
+  assign \$114  = ch[22] ? \$113  : 8'h02;
+  assign match = { \port$2714$237 [1], \port$2714$172 [1], \port$2714$107 [1], \port$2714$0 [43] };
+  assign valid = { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
+  assign request = \port$2714$0 [34:0];
+  assign window = \port$2714$0 [41:35];
+  assign mark = { \port$2714$277 , \port$2714$212 , \port$2714$147 , \port$2714$82  };
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -10135,11 +10018,11 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2736$0 [0];
-  assign \request.op  = \port$2736$0 [2:1];
-  assign \request.min_tlevel  = \port$2736$0 [4:3];
-  assign \request.tag  = \port$2736$0 [28:5];
-  assign \request.t  = \port$2736$0 [34:29];
+  assign \request.valid  = \port$2714$0 [0];
+  assign \request.op  = \port$2714$0 [2:1];
+  assign \request.min_tlevel  = \port$2714$0 [4:3];
+  assign \request.tag  = \port$2714$0 [28:5];
+  assign \request.t  = \port$2714$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -10149,54 +10032,44 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   assign \decision.hit_slot  = decision[42:36];
   assign \decision.hit_cnt  = decision[50:43];
   assign \decision.hit_age  = decision[56:51];
-  assign \decision.hit_mark  = decision[57];
-  assign \decision.any_free  = decision[58];
-  assign \decision.free_slot  = decision[65:59];
-  assign \decision.free_mark  = decision[66];
-  assign \decision.vict_t0  = decision[67];
-  assign \decision.vict_slot  = decision[74:68];
-  assign \decision.vict_lane  = decision[78:75];
-  assign \decision.vict_mark  = decision[79];
-  assign \decision.take  = decision[80];
-  assign \decision.tail_slot  = decision[87:81];
-  assign \decision.lane_tag  = decision[183:88];
-  assign \decision.wr_lane  = decision[187:184];
-  assign \decision.wr_slot  = decision[194:188];
-  assign \decision.wr_mark  = decision[195];
-  assign \decision.wr  = decision[196];
-  assign \decision.inv  = decision[197];
-  assign \decision.cnt_after  = decision[205:198];
-  assign \decision.cnt_after_inc  = decision[213:206];
-  assign decision[213:206] = \$136 ;
-  assign decision[205:198] = \$127 ;
-  assign decision[197] = ch[26];
-  assign decision[196] = ch[25];
-  assign decision[195] = \$118 ;
-  assign decision[194:188] = \$116 ;
-  assign decision[187:184] = ch[15:12];
-  assign decision[183:160] = tag[95:72];
-  assign decision[159:136] = tag[71:48];
-  assign decision[135:112] = tag[47:24];
-  assign decision[111:88] = tag[23:0];
-  assign decision[87:81] = \port$2736$0 [41:35];
-  assign decision[80] = ch[24];
-  assign decision[79] = \$108 ;
-  assign decision[78:75] = ch[11:8];
-  assign decision[74:68] = \$106 ;
-  assign decision[67] = ch[23];
-  assign decision[66] = \$98 ;
-  assign decision[65:59] = \$96 ;
-  assign decision[57] = \$88 ;
+  assign \decision.any_free  = decision[57];
+  assign \decision.vict_t0  = decision[58];
+  assign \decision.vict_lane  = decision[62:59];
+  assign \decision.take  = decision[63];
+  assign \decision.tail_slot  = decision[70:64];
+  assign \decision.lane_tag  = decision[166:71];
+  assign \decision.wr_lane  = decision[170:167];
+  assign \decision.wr_slot  = decision[177:171];
+  assign \decision.wr_mark  = decision[178];
+  assign \decision.wr  = decision[179];
+  assign \decision.inv  = decision[180];
+  assign \decision.cnt_after  = decision[188:181];
+  assign \decision.cnt_after_inc  = decision[196:189];
+  assign decision[196:189] = \$114 ;
+  assign decision[188:181] = \$105 ;
+  assign decision[180] = ch[26];
+  assign decision[179] = ch[25];
+  assign decision[178] = \$96 ;
+  assign decision[177:171] = \$94 ;
+  assign decision[170:167] = ch[15:12];
+  assign decision[166:143] = tag[95:72];
+  assign decision[142:119] = tag[71:48];
+  assign decision[118:95] = tag[47:24];
+  assign decision[94:71] = tag[23:0];
+  assign decision[70:64] = \port$2714$0 [41:35];
+  assign decision[63] = ch[24];
+  assign decision[62:59] = ch[11:8];
+  assign decision[58] = ch[23];
   assign decision[56:51] = \$86 ;
   assign decision[50:43] = \$78 ;
   assign decision[42:36] = \$70 ;
-  assign decision[58] = ch[21];
+  assign decision[57] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2736$0 [34:29];
-  assign decision[28:5] = \port$2736$0 [28:5];
-  assign decision[4:3] = \port$2736$0 [4:3];
-  assign decision[2:1] = \port$2736$0 [2:1];
-  assign decision[0] = \port$2736$0 [0];
+  assign decision[34:29] = \port$2714$0 [34:29];
+  assign decision[28:5] = \port$2714$0 [28:5];
+  assign decision[4:3] = \port$2714$0 [4:3];
+  assign decision[2:1] = \port$2714$0 [2:1];
+  assign decision[0] = \port$2714$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -10212,26 +10085,24 @@ module \kv_asu.core.versions.dec (\port$2736$0 , \port$2736$82 , \port$2736$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2736$237 [1];
+  assign ch[3] = \port$2714$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2736$237 [1];
+  assign \$10  = \port$2714$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
   assign \$80  = \$79 ;
-  assign \$90  = \$89 ;
-  assign \$100  = \$99 ;
-  assign \$110  = \$109 ;
-  assign \$120  = \$119 ;
-  assign \$129  = \$128 ;
+  assign \$88  = \$87 ;
+  assign \$98  = \$97 ;
+  assign \$107  = \$106 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2724$0 , \port$2725$0 , \port$2729$0 , clk);
+module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2702$0 , \port$2703$0 , \port$2707$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire [7:0] \$1 ;
   reg [6:0] \$10 ;
@@ -10330,13 +10201,13 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2724$0 ;
-  wire [41:0] \port$2724$0 ;
-  output [331:0] \port$2725$0 ;
-  wire [331:0] \port$2725$0 ;
+  output [41:0] \port$2702$0 ;
+  wire [41:0] \port$2702$0 ;
+  output [331:0] \port$2703$0 ;
+  wire [331:0] \port$2703$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2729$0 ;
-  wire [27:0] \port$2729$0 ;
+  output [27:0] \port$2707$0 ;
+  wire [27:0] \port$2707$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -10486,9 +10357,9 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { 45'h000000000000, \$6 , \$8 , \$5  };
   assign m = 42'h00000000000;
-  assign \port$2724$0  = \$5 ;
-  assign \port$2725$0  = \$6 ;
-  assign \port$2729$0  = \$8 ;
+  assign \port$2702$0  = \$5 ;
+  assign \port$2703$0  = \$6 ;
+  assign \port$2707$0  = \$8 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];

@@ -6,18 +6,13 @@ from amaranth import *
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-import regmap
-
-from ..layouts import STAT_NAMES, RequestStatistics, config_layout, response_layout
+from ..layouts import STAT_NAMES, config_layout, response_layout
 from ..lru import LruCmd
 from ..tlevel import TLevel
-from .decision import select
 from .interfaces import ForwardSignature, decision_layout
+from .outcome import outcome
 
 __all__ = ["Commit"]
-
-OBSERVE = regmap.OPS["OBSERVE"]
-QUERY = regmap.OPS["QUERY"]
 
 
 class Commit(wiring.Component):
@@ -116,7 +111,8 @@ class Commit(wiring.Component):
         levels = self._tlevels(m, d2, tl_before)
         # The LRU command's slot (op[1]: EVICT / EVICT_ANY, whose window is at the tail).
         m.d.comb += self.lru_slot.eq(Mux(d2.op[1], d2.tail_slot, d2.wr_slot))
-        rsp, stats, inserts, evicts = self._outcome(m, d2, *levels)
+        rsp, stats, inserts, evicts = outcome(m, self._params, d2, *levels,
+                                              forward=self.forward, lru_cmd=self.lru_cmd)
         # L: the response and the statistics registered; the occupancy counts the insert /
         # eviction registered with them.
         m.d.sync += [
@@ -191,60 +187,3 @@ class Commit(wiring.Component):
         mt = d2.min_tlevel
         m.d.comb += level_hit.eq(Mux(mt[1], Mux(mt[0], ge[3], ge[2]), Mux(mt[0], ge[1], 1)))
         return level_after, level_before, level_hit, ge
-
-    def _outcome(self, m, d2, level_after, level_before, level_hit, ge):
-        """The LRU command, the response, the statistics and the insert or eviction of
-        the request in E2, by its op."""
-        p, fwd = self._params, self.forward
-        rsp = Signal(response_layout(p))
-        # The request statistics (STAT_NAMES but req_dropped, D13: the admission's drops).
-        stats = RequestStatistics()
-        count = stats.count
-
-        # The victim's tag, selected here from the lanes' (only the response needs it).
-        victim_tag = Signal(p.TAG_WIDTH)
-        m.d.comb += victim_tag.eq(select(d2.vict_lane, [d2.lane_tag[i] for i in range(p.PROBE)]))
-        inserts, evicts = Signal(), Signal()
-        with m.If(d2.valid):
-            m.d.comb += rsp.op.eq(d2.op)
-            with m.Switch(d2.op):
-                with m.Case(OBSERVE):
-                    m.d.comb += [count("observes"), rsp.hit.eq(level_hit),
-                                 rsp.tlevel_before.eq(level_before)]
-                    for lv in range(4):      # level_before == lv
-                        with m.If(ge[lv] & ~ge[lv + 1] if lv < 3 else ge[3]):
-                            m.d.comb += count(f"obs_t{lv}")
-                    with m.If(d2.present):
-                        m.d.comb += [count("observe_hits"), rsp.present.eq(1),
-                                     self.lru_cmd.eq(LruCmd.TOUCH)]
-                    with m.Elif(d2.any_free):
-                        m.d.comb += [count("inserts"),
-                                     self.lru_cmd.eq(LruCmd.INSERT), inserts.eq(1)]
-                    with m.Elif(d2.vict_t0):
-                        m.d.comb += [count("replacements"),
-                                     self.lru_cmd.eq(LruCmd.TOUCH),
-                                     rsp.victim_valid.eq(1), rsp.victim_tag.eq(victim_tag)]
-                    with m.Else():
-                        m.d.comb += count("drops")
-                    with m.If(fwd.write):
-                        m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(level_after),
-                                     rsp.count.eq(d2.cnt_after), rsp.slot.eq(fwd.slot)]
-                with m.Case(QUERY):
-                    m.d.comb += [count("queries"), rsp.hit.eq(level_hit),
-                                 rsp.tlevel_before.eq(level_before),
-                                 rsp.tlevel.eq(level_before)]
-                    with m.If(level_hit):
-                        m.d.comb += count("query_hits")
-                    with m.If(d2.present):
-                        m.d.comb += [rsp.present.eq(1), rsp.tracked.eq(1),
-                                     rsp.count.eq(d2.hit_cnt), rsp.slot.eq(d2.hit_slot)]
-                with m.Default():   # EVICT, EVICT_ANY
-                    with m.If(d2.take):
-                        m.d.comb += [
-                            count("evicts"), rsp.victim_valid.eq(1),
-                            rsp.victim_tag.eq(d2.lane_tag[0]), rsp.slot.eq(d2.tail_slot),
-                            self.lru_cmd.eq(LruCmd.POP), evicts.eq(1),
-                        ]
-                    with m.Else():
-                        m.d.comb += count("evicts_empty")
-        return rsp, stats, inserts, evicts

@@ -179,26 +179,21 @@ def decide_lanes(m, p, req, valid, match, old, older, list_empty):
 #: The fields of a decision selected from its lanes' data by the choice's one-hot lanes
 #: (``lane_fields``): a caller with several versions of a choice may make them per version
 #: and pick them with it.
-DATA_FIELDS = ("hit_slot", "hit_cnt", "hit_age", "hit_mark", "free_slot", "free_mark",
-               "vict_slot", "vict_mark", "wr_slot", "wr_mark", "cnt_after", "cnt_after_inc")
+DATA_FIELDS = ("hit_slot", "hit_cnt", "hit_age", "wr_slot", "wr_mark", "cnt_after",
+               "cnt_after_inc")
 
 
 def lane_fields(p, ch, lanes, names=DATA_FIELDS):
     """The decision's ``names`` (of ``DATA_FIELDS``) from the choice ``ch`` and the lanes'
     data (``LaneData``; only the data those fields need), as a dict of values: the matching
-    lane's slot, count, age and mark, the first free lane's and the victim's slot and mark,
-    the slot and mark E2 writes (``slot_lane``'s: the matching lane, else the first free
-    lane, else the victim), and the count an OBSERVE leaves (one more for a line seen again
-    within W1, else 1) and that plus one."""
+    lane's slot, count and age (a QUERY's response and the T-level before), the slot and
+    mark E2 writes (``slot_lane``'s: the matching lane, else the first free lane, else the
+    victim), and the count an OBSERVE leaves (one more for a line seen again within W1,
+    else 1) and that plus one."""
     make = {
         "hit_slot": lambda: select(ch.hit_lane, lanes.slot),
         "hit_cnt": lambda: select(ch.hit_lane, lanes.count),
         "hit_age": lambda: select(ch.hit_lane, lanes.age),
-        "hit_mark": lambda: (ch.hit_lane & lanes.mark).any(),
-        "free_slot": lambda: select(ch.first_free, lanes.slot),
-        "free_mark": lambda: (ch.first_free & lanes.mark).any(),
-        "vict_slot": lambda: select(ch.wins, lanes.slot),
-        "vict_mark": lambda: (ch.wins & lanes.mark).any(),
         "wr_slot": lambda: select(ch.slot_lane, lanes.slot),
         "wr_mark": lambda: (ch.slot_lane & lanes.mark).any(),
         "cnt_after": lambda: Mux(ch.warm, select(ch.hit_lane, lanes.count_inc), 1),
@@ -224,11 +219,8 @@ def decide_data(m, p, dd, req, window, ch, lanes, fields=None):
         dd.valid.eq(req.valid), dd.op.eq(req.op), dd.min_tlevel.eq(req.min_tlevel),
         dd.tag.eq(req.tag), dd.t.eq(req.t),
         dd.present.eq(ch.present), dd.any_free.eq(ch.any_free),
-        *rest("hit_slot", "hit_cnt", "hit_age", "hit_mark", "free_slot", "free_mark"),
-        dd.vict_t0.eq(ch.vict_t0),
-        *rest("vict_slot"),
-        dd.vict_lane.eq(ch.wins),
-        *rest("vict_mark"),
+        *rest("hit_slot", "hit_cnt", "hit_age"),
+        dd.vict_t0.eq(ch.vict_t0), dd.vict_lane.eq(ch.wins),
         dd.take.eq(ch.take), dd.tail_slot.eq(window),
         *[dd.lane_tag[i].eq(lanes.tag[i]) for i in range(P)],
         dd.wr_lane.eq(ch.wr_lane),

@@ -112,8 +112,9 @@ def lanes_layout(p):
 
 def decision_layout(p):
     """The evaluation's decision for one request (from its window's lanes): the request
-    itself (as ``stage_layout``), the matching lane (``present``, ``hit_*``), the first
-    free lane (``any_free``, ``free_*``), the victim (``vict_*``; ``vict_t0``: it is T0),
+    itself (as ``stage_layout``), whether a lane matches (``present``; its slot, count
+    and age ``hit_*``), whether a lane is free (``any_free``), the victim (``vict_lane``,
+    one-hot; ``vict_t0``: it is T0),
     the LRU tail for an EVICT (``take``, ``tail_slot``, also the window start; its tag is
     lane 0's), and the write an OBSERVE makes (``wr*``, ``cnt_after*``). The tags are
     carried per lane (``lane_tag``, with the line the request ahead leaves in the lane it
@@ -122,9 +123,9 @@ def decision_layout(p):
     P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
     return data.StructLayout({
         "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
-        "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts, "hit_mark": 1,
-        "any_free": 1, "free_slot": sw, "free_mark": 1,
-        "vict_t0": 1, "vict_slot": sw, "vict_lane": P, "vict_mark": 1,
+        "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts,
+        "any_free": 1,
+        "vict_t0": 1, "vict_lane": P,
         "take": 1, "tail_slot": sw,
         "lane_tag": data.ArrayLayout(p.TAG_WIDTH, P),
         "wr_lane": P,      # one-hot: the lane an OBSERVE writes (0: none)
