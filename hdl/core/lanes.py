@@ -8,8 +8,9 @@ from amaranth.lib.wiring import In, Out
 
 from ..layouts import config_layout
 from ..table import probe_order
-from ..tlevel import saturated_age, saturated_diff
+from ..tlevel import saturated_age
 from .age_order import Sides, age_stamp, chosen, register_age_order
+from .bank_sides import bank_age, bank_count, bank_last
 from .decision import sat_inc
 from .interfaces import ForwardSignature, lanes_layout, window_layout
 from .options import CoreOptions
@@ -92,29 +93,6 @@ class LaneCompare(wiring.Component):
         m.d.comb += [bits[b].eq(f(b)) for b in range(self._params.PROBE)]
         return bits
 
-    def _mark_of(self, b):
-        """Bank ``b``'s mark on both sides of the ``mark`` choice."""
-        sd = self.window.bank[b].sides
-        return Sides(sd.mark, sd.mark_byp, sd.mark_raw)
-
-    def _last_of(self, b):
-        """(last-access stamp, fresh bit) on both sides of the ``meta`` choice."""
-        sd = self.window.bank[b].sides
-        return Sides(sd.meta, (sd.last_byp, sd.fresh_byp), (sd.last_raw, sd.fresh_raw))
-
-    def _count_of(self, b):
-        """Bank ``b``'s count on both sides of the ``ent`` choice."""
-        sd = self.window.bank[b].sides
-        return Sides(sd.ent, sd.count_byp, sd.count_raw)
-
-    def _age_side(self, b):
-        """The saturated age on each side of the ``meta`` choice, from that side's stamp
-        and stale bit (``fresh != mark``, the mark on each side of its own choice)."""
-        p, e = self._params, self.window.request
-        ts = p.TS_WIDTH
-        return lambda lf: chosen(lambda mk: saturated_diff(p, (e.t - lf[0])[:ts],
-                                                            lf[1] ^ mk), self._mark_of(b))
-
     def _banks(self, m):
         """Per bank: the mark at the end of this cycle (compact: as held; E's own write
         drops a scrubber mark of the slot it writes), the tag comparison, the age."""
@@ -139,7 +117,7 @@ class LaneCompare(wiring.Component):
         match_b = self._per_bank(m, lambda b: (mb[b].sides.match if split else
                                                mb[b].valid & (mb[b].tag == e.tag)), "match_b")
         age_b = [Signal(ts, name=f"age_bank{b}") for b in range(P)]
-        m.d.comb += [age_b[b].eq(chosen(self._age_side(b), self._last_of(b)))
+        m.d.comb += [age_b[b].eq(chosen(bank_age(p, self.window, b), bank_last(self.window, b)))
                      for b in range(P)]
         return mark_now_b, match_b, age_b
 
@@ -217,8 +195,8 @@ class LaneCompare(wiring.Component):
         # logic on flip-flops only: a bank's (saturated, stamp) on both sides of the
         # ``meta`` choice (the saturation, behind the stale bit, is not in front of them).
         def bank_stamp(b):
-            sel, byp, raw = self._last_of(b)
-            return Sides(sel, *[age_stamp(self._age_side(b)(lf), lf[0], ts)
+            sel, byp, raw = bank_last(win, b)
+            return Sides(sel, *[age_stamp(bank_age(p, win, b)(lf), lf[0], ts)
                                 for lf in (byp, raw)])
         register_age_order(m, ts=ts, out=out, banks=[bank_stamp(b) for b in range(P)],
                            forwarded=age_stamp(win.forward_age, fwd.last, ts),
@@ -235,8 +213,8 @@ class LaneCompare(wiring.Component):
         inc_b = [Signal(p.COUNT_WIDTH, name=f"count_inc_bank{b}") for b in range(P)]
         inc2_b = [Signal(p.COUNT_WIDTH, name=f"count_inc2_bank{b}") for b in range(P)]
         for b in range(P):
-            m.d.comb += [inc_b[b].eq(chosen(lambda c: sat_inc(p, c), self._count_of(b))),
-                         inc2_b[b].eq(chosen(lambda c: sat_inc(p, c, 2), self._count_of(b)))]
+            m.d.comb += [inc_b[b].eq(chosen(lambda c: sat_inc(p, c), bank_count(win, b))),
+                         inc2_b[b].eq(chosen(lambda c: sat_inc(p, c, 2), bank_count(win, b)))]
         for i in range(P):
             m.d.sync += [out.lane[i][k].eq(v) for k, v in lane[i].items()]
             m.d.sync += [
