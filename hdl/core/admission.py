@@ -10,6 +10,7 @@ import regmap
 
 from ..layouts import request_layout
 from ..table import GEN_WIDTH
+from .generations import table_generations
 from .interfaces import stage_layout
 
 __all__ = ["Admission"]
@@ -152,32 +153,13 @@ class Admission(wiring.Component):
         m.d.comb += accept.eq(self.req.valid & can_take)
         m.d.sync += self.inflight.eq(self.inflight + accept - self.pop)
 
-        # The table generation and the clear sweep: no reset (see the class docstring).
-        generation = Signal(self.gen_width, reset_less=True)
-        used = Signal(range(2 ** self.gen_width), reset_less=True)
-        sweeping = Signal(reset_less=True)
-        sweep_row = Signal(range(self.rows), reset_less=True)
-        rst = ResetSignal()
-        rst_q = Signal(reset_less=True)
-        m.d.sync += rst_q.eq(rst)
-        untrack = Signal()           # a flush, or the first cycle of a reset
+        # The table generation and the clear sweep (no reset: see the class docstring).
+        generation, used, sweeping, sweep_row = table_generations(
+            m, gen_width=self.gen_width, rows=self.rows, flush=self.flush)
         m.d.comb += [
-            untrack.eq(Mux(rst, ~rst_q, self.flush)),
             self.generation.eq(generation), self.generations_used.eq(used),
             self.flushing.eq(sweeping), self.sweep_row.eq(sweep_row),
         ]
-        with m.If(sweeping):
-            with m.If(rst):
-                m.d.sync += sweep_row.eq(0)     # starts (again) at cycle 0 after reset
-            with m.Else():
-                m.d.sync += sweep_row.eq(sweep_row + 1)
-                with m.If(sweep_row == self.rows - 1):
-                    m.d.sync += [sweeping.eq(0), sweep_row.eq(0), used.eq(0)]
-        with m.Elif(untrack):
-            with m.If(used == 2 ** self.gen_width - 1):
-                m.d.sync += [sweeping.eq(1), sweep_row.eq(0)]   # every generation used
-            with m.Else():
-                m.d.sync += [generation.eq(generation + 1), used.eq(used + 1)]
 
         busy = self.s0.valid | self.busy
         m.d.sync += self.idle.eq(~busy & ~accept)
