@@ -141,6 +141,14 @@ def location(params: Params, target: Target, word: int, bit: int) -> tuple[str, 
     return target.memory, word
 
 
+def first_error(errors) -> tuple[int, bool]:
+    """``ERR_FIRST_MEM`` of a run's report (``errors``, possibly ``None``) decoded: the
+    ``MEM_ID`` of the first error's memory (bits 3:0, 0 if none yet) and whether that
+    error is uncorrectable (bit 8)."""
+    value = (errors or {}).get("ERR_FIRST_MEM", 0)
+    return value & 0xF, bool(value >> 8 & 1)
+
+
 def misreported(params: Params, target: Target, word: int, flips, errors) -> bool:
     """Whether a run's report is not its upset (D11: the first error since the last clear
     is the upset itself, the only error of the run): ``ERR_FIRST_MEM`` and
@@ -148,9 +156,10 @@ def misreported(params: Params, target: Target, word: int, flips, errors) -> boo
     (``ERR_CORRECTED``, ``ERR_UNCORRECTED``) and ``ERR_FIRST_MEM`` names none."""
     if not errors:
         return False
-    if not errors["ERR_FIRST_MEM"] & 0xF:
+    mem_id, _ = first_error(errors)
+    if not mem_id:
         return bool(errors["ERR_CORRECTED"] or errors["ERR_UNCORRECTED"])
-    reported = (_MEM_NAMES.get(errors["ERR_FIRST_MEM"] & 0xF), errors["ERR_FIRST_ADDR"])
+    reported = (_MEM_NAMES.get(mem_id), errors["ERR_FIRST_ADDR"])
     return reported not in {location(params, target, word, bit) for bit in flips}
 
 
@@ -199,14 +208,14 @@ def _core_figures(params: Params, options) -> tuple[int, int, int]:
         return top.core.latency, top.core.decision_lag, top.regs.stat_lag
 
 
-def recovery_too_short(params: Params, errors: dict) -> bool:
+def recovery_too_short(params: Params, errors: dict | None) -> bool:
     """Whether a run's report (its ``ERR_*`` registers) names an uncorrectable table or LRU
     error, so that a recovery ran (D11), while ``ERR_LAST_RECOVERY`` is under ``ENTRIES``
     cycles, which its sweep alone takes (one word of every memory per cycle): the length
     was not reported."""
-    first = errors.get("ERR_FIRST_MEM", 0)
-    recovered = first >> 8 & 1 and (first & 0xFF) != MEM_IDS["stats"]
-    return bool(recovered) and errors.get("ERR_LAST_RECOVERY", 0) < params.ENTRIES
+    mem_id, uncorrectable = first_error(errors)
+    recovered = uncorrectable and mem_id != MEM_IDS["stats"]
+    return recovered and (errors or {}).get("ERR_LAST_RECOVERY", 0) < params.ENTRIES
 
 
 def recovery_bound(params: Params, options=None) -> int:
@@ -259,13 +268,12 @@ def judge(params: Params, requests, axi, outcome, *, decision_lag: int | None = 
                 "detail": str(outcome), "errors": None}
     result = outcome
     errs = reported(result)
-    first_id = errs["ERR_FIRST_MEM"] & 0xF
+    first_id, uncorrectable = first_error(errs)
     flagged = bool(first_id or errs["ERR_UNCORRECTED"] or errs["ERR_CORRECTED"])
     told = []
     if first_id:
         told.append(fast.SoftError(errs["ERR_FIRST_CYCLE"], _MEM_NAMES[first_id],
-                                   errs["ERR_FIRST_ADDR"],
-                                   corrected=not errs["ERR_FIRST_MEM"] >> 8 & 1))
+                                   errs["ERR_FIRST_ADDR"], corrected=not uncorrectable))
     try:
         fast.check(params, KvAsuModel(params), requests, axi, result, max_report=1,
                    soft_errors=told, decision_lag=decision_lag, stat_lag=stat_lag)
@@ -424,6 +432,19 @@ class _Plan:
         return target, word, flips, cycle
 
 
+def _record(params: Params, index: int, tseed: int, upset, res: dict) -> dict:
+    """Run ``index``'s record (in the campaign's ``examples`` and from :func:`replay`): its
+    upset (``(target, word, bits, cycle)``, as :meth:`_Plan.draw` gives it), the place
+    that is, the checks of its report (``misreported``, ``recovery_too_short``) and its
+    result ``res`` (class, detail, errors)."""
+    target, word, flips, cycle = upset
+    memory, address = location(params, target, word, flips[0])
+    return {"index": index, "traffic_seed": tseed, "array": target.array.name, "word": word,
+            "bits": flips, "cycle": cycle, "memory": memory, "address": address,
+            "misreported": misreported(params, target, word, flips, res["errors"]),
+            "recovery_too_short": recovery_too_short(params, res["errors"]), **res}
+
+
 def _run_group(job) -> list[dict]:
     """One group of runs (a worker of ``campaign``): their records, in index order."""
     g, n_faults, ctx = job
@@ -434,16 +455,8 @@ def _run_group(job) -> list[dict]:
                   for t, word, flips, cycle in drawn]
     fault_free, results = run_shared(exe, plan.params, tseed, fault_sets,
                                      n_requests=plan.n_requests, **lags)
-    records = []
-    for k, (target, word, flips, cycle), res in zip(indices, drawn, results):
-        memory, address = location(plan.params, target, word, flips[0])
-        records.append({"index": k, "traffic_seed": tseed, "array": target.array.name,
-                        "word": word, "bits": flips, "cycle": cycle, "memory": memory,
-                        "address": address,
-                        "misreported": misreported(plan.params, target, word, flips, res["errors"]),
-                        "recovery_too_short": recovery_too_short(plan.params, res["errors"] or {}),
-                        "class": res["class"],
-                        "errors": res["errors"], "detail": res["detail"][:400]})
+    records = [_record(plan.params, k, tseed, upset, {**res, "detail": res["detail"][:400]})
+               for k, upset, res in zip(indices, drawn, results)]
     return [{"fault_free": fault_free["class"], "detail": fault_free["detail"][:400],
              "traffic_seed": tseed}] + records
 
@@ -520,9 +533,9 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                 by_memory[memory][rec["class"]] += 1
                 totals[rec["class"]] += 1
                 errs = rec["errors"] or {}
-                if errs.get("ERR_FIRST_MEM", 0) >> 8 & 1:
-                    reported_uncorrectable += 1
-                if errs.get("ERR_FIRST_MEM", 0) & 0xF:
+                first_id, uncorrectable = first_error(errs)
+                reported_uncorrectable += uncorrectable
+                if first_id:
                     detection.append(errs["ERR_FIRST_CYCLE"] - rec["cycle"])
                 if rec["misreported"]:
                     misreported_runs += 1
@@ -606,11 +619,7 @@ def replay(params: Params, seed: int, index: int, build_dir: Path, *, n_requests
     faults = [fast.Fault(cycle, "TOP." + target.array.name, word, bit) for bit in flips]
     res = run_one(exe, params, tseed, faults, n_requests=n_requests, decision_lag=lag,
                   stat_lag=stat_lag)
-    memory, address = location(params, target, word, flips[0])
-    return {"index": index, "traffic_seed": tseed, "array": target.array.name, "word": word,
-            "bits": flips, "cycle": cycle, "memory": memory, "address": address,
-            "misreported": misreported(params, target, word, flips, res["errors"]),
-            "recovery_too_short": recovery_too_short(params, res["errors"] or {}), **res}
+    return _record(params, index, tseed, (target, word, flips, cycle), res)
 
 
 def plot(summary: dict, path: Path) -> None:
