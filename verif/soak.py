@@ -20,6 +20,7 @@ every register access. A line of progress per chunk.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import sys
 import time
@@ -34,16 +35,17 @@ from .tb.addresses import AddrSpace
 
 __all__ = ["CONFIGS", "Traffic", "axi_master", "soak", "main"]
 
+# Small enough that windows collide, replacements and drops are frequent, and the 4-bit
+# timestamps wrap every few dozen cycles.
+_SMALL = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4, TS_WIDTH=4,
+                TICK_SHIFT=1)
+
 CONFIGS = {
     "default": Params(),
-    # Small enough that windows collide, replacements and drops are frequent, and the
-    # 4-bit timestamps wrap every few dozen cycles.
-    "small": Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
-                    TS_WIDTH=4, TICK_SHIFT=1),
+    "small": _SMALL,
     # "small" with one slot per window: the table's rows are the LRU's words, so a
     # recovery's sweep rewrites the table's last row in its last cycle (D11's settle).
-    "probe1": Params(ENTRIES=16, PROBE=1, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
-                     TS_WIDTH=4, TICK_SHIFT=1),
+    "probe1": dataclasses.replace(_SMALL, PROBE=1),
 }
 
 CTRL = REG["CTRL"]
