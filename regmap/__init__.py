@@ -46,7 +46,8 @@ import tomllib
 from pathlib import Path
 
 __all__ = [
-    "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "MEM_IDS", "PARAM_NAMES",
+    "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "MEM_IDS", "MEM_ID_WIDTH",
+    "PARAM_NAMES",
     "CONFIG_NAMES",
     "Params", "param_overrides", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
     "request_fields", "response_fields", "CONFIG_CHAINS", "config_violations",
@@ -217,17 +218,41 @@ BUILD_OPTIONS = ("predictor",)
 
 @dataclasses.dataclass(frozen=True)
 class Field:
+    """A field of a register: bits ``bit + width - 1 .. bit``."""
+
     name: str
     bit: int
     doc: str = ""
     reset: int = 0
     action: bool = False
     needs: str = ""             # a BUILD_OPTIONS name: the field exists only with it
+    width: int = 1
 
     def __post_init__(self):
         if self.needs and self.needs not in BUILD_OPTIONS:
             raise ValueError(f"field {self.name}: needs {self.needs!r} is not one of "
                              f"{BUILD_OPTIONS}")
+        if not (isinstance(self.width, int) and 1 <= self.width and 0 <= self.bit
+                and self.bit + self.width <= 32):
+            raise ValueError(f"field {self.name}: bits {self.bit} .. {self.bit + self.width - 1} "
+                             f"do not lie in a 32-bit word")
+        if not 0 <= self.reset < 1 << self.width:
+            raise ValueError(f"field {self.name}: reset {self.reset} does not fit {self.width} bits")
+
+    @property
+    def mask(self) -> int:
+        """The field's bits in the register word."""
+        return ((1 << self.width) - 1) << self.bit
+
+    def get(self, word: int) -> int:
+        """The field's value in a register word."""
+        return (word & self.mask) >> self.bit
+
+    def put(self, value: int) -> int:
+        """The register word with ``value`` in this field and 0 elsewhere."""
+        if not 0 <= value < 1 << self.width:
+            raise ValueError(f"field {self.name}: {value} does not fit {self.width} bits")
+        return value << self.bit
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,7 +283,7 @@ class Register:
         raise KeyError(f"{self.name} has no field {name}")
 
     def mask(self, name: str) -> int:
-        return 1 << self.field(name).bit
+        return self.field(name).mask
 
 
 def _load_registers() -> tuple[Register, ...]:
@@ -283,6 +308,10 @@ def _load_registers() -> tuple[Register, ...]:
 
 REGISTERS: tuple[Register, ...] = _load_registers()
 REG: dict[str, Register] = {r.name: r for r in REGISTERS}
+#: The width of a ``MEM_ID`` (``ERR_FIRST_MEM.MEM_ID``): the core's error report carries one.
+MEM_ID_WIDTH: int = REG["ERR_FIRST_MEM"].field("MEM_ID").width
+if max(MEM_IDS.values()) >= 1 << MEM_ID_WIDTH:
+    raise ValueError("a MEM_ID of soft_error_memories does not fit ERR_FIRST_MEM.MEM_ID")
 #: Behaviour-mode shadow registers (D13), in register order: committed by CTRL.COMMIT with
 #: the configuration, but not part of it (no T-level or hash rule reads them).
 MODE_NAMES: tuple[str, ...] = tuple(r.name for r in REGISTERS if r.mode)

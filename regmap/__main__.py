@@ -29,7 +29,8 @@ def markdown(params: Params | None = None) -> str:
         doc = reg.doc
         for f in reg.fields:
             kind = "action, reads 0" if f.action else ("rw" if reg.access != "ro" else "ro")
-            doc += f"<br>bit {f.bit} `{f.name}` ({kind}): {f.doc}"
+            bits = f"bit {f.bit}" if f.width == 1 else f"bits {f.bit + f.width - 1}:{f.bit}"
+            doc += f"<br>{bits} `{f.name}` ({kind}): {f.doc}"
         names = [reg.name] if not reg.wide else [f"{reg.name}_LO", f"{reg.name}_HI"]
         for off, name in zip(reg.offsets, names):
             lines.append(f"| `{off:#05x}` | `{name}` | {reg.access} | {reset if name == names[0] else ''} | {doc if name == names[0] else 'high word (see latch)'} |")

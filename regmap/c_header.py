@@ -82,7 +82,7 @@ def c_header(params: Params | None = None) -> str:
             kind = "action, reads 0" if f.action else reg.access
             out.append(_comment(f"{reg.name}.{f.name} ({kind}): {f.doc}"))
             out.append(_define(f"KVASU_{reg.name}_{f.name}_SHIFT", f"{f.bit}u"))
-            out.append(_define(f"KVASU_{reg.name}_{f.name}_MASK", f"0x{1 << f.bit:08X}u"))
+            out.append(_define(f"KVASU_{reg.name}_{f.name}_MASK", f"0x{f.mask:08X}u"))
     out += ["", _comment("Reset values of the default build (P_* and the clamped configuration "
                          "defaults depend on a build's parameters).")]
     for reg in REGISTERS:

@@ -88,7 +88,7 @@
 #define KVASU_REG_ERR_UNCORRECTED                0x0A0u
 /* ERR_CORRECTED (ro): Cycles with a block-RAM read corrected (SECDED, one bit; 32 bits, saturating). A health figure: the golden model does not predict it. */
 #define KVASU_REG_ERR_CORRECTED                  0x0A4u
-/* ERR_FIRST_MEM (ro): The first soft error since the last clear (an uncorrectable one replaces a corrected first): bits 3:0 its memory's MEM_ID (0: none yet; 1 ent, 2 meta, 3 mark, 4 scrub, 5 prev0, 6 prev1, 7 next0, 8 next1, 9 statistics), bit 8 set if uncorrectable. */
+/* ERR_FIRST_MEM (ro): The first soft error since the last clear (an uncorrectable one replaces a corrected first). */
 #define KVASU_REG_ERR_FIRST_MEM                  0x0A8u
 /* ERR_FIRST_ADDR (ro): The first soft error's word: the slot for a table or LRU memory (row r of bank b, or lane b of scrub row r: r * PROBE + b), the counter index for the statistics. */
 #define KVASU_REG_ERR_FIRST_ADDR                 0x0ACu
@@ -183,6 +183,12 @@
 /* MODE.NONBLOCKING (rw): Non-blocking admission (D13): req.ready stays 1 and a request the block cannot take is dropped without a response and counted in STAT_REQ_DROPPED. */
 #define KVASU_MODE_NONBLOCKING_SHIFT             0u
 #define KVASU_MODE_NONBLOCKING_MASK              0x00000001u
+/* ERR_FIRST_MEM.MEM_ID (ro): Its memory's MEM_ID (0: none yet; 1 ent, 2 meta, 3 mark, 4 scrub, 5 prev0, 6 prev1, 7 next0, 8 next1, 9 statistics). */
+#define KVASU_ERR_FIRST_MEM_MEM_ID_SHIFT         0u
+#define KVASU_ERR_FIRST_MEM_MEM_ID_MASK          0x0000000Fu
+/* ERR_FIRST_MEM.UNCORRECTABLE (ro): Set if it is uncorrectable. */
+#define KVASU_ERR_FIRST_MEM_UNCORRECTABLE_SHIFT  8u
+#define KVASU_ERR_FIRST_MEM_UNCORRECTABLE_MASK   0x00000100u
 
 /* Reset values of the default build (P_* and the clamped configuration defaults depend on a build's parameters). */
 #define KVASU_ID_RESET                           0x4B564153u
@@ -213,6 +219,7 @@
 #define KVASU_ACT_W2_RESET                       0x00000032u
 #define KVASU_ACT_W1_RESET                       0x0000007Du
 #define KVASU_ACT_HASH_SEED_RESET                0x00000000u
+#define KVASU_ERR_FIRST_MEM_RESET                0x00000000u
 
 /* Statistics: 64-bit counters, by index; KVASU_STAT_OFFSETS lists their LO offsets in index order. */
 #define KVASU_STAT_OBSERVES                      0u

@@ -36,7 +36,7 @@ from golden_model.soft_errors import recovery_bound
 from regmap import MEM_IDS, REG, STAT_NAMES
 from verif.kvasu_tb import ENABLE, OBSERVE, QUERY, KvAsuTB, tb_test
 
-UNCORRECTABLE = 1 << 8            # ERR_FIRST_MEM bit 8
+UNCORRECTABLE = REG["ERR_FIRST_MEM"].mask("UNCORRECTABLE")
 # Flips of a statistics word tried before one must have been corrected (a flip overwritten
 # by a visit's write-back in flight is harmless and leaves nothing to correct).
 _ATTEMPTS = 4

@@ -143,10 +143,11 @@ def location(params: Params, target: Target, word: int, bit: int) -> tuple[str, 
 
 def first_error(errors) -> tuple[int, bool]:
     """``ERR_FIRST_MEM`` of a run's report (``errors``, possibly ``None``) decoded: the
-    ``MEM_ID`` of the first error's memory (bits 3:0, 0 if none yet) and whether that
-    error is uncorrectable (bit 8)."""
+    ``MEM_ID`` of the first error's memory (0 if none yet) and whether that error is
+    uncorrectable (its fields in the register map)."""
     value = (errors or {}).get("ERR_FIRST_MEM", 0)
-    return value & 0xF, bool(value >> 8 & 1)
+    reg = REG["ERR_FIRST_MEM"]
+    return reg.field("MEM_ID").get(value), bool(reg.field("UNCORRECTABLE").get(value))
 
 
 def misreported(params: Params, target: Target, word: int, flips, errors) -> bool:

@@ -248,7 +248,11 @@ class RegisterMirror:
         if name == "ERR_CORRECTED":
             return soft.corrected
         if name == "ERR_FIRST_MEM":
-            return 0 if first is None else first.mem_id | int(first.uncorrectable) << 8
+            if first is None:
+                return 0
+            reg = REG["ERR_FIRST_MEM"]
+            return (reg.field("MEM_ID").put(first.mem_id)
+                    | reg.field("UNCORRECTABLE").put(int(first.uncorrectable)))
         if name == "ERR_FIRST_ADDR":
             return 0 if first is None else first.address
         if name == "ERR_LAST_RECOVERY":

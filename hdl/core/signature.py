@@ -5,6 +5,8 @@ configuration and control it takes from the register block, and what it reports 
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from regmap import MEM_ID_WIDTH
+
 from ..layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
 from .options import CoreOptions
 
@@ -89,7 +91,7 @@ class CoreSignature(wiring.Signature):
         Only with protection: a recovery starts this cycle (an uncorrectable error with
         none running: the cycle ``d`` of D11); a recovery is running (``req.ready`` low,
         ``Recovery``).
-    err_started, err_corrected : Out(1), err_mem : Out(4), err_addr : Out(SLOT_WIDTH)
+    err_started, err_corrected : Out(1), err_mem : Out(MEM_ID_WIDTH), err_addr : Out(SLOT_WIDTH)
         Only with protection: the report of the cycle before (registers): a recovery
         started in it (``recovery_start`` a cycle later); a table or LRU read's check
         found a corrected word; the memory (``regmap.MEM_IDS``) and slot of its first error
@@ -122,7 +124,7 @@ class CoreSignature(wiring.Signature):
         if options.protected:
             members.update({"err_uncorrectable": Out(1), "err_started": Out(1),
                             "err_corrected": Out(1),
-                            "err_mem": Out(4), "err_addr": Out(p.SLOT_WIDTH),
+                            "err_mem": Out(MEM_ID_WIDTH), "err_addr": Out(p.SLOT_WIDTH),
                             "recovery_start": Out(1), "recovering": Out(1)})
         if observation is not None:
             members["observe"] = Out(observation)

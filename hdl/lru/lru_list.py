@@ -86,7 +86,7 @@ class LruList(wiring.Component):
         which corrects what it can at every read port and adds the ports
         ``sweep_en`` In(1), ``sweep_addr`` In(SLOT_WIDTH) (the recovery's sweep: the zero
         code word to that word of every bank instead of the bank's write) and
-        ``err_uncorrectable``, ``err_corrected`` Out(1), ``err_mem`` Out(4), ``err_slot``
+        ``err_uncorrectable``, ``err_corrected`` Out(1), ``err_mem`` Out(MEM_ID_WIDTH), ``err_slot``
         Out(SLOT_WIDTH) (a read port failed its check or corrected a bit in the cycle
         before: the report is registered; the memory, ``regmap.MEM_IDS``, and the word of
         the first, uncorrectable first). Every
@@ -142,7 +142,7 @@ class LruList(wiring.Component):
         if protection != "none":
             ports.update({"sweep_en": In(1), "sweep_addr": In(sw),
                           "err_uncorrectable": Out(1), "err_corrected": Out(1),
-                          "err_mem": Out(4), "err_slot": Out(sw)})
+                          "err_mem": Out(regmap.MEM_ID_WIDTH), "err_slot": Out(sw)})
         super().__init__(ports)
 
     def elaborate(self, platform):

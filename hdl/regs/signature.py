@@ -71,7 +71,7 @@ class RegisterBlockSignature(wiring.Signature):
         of bits may be set at once.
     cycle : In(64)
         The core's cycle counter (``CYCLE``).
-    err_start, err_corrected : In(1), err_mem : In(4), err_addr : In(SLOT_WIDTH)
+    err_start, err_corrected : In(1), err_mem : In(MEM_ID_WIDTH), err_addr : In(SLOT_WIDTH)
         Only with ``protected`` (D11): the core's report, one cycle after the cycle ``d``
         it is of (``KvAsuCore``'s ports of the same names): a recovery started in ``d``;
         a read of ``d`` was corrected; the memory and the slot of ``d``'s first error.
@@ -103,7 +103,7 @@ class RegisterBlockSignature(wiring.Signature):
             "occupancy": In(params.SLOT_WIDTH + 1),
             "stat_inc": In(len(STAT_NAMES)),
             "cycle": In(64),
-            **({"err_start": In(1), "err_corrected": In(1), "err_mem": In(4),
+            **({"err_start": In(1), "err_corrected": In(1), "err_mem": In(regmap.MEM_ID_WIDTH),
                 "err_addr": In(params.SLOT_WIDTH), "recovering": In(1)}
                if protected else {}),
             **({"observe": Out(observation)} if observation is not None else {}),

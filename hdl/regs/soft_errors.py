@@ -8,6 +8,15 @@ import regmap
 
 __all__ = ["soft_error_registers", "saturating_add"]
 
+_MEM_ID = regmap.REG["ERR_FIRST_MEM"].field("MEM_ID")
+_UNCORRECTABLE = regmap.REG["ERR_FIRST_MEM"].field("UNCORRECTABLE")
+
+
+def _mem_id_word(mem_id):
+    """``ERR_FIRST_MEM`` with ``mem_id`` in its ``MEM_ID`` field (a shift by 0 would still
+    add a net to the netlist, so none is made then)."""
+    return mem_id << _MEM_ID.bit if _MEM_ID.bit else mem_id
+
 
 def soft_error_registers(m, regs, state):
     """The ERR_* registers and STATUS.SOFT_ERROR (D11), from the core's report of the
@@ -36,8 +45,8 @@ def soft_error_registers(m, regs, state):
                      st.err_corrected.eq(0), st.err_first_mem.eq(0),
                      st.err_first_addr.eq(0), st.err_first_cycle.eq(0),
                      st.err_last_recovery.eq(0)]
-    first_none = st.err_first_mem[:4] == 0
-    first_corrected = ~st.err_first_mem[8]
+    first_none = st.err_first_mem[_MEM_ID.bit:_MEM_ID.bit + _MEM_ID.width] == 0
+    first_corrected = ~st.err_first_mem[_UNCORRECTABLE.bit]
     unc = start | s_unc
     cor = core_cor | s_cor
     n_unc = start + s_unc
@@ -50,12 +59,13 @@ def soft_error_registers(m, regs, state):
     stats_id = regmap.MEM_IDS["stats"]
     with m.If(unc & first_corrected):       # none yet or a corrected one: replaced
         m.d.sync += [
-            st.err_first_mem.eq(Mux(start, regs.err_mem, stats_id) | (1 << 8)),
+            st.err_first_mem.eq(_mem_id_word(Mux(start, regs.err_mem, stats_id))
+                                | _UNCORRECTABLE.mask),
             st.err_first_addr.eq(Mux(start, regs.err_addr, s_index)),
             st.err_first_cycle.eq(d)]
     with m.Elif(cor & first_none):
         m.d.sync += [
-            st.err_first_mem.eq(Mux(core_cor, regs.err_mem, stats_id)),
+            st.err_first_mem.eq(_mem_id_word(Mux(core_cor, regs.err_mem, stats_id))),
             st.err_first_addr.eq(Mux(core_cor, regs.err_addr, s_index)),
             st.err_first_cycle.eq(d)]
     # ERR_LAST_RECOVERY: from the start cycle d to the first cycle not recovering

@@ -6,6 +6,8 @@ predictor's per-slot words and the soft-error report."""
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from regmap import MEM_ID_WIDTH
+
 from ..layouts import check_params
 from .layouts import sides_layout
 
@@ -112,7 +114,7 @@ class BucketTableSignature(wiring.Signature):
         window arrays are checked, not corrected, any failed check is uncorrectable). A
         window read replaced by the bypass, and a ``scrub`` lane replaced by the snoop, is
         not checked.
-    err_mem : Out(4), err_slot : Out(SLOT_WIDTH), only with ``protected``
+    err_mem : Out(MEM_ID_WIDTH), err_slot : Out(SLOT_WIDTH), only with ``protected``
         The memory (``regmap.MEM_IDS``) and slot of one of them: the first uncorrectable
         (in ``MEM_ID`` then bank order), else the first corrected.
     """
@@ -158,6 +160,6 @@ class BucketTableSignature(wiring.Signature):
                if pmeta_width else {}),
             **({"sweep_en": In(1), "sweep_row": In(range(rows)),
                 "err_uncorrectable": Out(1), "err_corrected": Out(1),
-                "err_mem": Out(4), "err_slot": Out(p.SLOT_WIDTH)}
+                "err_mem": Out(MEM_ID_WIDTH), "err_slot": Out(p.SLOT_WIDTH)}
                if protected else {}),
         })

@@ -970,13 +970,13 @@ def test_soft_error_registers():
         await ctx.tick()
         assert await mgr.read_ok(ctx, REG["STATUS"].offset) & (soft | recovering) == soft
         assert await mgr.read_ok(ctx, err["ERR_UNCORRECTED"]) == 1
-        assert await mgr.read_ok(ctx, err["ERR_FIRST_MEM"]) == MEM_IDS["meta"] | 1 << 8
+        assert await mgr.read_ok(ctx, err["ERR_FIRST_MEM"]) == MEM_IDS["meta"] | REG["ERR_FIRST_MEM"].mask("UNCORRECTABLE")
         assert await mgr.read_ok(ctx, err["ERR_FIRST_ADDR"]) == 9
         assert await mgr.read64(ctx, REG["ERR_FIRST_CYCLE"]) == 2000
         assert await mgr.read_ok(ctx, err["ERR_LAST_RECOVERY"]) == 6
         # A later corrected error does not replace an uncorrectable first.
         await pulse(ctx, err_corrected=1, err_mem=MEM_IDS["next0"], err_addr=1)
-        assert await mgr.read_ok(ctx, err["ERR_FIRST_MEM"]) == MEM_IDS["meta"] | 1 << 8
+        assert await mgr.read_ok(ctx, err["ERR_FIRST_MEM"]) == MEM_IDS["meta"] | REG["ERR_FIRST_MEM"].mask("UNCORRECTABLE")
         ctx.set(dut.recovering, 1)
         assert await mgr.read_ok(ctx, REG["STATUS"].offset) & recovering
         ctx.set(dut.recovering, 0)

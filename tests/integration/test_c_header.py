@@ -35,7 +35,7 @@ def _expected() -> dict[str, int]:
             want[f"KVASU_REG_{reg.name}"] = reg.offset
         for f in reg.fields:
             want[f"KVASU_{reg.name}_{f.name}_SHIFT"] = f.bit
-            want[f"KVASU_{reg.name}_{f.name}_MASK"] = 1 << f.bit
+            want[f"KVASU_{reg.name}_{f.name}_MASK"] = f.mask
         if reg.reset is not None:
             want[f"KVASU_{reg.name}_RESET"] = p.value_of(reg.reset)
     want["KVASU_CTRL_RESET"] = sum(f.reset << f.bit for f in regmap.REG["CTRL"].fields)

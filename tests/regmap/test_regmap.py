@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The interface definition is self-consistent and the generated docs are current."""
 
+import functools
+import operator
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,36 @@ def test_registers_are_word_aligned_and_disjoint():
     offsets = [off for r in REGISTERS for off in r.offsets]
     assert len(offsets) == len(set(offsets))
     assert all(off % 4 == 0 for off in offsets)
+
+
+def test_fields_of_a_register_are_disjoint_and_fit_its_word():
+    for reg in REGISTERS:
+        masks = [f.mask for f in reg.fields]
+        assert all(m and m < 1 << 32 for m in masks), reg.name
+        assert sum(masks) == functools.reduce(operator.or_, masks, 0), reg.name
+
+
+def test_a_multi_bit_field_packs_and_unpacks():
+    mem_id, unc = REG["ERR_FIRST_MEM"].field("MEM_ID"), REG["ERR_FIRST_MEM"].field("UNCORRECTABLE")
+    assert (mem_id.bit, mem_id.width, mem_id.mask) == (0, 4, 0xF)
+    assert unc.mask == REG["ERR_FIRST_MEM"].mask("UNCORRECTABLE") == 1 << 8
+    assert regmap.MEM_ID_WIDTH == 4 and max(regmap.MEM_IDS.values()) < 16
+    word = mem_id.put(regmap.MEM_IDS["next1"]) | unc.put(1)
+    assert word == 0x108 and mem_id.get(word) == 8 and unc.get(word) == 1
+    assert mem_id.get(0xFFFF_FEF0) == 0 and unc.get(0xFFFF_FEF0) == 0
+    with pytest.raises(ValueError, match="MEM_ID: 16 does not fit 4 bits"):
+        mem_id.put(16)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"bit": 30, "width": 3}, "bits 30 .. 32 do not lie in a 32-bit word"),
+    ({"bit": 0, "width": 0}, "do not lie in a 32-bit word"),
+    ({"bit": -1}, "do not lie in a 32-bit word"),
+    ({"bit": 4, "width": 2, "reset": 4}, "reset 4 does not fit 2 bits"),
+])
+def test_a_field_outside_its_word_is_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        regmap.Field(name="F", **kwargs)
 
 
 def test_statistics_cover_spec_section_7():

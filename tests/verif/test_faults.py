@@ -13,7 +13,7 @@ import pytest
 from golden_model import KvAsuModel, Op
 from hdl.core import CoreOptions
 from hdl.ecc import Code
-from regmap import MEM_IDS, STAT_NAMES
+from regmap import MEM_IDS, REG, STAT_NAMES
 from verif import fast
 from verif.faults import (CLASSES, _first_difference, _Plan, campaign, classify, codes,
                           location, misreported, recovery_bound, replay, run_one, run_shared,
@@ -22,7 +22,7 @@ from verif.soak import CONFIGS
 
 PARAMS = CONFIGS["small"]
 UNPROTECTED = CoreOptions(protection="none")
-UNCORRECTABLE = 1 << 8          # ERR_FIRST_MEM bit 8
+UNCORRECTABLE = REG["ERR_FIRST_MEM"].mask("UNCORRECTABLE")
 
 
 @pytest.fixture(scope="module")
@@ -301,13 +301,13 @@ def test_a_recovery_not_reported_is_too_short():
     """A report of an uncorrectable table or LRU error means a recovery ran (D11): its
     length must cover at least the sweep; a statistics error or a corrected one runs none."""
     from verif.faults import recovery_too_short
-    table = MEM_IDS["ent"] | 1 << 8
+    table = MEM_IDS["ent"] | UNCORRECTABLE
     assert recovery_too_short(PARAMS, {"ERR_FIRST_MEM": table, "ERR_LAST_RECOVERY": 0})
     assert recovery_too_short(PARAMS, {"ERR_FIRST_MEM": table,
                                        "ERR_LAST_RECOVERY": PARAMS.ENTRIES - 1})
     assert not recovery_too_short(PARAMS, {"ERR_FIRST_MEM": table,
                                            "ERR_LAST_RECOVERY": PARAMS.ENTRIES + 5})
-    assert not recovery_too_short(PARAMS, {"ERR_FIRST_MEM": MEM_IDS["stats"] | 1 << 8,
+    assert not recovery_too_short(PARAMS, {"ERR_FIRST_MEM": MEM_IDS["stats"] | UNCORRECTABLE,
                                            "ERR_LAST_RECOVERY": 0})
     assert not recovery_too_short(PARAMS, {"ERR_FIRST_MEM": MEM_IDS["next0"],
                                            "ERR_LAST_RECOVERY": 0})
