@@ -272,8 +272,9 @@ def _model(entries: int, policy: str):
 def count_duels(state) -> dict:
     """Count the loop detector's duels (spec-predictor.md P11) from now on: for every sampled
     OBSERVE, which of its two shadow directories hit (``lru_only``, ``bip_only``, ``both``,
-    ``neither``). ``PSEL`` takes 8 for an ``lru_only`` and gives 1 for a ``bip_only``, so
-    loop mode needs more than 8 of these per one of those. The counts come from the
+    ``neither``). ``PSEL`` takes ``8 s`` for an ``lru_only`` and gives ``s`` for a
+    ``bip_only`` (``s`` from the occupancy), so loop mode needs more than 8 of these per
+    one of those. The counts come from the
     model's own shadows (``state.shadow_lru`` / ``shadow_bip``, ``PredictorState``),
     whose ``access`` it wraps on these two objects: the duel asks the LRU shadow first,
     then the BIP one."""

@@ -186,7 +186,7 @@ def markdown(comparison: dict, table) -> str:
         "traces are the algorithm's, not the binding's). MCC: the KV-ASU's answer against 'accessed again within "
         "100 cycles' (predictor: OBSERVE `tlevel >= 3`; article: T-level after the OBSERVE `>= 2`).\n")
     add("**Split.** The predictor (its 40 keys, the 1-in-4 rule, the 4-bit counters; the loop detector's 1-in-16 "
-        "sampling, its -8/+1 selector steps and reset value; the ghost-rule guard's -3/+1 steps, 6-bit selector and "
+        "sampling, its -8 s / +s selector steps (s from the bank's size) and reset value; the ghost-rule guard's -3/+1 steps, 6-bit selector and "
         "reset value) was chosen on the *training* traces of "
         "`evaluation/predictor_prototype.py`: video 480p seed 1, 720p seed 2 with 30 px motion, 1080p seed 3 with "
         "radius 2; MiniLM in prefill order; and SmolLM2 decoding the *training* text (the GPL-3, first 192 tokens, "

@@ -2,7 +2,7 @@
 """Prototypes of the victim-choice mechanisms tried for the KV-ASU's predictor mode, and the
 training / held-out split they were tuned and judged on.
 
-    python -m evaluation.predictor_prototype [--split train|heldout|both|synthetic] [--json F]
+    python -m evaluation.predictor_prototype [--split train|heldout|both|synthetic|loops] [--json F]
 
 Each prototype is a fully associative bank of ``capacity`` lines that sees the access
 stream ``(line, cycle)`` and answers hit or miss; none models the hashed table (the golden
@@ -60,7 +60,14 @@ comparison, not as references: the chosen mechanism's reference is
   rule is guarded by the fate of probes, the predicted-cold ghost revivals linked at the MRU
   end anyway (one in four while the rule is on, all while it is off): a probe hit within 3
   epochs of a clock of insertions (an epoch: a quarter of the bank) counts -3, one hit later
-  or evicted unhit +1, on a 6-bit selector from 31; the rule is on at >= 32.
+  or evicted unhit +1, on a 6-bit selector from 31; the rule is on at >= 32. ``PSEL``'s
+  steps are ``-8 s`` and ``+s`` with P11's ``s = max(1, 4 >> (bank >> 10))``
+  (``step_max=4``).
+  ``guarded_step1``: the same with ``s = 1`` at every bank (the mechanism before the step;
+  the variants below, ``guarded_noclock`` to ``first_sight_*``, are variants of it);
+  ``guarded_step2``, ``guarded_step8``, ``guarded_step128``: ``s = 128 / 2**floor(log2(
+  shadow))``, at most 2, 8 or 128 (a pass over a loop moves ``PSEL`` as far as in a shadow
+  of 128 lines, up to that factor).
   ``guarded_noclock`` judges a probe by hit or eviction alone (the first version: a 60-line
   loop through a 40-line bank falls from 50 % to 25 %, since while the rule is on the probes
   live on the demoted lines' evictions).
@@ -78,7 +85,15 @@ comparison, not as references: the chosen mechanism's reference is
   insertion side of scan resistance (a line read once leaves at the next miss instead of
   pushing the bank's lines towards the tail).
 
-``guarded`` against ``dueling_bip`` on the training split (hit rate in %, banks 1/8, 1/4,
+``PSEL``'s step, on the training split and the cyclic loops (``--split loops``; hit rate in
+%, banks 1/8, 1/4, 1/2): with ``step_max`` 4 every training figure equals ``guarded_step1``'s;
+the loops gain (600 lines: 0.0, 11.6, 42.7 against 0.0, 0.0, 33.8; 1 200 lines: 2.4, 15.8,
+42.9 against 0.0, 0.0, 37.4; 2 400 lines: 4.5, 17.1, 40.2 against 0.0, 3.9, 37.3).
+``step_max`` 2 keeps training too, with about half the loops' gain (1 200 lines at 1/4:
+9.3); 8 loses on video 1080p radius 2 at 1/8 (85.74 against 86.71) and 128 on all three
+training videos at 1/8 (480p 70.81 against 71.57, 720p 76.04 against 76.79). So 4.
+
+``guarded`` (then with ``s = 1``) against ``dueling_bip`` on the training split (hit rate in %, banks 1/8, 1/4,
 1/2): video 480p 71.57, 85.03, 90.07 (unguarded 71.79, 84.93, 89.85; LRU 67.07, 85.03,
 90.07); 720p 76.79, 86.27, 90.83 (77.16, 86.23, 90.71; LRU 72.82, 86.27, 90.83); 1080p
 86.71, 93.01, 95.95 (86.91, 92.98, 95.94; LRU 84.61, 93.01, 95.95); MiniLM prefill equal to
@@ -203,6 +218,26 @@ def synthetic_workloads() -> dict:
 
     return {spec["name"]: make(**{k: v for k, v in spec.items() if k != "name"})
             for spec, make in ((fresh.ZIPF, fresh.zipf_stream), (fresh.SCAN_MIX, fresh.scan_mix_stream))}
+
+
+#: The cyclic loops of :func:`loop_workloads`: (lines, passes).
+LOOPS = ((600, 40), (1200, 30), (2400, 20))
+
+
+def loop_workloads() -> dict:
+    """Plain cyclic loops, not KV traffic: ``lines`` lines read in order, ``passes`` times,
+    one access per cycle (``LOOPS``). Part of the tuning: ``PSEL``'s step (P11) was chosen
+    on them together with the training split, as the case the training traces do not have
+    (a loop far longer than a small bank). The loop of :mod:`evaluation.fresh`'s scan is
+    not one of them."""
+    from . import fresh    # imported here: fresh imports this module through compare_report
+
+    out = {}
+    for lines, passes in LOOPS:
+        line = np.tile(np.arange(lines, dtype=np.int64) * 7 + 1000, passes)
+        out[f"cyclic loop, {lines} lines x {passes}"] = fresh.Stream(
+            line=line, cycle=np.arange(len(line), dtype=np.int64))
+    return out
 
 
 # ---- prototypes ---------------------------------------------------------------------------------
@@ -666,11 +701,17 @@ class GuardedBase(Predictor):
     """The predictor with P11's loop detector and a switch on its ghost rule; the subclasses
     say how the switch learns (``_sampled_update``, ``on_hit``, ``on_evict``)."""
 
-    def __init__(self, capacity, sample_mask=15, down=8):
+    def __init__(self, capacity, sample_mask=15, down=8, step_max=1):
         super().__init__(capacity)
         self.mask, self.down, self.psel, self.kb = sample_mask, down, 0, 0
         shadow = max(1, capacity // (sample_mask + 1))
         self.shadow_lru, self.shadow_bip = Lru(shadow), Bip(shadow)
+        # PSEL's step s (+s, -down * s): a pass over a loop gives about `shadow` BIP-only
+        # hits, so s = 128 / 2**floor(log2(shadow)) would move PSEL as far per pass as a
+        # shadow of 128 lines does, whatever the bank's size; at most step_max
+        # (step_max=4 is P11's s = max(1, 4 >> (occupancy >> 10)) with the bank's size)
+        self.up = max(1, min(step_max, 128 >> (shadow.bit_length() - 1)))
+        self.down *= self.up
 
     def rule_on(self) -> bool:
         """Whether the ghost rule is on now: each subclass's switch defines it."""
@@ -692,7 +733,7 @@ class GuardedBase(Predictor):
             if lru_hit and not bip_hit:
                 self.psel = max(0, self.psel - self.down)
             elif bip_hit and not lru_hit:
-                self.psel = min(1023, self.psel + 1)
+                self.psel = min(1023, self.psel + self.up)
             self._sampled_update(line, counter, lru_hit)
         if hit:
             self.on_hit(line)
@@ -745,8 +786,8 @@ class Guarded(GuardedBase):
     """The chosen mechanism: the probe guard of spec-predictor.md P12 (docstring)."""
 
     def __init__(self, capacity, hit_step=3, dead_step=1, gsel_max=63, gsel_init=31, gsel_on=32,
-                 clock=True, down=8):
-        super().__init__(capacity, down=down)
+                 clock=True, down=8, step_max=1):
+        super().__init__(capacity, down=down, step_max=step_max)
         self.gsel, self.gmax, self.gon = gsel_init, gsel_max, gsel_on
         self.hit_step, self.dead_step, self.clock = hit_step, dead_step, clock
         self.probes: dict = {}        # line -> epoch (mod 8) when it became a probe
@@ -837,7 +878,10 @@ PROTOTYPES = {
     "hawkeye_address": Hawkeye, "hawkeye_history": lambda c: Hawkeye(c, signature="history"),
     "dueling": dueling(Predictor), "ghost_learn": GhostLearn, "dueling_ghost_learn": dueling(GhostLearn),
     "dip_leaders": DipLeaders, "ghost_filter": GhostFilter, "dueling_bip": DuelingBip,
-    "ghost_shadow_guard": GhostShadowGuard, "guarded": Guarded,
+    "ghost_shadow_guard": GhostShadowGuard, "guarded": lambda c: Guarded(c, step_max=4),
+    "guarded_step1": Guarded, "guarded_step2": lambda c: Guarded(c, step_max=2),
+    "guarded_step8": lambda c: Guarded(c, step_max=8),
+    "guarded_step128": lambda c: Guarded(c, step_max=128),
     "guarded_noclock": lambda c: Guarded(c, clock=False),
     "guarded_down4": lambda c: Guarded(c, down=4), "guarded_down2": lambda c: Guarded(c, down=2),
     "first_sight_shared": GuardedFirstSight,
@@ -884,9 +928,11 @@ def evaluate(workloads: dict, progress=None, prototypes=None) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=("train", "heldout", "both", "synthetic"), default="both",
+    ap.add_argument("--split", choices=("train", "heldout", "both", "synthetic", "loops"),
+                    default="both",
                     help="the training or held-out traces, or both; 'synthetic': the two "
-                         "streams of evaluation.fresh that are not KV traffic (never used for tuning)")
+                         "streams of evaluation.fresh that are not KV traffic (never used for "
+                         "tuning); 'loops': the cyclic loops PSEL's step was tuned on")
     ap.add_argument("--json", type=Path, help="write the results to this file")
     ap.add_argument("--prototypes", help="comma-separated prototype names (default: all)")
     ap.add_argument("--merge", type=Path, help="merge the results into this existing JSON file")
@@ -903,6 +949,8 @@ def main(argv=None) -> int:
         result["heldout"] = evaluate(heldout_workloads(), say, names)
     if args.split == "synthetic":
         result["synthetic"] = evaluate(synthetic_workloads(), say, names)
+    if args.split == "loops":
+        result["loops"] = evaluate(loop_workloads(), say, names)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
         say(f"wrote {args.json}")

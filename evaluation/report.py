@@ -548,7 +548,8 @@ def markdown(results: dict, claims: list[dict], figs: list[str], seconds: float)
         "it says on plausible traces.")
     add("- Sizes are modest (a few frames, 2 layers x 2 KV heads for video) so that the whole report runs in minutes.")
     add("- Traces that no tuning and no earlier report had seen (new video seeds and knobs, the decoder on another "
-        "text and at another page budget) and a Zipf stream that is not KV traffic are in "
+        "text and at another page budget) and two streams that are not KV traffic (Zipf popularity, and a hot set "
+        "under a cyclic scan) are in "
         "[evaluation-fresh.md](evaluation-fresh.md) (`make eval-fresh`).")
     add("")
     add("## Using the code\n")

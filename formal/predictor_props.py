@@ -15,7 +15,7 @@ formal list), each on the component alone with every input free (``AnySeq``):
   of ``gtail``.
 * ``SaturatingCounters``: ``PT`` (``ReuseTable``), ``PSEL`` (``LoopDetector``) and
   ``GSEL`` (``Guard``) never wrap: from one cycle to the next each changes by one of its
-  steps or saturates (PT: +1, -1; PSEL: +1, -8; GSEL: +1, -3; 0 and the top as the
+  steps or saturates (PT: +1, -1; PSEL: +s, -8 s with s one of 4, 2, 1; GSEL: +1, -3; 0 and the top as the
   limits), or takes its flush value; ``epoch`` advances by at most one; and the loop
   detector's ``loop_next`` (the mode an OBSERVE's own insertion uses, chosen by the hits
   from values known from the register) is the mode ``PSEL`` has after the update.
@@ -89,7 +89,8 @@ class SaturatingCounters(Elaboratable):
         reset_assumptions(m)
         p = small_params(entries=16, probe=4)
         m.submodules.pt = pt = ReuseTable(self.pt_entries)
-        m.submodules.loop = loop = LoopDetector(p)
+        # The default table's size: its occupancy reaches every step of PSEL (4, 2, 1).
+        m.submodules.loop = loop = LoopDetector(small_params(entries=2048, probe=4))
         m.submodules.guard = guard = Guard(p)
         for comp in (pt, loop, guard):
             for path, member, value in comp.signature.flatten(comp):
@@ -128,8 +129,10 @@ class SaturatingCounters(Elaboratable):
                 m.d.comb += Assert(~((q == 0) & (pt.counters[i] == 15)))
         psel = loop.psel
         step(m, "psel", psel, loop.flush,
-             lambda q: [psel == q, (psel == q + 1) & (q != 1023),
-                        (psel == q - 8) & (q >= 8), (psel == 0) & (q < 8)], 0)
+             lambda q: [psel == q] + [
+                 move for s in (4, 2, 1) for move in (
+                     (psel == q + s) & (q + s <= 1023), (psel == 1023) & (q + s > 1023),
+                     (psel == q - 8 * s) & (q >= 8 * s), (psel == 0) & (q < 8 * s))], 0)
         gsel = guard.gsel
         step(m, "gsel", gsel, guard.flush,
              lambda q: [gsel == q, (gsel == q + 1) & (q != 63), (gsel == 63) & (q == 63),

@@ -34,6 +34,7 @@ from .records import Op
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
            "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
+           "PSEL_STEP_MAX", "PSEL_STEP_SHIFT", "psel_step",
            "BIP_MASK", "SIG_SHIFT", "shadow_signature", "GSEL_MAX", "GSEL_INIT", "GSEL_ON",
            "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "EPS_MASK",
            "key_of", "level_of", "is_sampled", "pt_train", "shadow_capacity", "psel_update",
@@ -52,7 +53,9 @@ SAMPLE_SHIFT = 4      #: P11: one window in 16 is sampled; a shadow holds occupa
 PSEL_MAX = 1023       #: P11: 10-bit selector
 PSEL_INIT = 0         #: reset value: the LRU-based mode, 512 net BIP-only hits from loop mode
 PSEL_LOOP = 512       #: the loop mode (bimodal insertion) when psel >= 512, i.e. its bit 9
-PSEL_DOWN = 8         #: a hit only the LRU shadow has: psel - 8; one only the BIP shadow has: + 1
+PSEL_DOWN = 8         #: a hit only the LRU shadow has: psel - 8 s; one only the BIP one: + s
+PSEL_STEP_MAX = 4     #: the step s: 4 in a bank under 1 << PSEL_STEP_SHIFT lines, halved at each
+PSEL_STEP_SHIFT = 10  #: doubling of the occupancy, down to 1 (P11)
 BIP_MASK = 31         #: 5-bit counters: one bimodal insertion in 32 goes to the head
 SIG_SHIFT = 16        #: P11: a shadow holds bits 31..16 of the line's hash, not its tag
 GSEL_MAX = 63         #: P12: 6-bit guard selector
@@ -106,13 +109,22 @@ def shadow_capacity(occupancy: int) -> int:
     return max(1, occupancy >> SAMPLE_SHIFT)
 
 
-def psel_update(psel: int, lru_hit: bool, bip_hit: bool) -> int:
-    """P11: ``PSEL`` after a sampled OBSERVE with these shadow outcomes (-8 for a hit only
-    the LRU shadow has, +1 for one only the BIP shadow has, saturating at 0 and 1023)."""
+def psel_step(occupancy: int) -> int:
+    """P11: the selector's step ``s = max(1, 4 >> (occupancy >> 10))`` (``occupancy`` before
+    the OBSERVE): a small bank's shadows are small and give few hits per pass over a loop,
+    so each counts for more."""
+    return max(1, PSEL_STEP_MAX >> (occupancy >> PSEL_STEP_SHIFT))
+
+
+def psel_update(psel: int, lru_hit: bool, bip_hit: bool, occupancy: int) -> int:
+    """P11: ``PSEL`` after a sampled OBSERVE with these shadow outcomes, with ``occupancy``
+    before it (``-8 * s`` for a hit only the LRU shadow has, ``+s`` for one only the BIP
+    shadow has, :func:`psel_step`; saturating at 0 and 1023)."""
+    step = psel_step(occupancy)
     if lru_hit and not bip_hit:
-        return max(psel - PSEL_DOWN, 0)
+        return max(psel - PSEL_DOWN * step, 0)
     if bip_hit and not lru_hit:
-        return min(psel + 1, PSEL_MAX)
+        return min(psel + step, PSEL_MAX)
     return psel
 
 
@@ -230,7 +242,7 @@ class PredictorState:
         capacity = shadow_capacity(occupancy)
         lru_hit = self.shadow_lru.access(tag, capacity)
         bip_hit = self.shadow_bip.access(tag, capacity)
-        self.psel = psel_update(self.psel, lru_hit, bip_hit)
+        self.psel = psel_update(self.psel, lru_hit, bip_hit, occupancy)
 
     def _bimodal_to_tail(self) -> bool:
         """P11: the main list's bimodal insertion: the head once in 32, else the tail."""

@@ -54,6 +54,10 @@ CONFIGS = {
     # Loop-detector shadows of 16 entries and four sampled windows in 64.
     "medium": Params(ENTRIES=256, PROBE=4, ADDR_WIDTH=48, LINE_SHIFT=8, COUNT_WIDTH=8,
                      TS_WIDTH=8, TICK_SHIFT=4),
+    # The default build's table: an occupancy of 1024 and 2048 lines, where PSEL's step
+    # (P11) falls from 4 to 2 and 1, is reached (a loop of 1.25 to 2 banks fills it).
+    "large": Params(ENTRIES=2048, PROBE=4, ADDR_WIDTH=48, LINE_SHIFT=8, COUNT_WIDTH=8,
+                    TS_WIDTH=8, TICK_SHIFT=4),
 }
 
 CTRL = REG["CTRL"]

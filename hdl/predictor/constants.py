@@ -7,7 +7,8 @@ model uses.
 """
 
 __all__ = ["PT_ENTRIES", "PT_WIDTH", "PT_INIT", "BURST_WIDTH", "KEY_WIDTH", "ABSENT_KEY",
-           "SAMPLE_SHIFT", "SIG_WIDTH", "SIG_SHIFT", "PSEL_WIDTH", "PSEL_DOWN", "BIP_WIDTH",
+           "SAMPLE_SHIFT", "SIG_WIDTH", "SIG_SHIFT", "PSEL_WIDTH", "PSEL_DOWN", "PSEL_STEP_MAX",
+           "PSEL_STEP_SHIFT", "BIP_WIDTH",
            "GSEL_WIDTH", "GSEL_INIT", "GSEL_HIT", "GSEL_DEAD", "EPOCH_WIDTH", "EPOCH_SHIFT",
            "PROBE_EXPIRY", "EPS_WIDTH"]
 
@@ -21,7 +22,9 @@ SAMPLE_SHIFT = 4     #: P11: windows with ``h mod 16 = 0`` are sampled; shadows 
 SIG_WIDTH = 16       #: P11: a shadow holds bits 31..16 of the line's hash
 SIG_SHIFT = 16
 PSEL_WIDTH = 10      #: P11: loop mode while ``PSEL >= 512``, its bit 9
-PSEL_DOWN = 8        #: a hit only the LRU shadow has: -8; one only the BIP shadow has: +1
+PSEL_DOWN = 8        #: a hit only the LRU shadow has: -8 * s; one only the BIP shadow has: +s
+PSEL_STEP_MAX = 4    #: the step s = max(1, 4 >> (occupancy >> 10)): 4, 2 from 1024 lines,
+PSEL_STEP_SHIFT = 10 #: 1 from 2048
 BIP_WIDTH = 5        #: P11: bimodal counters, the head once in 32
 GSEL_WIDTH = 6       #: P12: the ghost rule is on while ``GSEL >= 32``, its bit 5
 GSEL_INIT = 31       #: reset / flush value: the rule starts off

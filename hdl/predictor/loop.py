@@ -8,10 +8,19 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
-from .constants import PSEL_DOWN, PSEL_WIDTH, SAMPLE_SHIFT, SIG_WIDTH
+from .constants import (PSEL_DOWN, PSEL_STEP_MAX, PSEL_STEP_SHIFT, PSEL_WIDTH, SAMPLE_SHIFT,
+                        SIG_WIDTH)
 from .shadow import ShadowDirectory
 
 __all__ = ["LoopDetector", "observe_layout"]
+
+
+def _one_hot_select(flags, values):
+    """The value whose flag is set, of one-hot ``flags``: an OR of ANDs, no priority chain."""
+    selected = 0
+    for flag, value in zip(flags, values):
+        selected = selected | Mux(flag, value, 0)
+    return selected
 
 
 def observe_layout(params):
@@ -39,9 +48,10 @@ class LoopDetector(wiring.Component):
         The mode that OBSERVE uses: ``PSEL >= 512`` after its update (combinational; with
         ``stages=2`` in the cycle after the OBSERVE, its E2 in the core).
     psel : Out(10)
-        ``PSEL`` (a register, reset 0): -8 (saturating at 0) for a sampled OBSERVE only
-        ``SA`` hits, +1 (saturating at 1023) for one only ``SB`` hits (updated with the
-        hits: in the OBSERVE's cycle, or with ``stages=2`` in the next).
+        ``PSEL`` (a register, reset 0): ``-8 * s`` (saturating at 0) for a sampled OBSERVE
+        only ``SA`` hits, ``+s`` (saturating at 1023) for one only ``SB`` hits, with the step
+        ``s = max(1, 4 >> (occupancy >> 10))`` of that OBSERVE's ``occupancy`` (updated
+        with the hits: in the OBSERVE's cycle, or with ``stages=2`` in the next).
     loop : Out(1)
         ``psel`` bit 9 (a register).
     flush : In(1)
@@ -98,19 +108,32 @@ class LoopDetector(wiring.Component):
                          sh.access.payload.cap.eq(cap), sh.flush.eq(self.flush)]
         m.d.comb += [self.hit_lru.eq(sa.hit), self.hit_bip.eq(sb.hit)]
 
+        # The step of the OBSERVE whose hits update PSEL: with stages=2 they come a cycle
+        # after it, so its step is registered beside its access.
+        steps = [PSEL_STEP_MAX >> n for n in range(PSEL_STEP_MAX.bit_length())]   # 4, 2, 1
+        halvings = obs.occupancy >> PSEL_STEP_SHIFT
+        step_now = [halvings == n for n in range(len(steps) - 1)]
+        step_now.append(~Cat(step_now).any())
+        step_is = [Signal(name=f"step_is_{s}") for s in steps]     # one-hot
+        domain = m.d.comb if self.stages == 1 else m.d.sync
+        domain += [flag.eq(now) for flag, now in zip(step_is, step_now)]
+        step = Signal(range(PSEL_STEP_MAX + 1))
+        m.d.comb += step.eq(_one_hot_select(step_is, steps))
+
         top = (1 << PSEL_WIDTH) - 1
         psel_next = Signal(PSEL_WIDTH)
         m.d.comb += psel_next.eq(self.psel)
         with m.If(sa.hit & ~sb.hit):
-            m.d.comb += psel_next.eq(Mux(self.psel < PSEL_DOWN, 0, self.psel - PSEL_DOWN))
+            m.d.comb += psel_next.eq(Mux(self.psel < step * PSEL_DOWN, 0,
+                                         self.psel - step * PSEL_DOWN))
         with m.Elif(sb.hit & ~sa.hit):
-            m.d.comb += psel_next.eq(Mux(self.psel == top, top, self.psel + 1))
-        # The mode after the update, as one of three values known from the register, chosen
-        # by the hits (no add in front of it): unchanged, after -8, after +1.
+            m.d.comb += psel_next.eq(Mux(self.psel + step > top, top, self.psel + step))
+        # The mode after the update, as one of the values known from the register, chosen
+        # by the hits and the step (no add in front of it): unchanged, after -8 s, after +s.
         loop_reg = self.psel[PSEL_WIDTH - 1]
         half = 1 << (PSEL_WIDTH - 1)
-        loop_down = self.psel >= half + PSEL_DOWN
-        loop_up = self.psel >= half - 1
+        loop_down = _one_hot_select(step_is, [self.psel >= half + s * PSEL_DOWN for s in steps])
+        loop_up = _one_hot_select(step_is, [self.psel >= half - s for s in steps])
         m.d.comb += [
             self.loop_next.eq(Mux(sa.hit & ~sb.hit, loop_down,
                                   Mux(sb.hit & ~sa.hit, loop_up, loop_reg))),

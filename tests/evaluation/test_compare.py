@@ -143,6 +143,19 @@ def test_predictor_beats_lru_on_a_loop_longer_than_the_bank():
     assert doc["policies"]["kv_asu_predictor"]["fallback_evictions"] == 0
 
 
+def test_a_small_bank_reaches_loop_mode_on_a_long_loop():
+    """P11's step: a 600-line loop through a 150-line bank gives a shadow of 9 lines about 7
+    BIP-only hits per pass; at +1 each, PSEL would not reach 512 in 30 passes (the block
+    would stay at LRU's 0 %); at +4 it does, and part of the loop stays resident."""
+    lines = np.tile(np.arange(1000, 1600), 30)
+    cycles = np.arange(len(lines)) * 2
+    run = cmp.run_predictor_bank(lines, cycles, 150)
+    assert run["duels"]["lru_only"] == 0 and 4 * run["duels"]["bip_only"] > 512
+    assert run["duels"]["bip_only"] < 512
+    assert run["loop_mode_share"] > 0.2 and run["hits"].mean() > 0.04, (
+        run["loop_mode_share"], run["hits"].mean())
+
+
 def test_the_guard_keeps_lru_where_demoted_ghosts_would_be_reused(monkeypatch):
     """Spec P12: blocks of 20 random lines out of 70, each block read twice in a row, 8
     cycles per read (so a line's two reads are 160 cycles apart, beyond W3, and its history

@@ -75,3 +75,23 @@ def test_synthetic_split_is_the_fresh_non_kv_streams():
     assert list(streams) == [fresh.ZIPF["name"], fresh.SCAN_MIX["name"]]
     for stream in streams.values():
         assert len(stream) > 0 and len(stream.line) == len(stream.cycle)
+
+
+def test_psel_step_is_p11_s_at_step_max_4():
+    """``guarded``'s step is P11's ``s = max(1, 4 >> (bank >> 10))``; ``guarded_step1`` keeps 1."""
+    for bank, step in ((16, 4), (1023, 4), (1024, 2), (2047, 2), (2048, 1), (8192, 1)):
+        sim = pp.PROTOTYPES["guarded"](bank)
+        assert (sim.up, sim.down) == (step, 8 * step), bank
+        assert pp.PROTOTYPES["guarded_step1"](bank).up == 1
+    assert pp.PROTOTYPES["guarded_step128"](16).up == 128          # a shadow of one line
+
+
+def test_a_loop_longer_than_a_small_bank_reaches_loop_mode_with_the_step():
+    """600 lines x 40 through a bank of 150: 0 % with s = 1, hits with s = 4 (P11)."""
+    stream = pp.loop_workloads()["cyclic loop, 600 lines x 40"]
+    assert len(stream) == 600 * 40 and len(set(stream.line.tolist())) == 600
+    rates = {}
+    for name in ("guarded", "guarded_step1"):
+        sim = pp.PROTOTYPES[name](150)
+        rates[name] = sum(sim.access(x, c) for x, c in zip(stream.line.tolist(), stream.cycle.tolist()))
+    assert rates["guarded_step1"] == 0 and rates["guarded"] > 0.1 * len(stream), rates

@@ -287,6 +287,18 @@ def test_a_loop_longer_than_the_bank_enters_loop_mode_and_keeps_part_of_it():
     assert r.tracked and (m.lru_order()[0] == r.slot) == ((bip + 1) % 32 != 0)
 
 
+def test_psel_steps_scale_with_the_bank():
+    """P11: s = 4 under 1024 live lines, 2 under 2048, else 1; -8 s and +s, saturating."""
+    from golden_model.predictor import psel_step, psel_update
+
+    assert [psel_step(n) for n in (0, 1023, 1024, 2047, 2048, 1 << 20)] == [4, 4, 2, 2, 1, 1]
+    assert psel_update(100, True, False, 500) == 68 and psel_update(100, False, True, 500) == 104
+    assert psel_update(100, True, False, 1500) == 84 and psel_update(100, False, True, 1500) == 102
+    assert psel_update(100, True, False, 3000) == 92 and psel_update(100, False, True, 3000) == 101
+    assert psel_update(31, True, False, 0) == 0 and psel_update(1021, False, True, 0) == 1023
+    assert psel_update(100, True, True, 0) == psel_update(100, False, False, 0) == 100
+
+
 def test_a_recency_friendly_stream_stays_out_of_loop_mode():
     """A working set that fits the bank: both shadows hit alike, PSEL never rises."""
     m = predictor(entries=1024)
@@ -411,10 +423,11 @@ class Reference:
             cap = max(1, len(self.lru) >> 4)
             sig = mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) >> 16
             a, b = self.shadow("A", sig, cap), self.shadow("B", sig, cap)
+            step = 4 if len(self.lru) < 1024 else 2 if len(self.lru) < 2048 else 1
             if a and not b:
-                self.psel = max(self.psel - 8, 0)
+                self.psel = max(self.psel - 8 * step, 0)
             elif b and not a:
-                self.psel = min(self.psel + 1, 1023)
+                self.psel = min(self.psel + step, 1023)
         loop = self.psel >= 512
         before = self.level(line, t)
         if line is not None:

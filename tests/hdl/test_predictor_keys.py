@@ -24,6 +24,7 @@ def test_constants_are_the_models():
     assert c.SIG_SHIFT == gm.SIG_SHIFT and c.SIG_WIDTH == 32 - gm.SIG_SHIFT
     assert (1 << c.PSEL_WIDTH) - 1 == gm.PSEL_MAX and 1 << (c.PSEL_WIDTH - 1) == gm.PSEL_LOOP
     assert c.PSEL_DOWN == gm.PSEL_DOWN and (1 << c.BIP_WIDTH) - 1 == gm.BIP_MASK
+    assert (c.PSEL_STEP_MAX, c.PSEL_STEP_SHIFT) == (gm.PSEL_STEP_MAX, gm.PSEL_STEP_SHIFT)
     assert (1 << c.GSEL_WIDTH) - 1 == gm.GSEL_MAX and 1 << (c.GSEL_WIDTH - 1) == gm.GSEL_ON
     assert c.GSEL_INIT == gm.GSEL_INIT and c.GSEL_HIT == gm.GSEL_HIT
     assert c.GSEL_DEAD == gm.GSEL_DEAD and (1 << c.EPOCH_WIDTH) - 1 == gm.EPOCH_MASK

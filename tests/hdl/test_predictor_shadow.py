@@ -122,18 +122,18 @@ def test_bimodal_counter_matches_model():
     sim.run()
 
 
-@pytest.mark.parametrize("entries,stages", [(64, 2), (128, 1)])
-def test_loop_detector_matches_model(entries, stages):
+@pytest.mark.parametrize("entries,stages,cycles", [(64, 2, 5000), (128, 1, 5000), (2048, 2, 3000)])
+def test_loop_detector_matches_model(entries, stages, cycles):
     """Phases of a loop one longer than the shadows (BIP-only hits: PSEL climbs into loop
     mode) and of a random set twice their size (LRU-only hits bring it down), unsampled
-    OBSERVEs between, occupancies that change the bound."""
+    OBSERVEs between, occupancies that change the bound and (2048 entries) the step."""
     p = Params(ENTRIES=entries, PROBE=4)
     seed = f"{SEED}-loop-{entries}-{stages}"
     print(f"seed {seed}")
     rng = random.Random(seed)
     dut = LoopDetector(p, stages=stages)
     depth = max(1, entries >> gm.SAMPLE_SHIFT)
-    seen = {"loop": 0, "down": 0}
+    seen = {"loop": 0, "down": 0, "steps": set()}
 
     async def bench(ctx):
         sa, sb = gm.ShadowDirectory(bimodal=False), gm.ShadowDirectory(bimodal=True)
@@ -143,11 +143,11 @@ def test_loop_detector_matches_model(entries, stages):
         phase = "loop"
         i = 0
         pending = (False, False, False, psel)    # stages=2: the OBSERVE in S2's outcome
-        for cycle in range(5000):
-            if cycle % 2500 == 2499:
+        for cycle in range(cycles):
+            if cycle % (cycles // 2) == cycles // 2 - 1:
                 phase = "hot" if phase == "loop" else "loop"
             if rng.random() < 0.003:
-                occupancy = rng.randrange(entries // 2, entries + 1)
+                occupancy = rng.randrange(entries // 4, entries + 1)
             valid = rng.random() < 0.95
             home = rng.randrange(entries) & ~15 if rng.random() < 0.8 else rng.randrange(entries)
             sampled = valid and gm.is_sampled(home)
@@ -164,8 +164,9 @@ def test_loop_detector_matches_model(entries, stages):
             if sampled:
                 cap = gm.shadow_capacity(occupancy)
                 hit_a, hit_b = sa.access(sig, cap), sb.access(sig, cap)
-                new = gm.psel_update(psel, hit_a, hit_b)
+                new = gm.psel_update(psel, hit_a, hit_b, occupancy)
                 seen["down"] += new < psel
+                seen["steps"].add(gm.psel_step(occupancy))
                 psel = new
             assert ctx.get(dut.sampled) == int(sampled), cycle
             outcome = (hit_a, hit_b, psel >= gm.PSEL_LOOP, psel)
@@ -191,6 +192,7 @@ def test_loop_detector_matches_model(entries, stages):
     sim.add_testbench(bench)
     sim.run()
     assert seen["loop"] > 100 and seen["down"] > 10     # loop mode entered, and left
+    assert seen["steps"] == ({4, 2, 1} if entries == 2048 else {4})
 
 
 @pytest.mark.parametrize("kw,exc,match", [
