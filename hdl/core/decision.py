@@ -8,10 +8,11 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
+from ..onehot import select
 from .interfaces import decision_layout, stage_layout
 
 __all__ = ["Decision", "LaneData", "DATA_FIELDS", "choice_layout", "decide_lanes", "decide_data",
-           "lane_fields", "marks_after_scrub", "sat_inc", "select"]
+           "lane_fields", "marks_after_scrub", "sat_inc"]
 
 OBSERVE = regmap.OPS["OBSERVE"]
 EVICT = regmap.OPS["EVICT"]
@@ -21,15 +22,6 @@ EVICT_ANY = regmap.OPS["EVICT_ANY"]
 def sat_inc(p, x, k=1):
     """``min(x + k, COUNT_MAX)``"""
     return Mux(x >= p.COUNT_MAX - (k - 1), p.COUNT_MAX, x + k)[:p.COUNT_WIDTH]
-
-
-def select(one_hot, values):
-    """``values[i]`` for the one bit ``i`` of ``one_hot`` that is set: an AND-OR select, no
-    encoder/decoder or adder behind it."""
-    out = 0
-    for i, value in enumerate(values):
-        out = out | Mux(one_hot[i], value, 0)
-    return out
 
 
 def marks_after_scrub(m, lanes, sc_mark_intent, sc_mark_value):

@@ -8,7 +8,7 @@ import regmap
 
 from ..layouts import RequestStatistics, response_layout
 from ..lru import LruCmd
-from .decision import select
+from ..onehot import select
 
 __all__ = ["outcome"]
 

@@ -7,7 +7,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import STAT_NAMES, RequestStatistics, check_params, response_layout
-from .decision import select
+from ..onehot import select
 from .predictor_decision import predictor_decision_layout
 from .predictor_lanes import predictor_e2_layout
 

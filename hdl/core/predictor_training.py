@@ -7,12 +7,12 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params, config_layout
+from ..onehot import select
 from ..predictor.bimodal import BimodalCounter
 from ..predictor.constants import ABSENT_KEY
 from ..predictor.guard import Guard
 from ..predictor.keys import ReuseLevel
 from ..predictor.reuse_table import ReuseTable
-from .decision import select
 from .interfaces import pmeta_layout
 from .predictor_decision import predictor_decision_layout
 from .predictor_lanes import predictor_e2_layout

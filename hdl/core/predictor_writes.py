@@ -8,8 +8,9 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
+from ..onehot import select
 from ..predictor.lists import ListFrom, ListTo, move_layout
-from .decision import sat_inc, select
+from .decision import sat_inc
 from .interfaces import ForwardSignature, pmeta_layout
 from .predictor_decision import predictor_decision_layout
 from .predictor_lanes import predictor_e2_layout, predictor_write_layout

@@ -8,19 +8,12 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
+from ..onehot import select
 from .constants import (PSEL_DOWN, PSEL_STEP_MAX, PSEL_STEP_SHIFT, PSEL_WIDTH, SAMPLE_SHIFT,
                         SIG_WIDTH)
 from .shadow import ShadowDirectory
 
 __all__ = ["LoopDetector", "observe_layout"]
-
-
-def _one_hot_select(flags, values):
-    """The value whose flag is set, of one-hot ``flags``: an OR of ANDs, no priority chain."""
-    selected = 0
-    for flag, value in zip(flags, values):
-        selected = selected | Mux(flag, value, 0)
-    return selected
 
 
 def observe_layout(params):
@@ -118,7 +111,7 @@ class LoopDetector(wiring.Component):
         domain = m.d.comb if self.stages == 1 else m.d.sync
         domain += [flag.eq(now) for flag, now in zip(step_is, step_now)]
         step = Signal(range(PSEL_STEP_MAX + 1))
-        m.d.comb += step.eq(_one_hot_select(step_is, steps))
+        m.d.comb += step.eq(select(step_is, steps))
 
         top = (1 << PSEL_WIDTH) - 1
         psel_next = Signal(PSEL_WIDTH)
@@ -132,8 +125,8 @@ class LoopDetector(wiring.Component):
         # by the hits and the step (no add in front of it): unchanged, after -8 s, after +s.
         loop_reg = self.psel[PSEL_WIDTH - 1]
         half = 1 << (PSEL_WIDTH - 1)
-        loop_down = _one_hot_select(step_is, [self.psel >= half + s * PSEL_DOWN for s in steps])
-        loop_up = _one_hot_select(step_is, [self.psel >= half - s for s in steps])
+        loop_down = select(step_is, [self.psel >= half + s * PSEL_DOWN for s in steps])
+        loop_up = select(step_is, [self.psel >= half - s for s in steps])
         m.d.comb += [
             self.loop_next.eq(Mux(sa.hit & ~sb.hit, loop_down,
                                   Mux(sb.hit & ~sa.hit, loop_up, loop_reg))),

@@ -8,7 +8,7 @@ import regmap
 from regmap import REGISTERS
 
 from ..layouts import STAT_NAMES
-from ..core.decision import select
+from ..onehot import select
 
 __all__ = ["register_reads"]
 
