@@ -63,14 +63,14 @@ verilog: $(READY)
 cocotb-full: setup
 	KVASU_MATRIX=full $(PY) -m pytest -q verif/test_kv_asu.py verif/test_kv_asu_icarus.py
 
-# The shipped Verilog (dist/default, dist/ice40): regenerate after any change to hdl/.
+# The shipped Verilog (dist/default, dist/predictor, dist/ice40): regenerate after any change to hdl/.
 dist: $(READY)
 	$(PY) -m tools.dist
 
 # The firmware test (the C driver on the Verilated shipped core, checked by the golden
-# model) on both shipped builds; `make test` runs the iCE40 one.
+# model) on the three shipped builds; `make test` runs the iCE40 and predictor ones.
 firmware: setup
-	KVASU_FIRMWARE_BUILDS=ice40,default $(PY) -m pytest -q tests/integration/test_firmware.py
+	KVASU_FIRMWARE_BUILDS=ice40,predictor,default $(PY) -m pytest -q tests/integration/test_firmware.py
 
 # SPDX licence headers: add any that are missing.
 spdx:

@@ -65,6 +65,7 @@ kvasu_status kvasu_identify(const kvasu_dev *dev, kvasu_info *info)
         info->ts_width = rd(dev, KVASU_REG_P_TS_WIDTH);
         info->tick_shift = rd(dev, KVASU_REG_P_TICK_SHIFT);
         info->wmax = rd(dev, KVASU_REG_P_WMAX);
+        info->policies = rd(dev, KVASU_REG_P_POLICIES);
     }
     return KVASU_OK;
 }
@@ -77,6 +78,8 @@ static void write_shadows(const kvasu_dev *dev, const kvasu_config *cfg)
     wr(dev, KVASU_REG_W2, cfg->w2);
     wr(dev, KVASU_REG_W1, cfg->w1);
     wr(dev, KVASU_REG_HASH_SEED, cfg->hash_seed);
+    wr(dev, KVASU_REG_POLICY, cfg->policy);
+    wr(dev, KVASU_REG_MODE, cfg->mode);
 }
 
 kvasu_status kvasu_get_config(const kvasu_dev *dev, kvasu_config *cfg)
@@ -89,6 +92,8 @@ kvasu_status kvasu_get_config(const kvasu_dev *dev, kvasu_config *cfg)
     cfg->w2 = rd(dev, KVASU_REG_ACT_W2);
     cfg->w1 = rd(dev, KVASU_REG_ACT_W1);
     cfg->hash_seed = rd(dev, KVASU_REG_ACT_HASH_SEED);
+    cfg->policy = rd(dev, KVASU_REG_ACT_POLICY);
+    cfg->mode = rd(dev, KVASU_REG_ACT_MODE);
     return KVASU_OK;
 }
 
@@ -175,4 +180,27 @@ int kvasu_is_enabled(const kvasu_dev *dev)
 uint32_t kvasu_occupancy(const kvasu_dev *dev)
 {
     return rd(dev, KVASU_REG_OCCUPANCY);
+}
+
+kvasu_status kvasu_read_soft_errors(const kvasu_dev *dev, kvasu_soft_errors *errors)
+{
+    uint32_t first_mem;
+    if (!dev || !errors)
+        return KVASU_ERR_ARG;
+    errors->sticky = (rd(dev, KVASU_REG_STATUS) & KVASU_STATUS_SOFT_ERROR_MASK) != 0;
+    errors->uncorrected = rd(dev, KVASU_REG_ERR_UNCORRECTED);
+    errors->corrected = rd(dev, KVASU_REG_ERR_CORRECTED);
+    first_mem = rd(dev, KVASU_REG_ERR_FIRST_MEM);
+    errors->first_mem_id = (first_mem & KVASU_ERR_FIRST_MEM_MEM_ID_MASK)
+                           >> KVASU_ERR_FIRST_MEM_MEM_ID_SHIFT;
+    errors->first_uncorrectable = (first_mem & KVASU_ERR_FIRST_MEM_UNCORRECTABLE_MASK) != 0;
+    errors->first_addr = rd(dev, KVASU_REG_ERR_FIRST_ADDR);
+    errors->first_cycle = kvasu_read64(dev, KVASU_REG_ERR_FIRST_CYCLE_LO);
+    errors->last_recovery = rd(dev, KVASU_REG_ERR_LAST_RECOVERY);
+    return KVASU_OK;
+}
+
+void kvasu_clear_soft_errors(const kvasu_dev *dev)
+{
+    wr(dev, KVASU_REG_CTRL, KVASU_CTRL_CLEAR_SOFT_ERROR_MASK | enable_bit(dev));
 }

@@ -43,11 +43,19 @@ typedef enum kvasu_status {
     KVASU_ERR_ARG = -5          /* a NULL pointer or an index out of range */
 } kvasu_status;
 
-/* The configuration a commit applies (units: counts, and ticks of 2**TICK_SHIFT cycles). */
+/* The configuration a commit applies (units: counts, and ticks of 2**TICK_SHIFT cycles),
+   the two mode registers included: a commit always writes all eight shadows. */
 typedef struct kvasu_config {
     uint32_t c3, c2;            /* 1 <= c2 <= c3 <= 2**COUNT_WIDTH - 1 */
     uint32_t w3, w2, w1;        /* 0 <= w3 <= w2 <= w1 <= WMAX (register P_WMAX) */
     uint32_t hash_seed;         /* any value; a new seed flushes the table on commit */
+    uint32_t policy;            /* POLICY: 0 the article's behaviour, KVASU_POLICY_MODE_MASK
+                                   the predictor mode (a build whose info.policies has
+                                   KVASU_P_POLICIES_PREDICTOR_MASK; refused elsewhere); a
+                                   change of mode flushes the table on commit */
+    uint32_t mode;              /* MODE: 0 blocking, KVASU_MODE_NONBLOCKING_MASK: req_ready
+                                   stays 1 and requests the block cannot take are dropped
+                                   and counted in KVASU_STAT_REQ_DROPPED (spec D13) */
 } kvasu_config;
 
 /* What kvasu_identify() reads: the version and the build's elaboration parameters. */
@@ -55,7 +63,21 @@ typedef struct kvasu_info {
     uint32_t version;
     uint32_t entries, probe, addr_width, line_shift, tag_width;
     uint32_t count_width, ts_width, tick_shift, wmax;
+    uint32_t policies;          /* P_POLICIES: KVASU_P_POLICIES_*_MASK of the policies built */
 } kvasu_info;
+
+/* What kvasu_read_soft_errors() reads (spec decision D11; all 0 in a build without
+   protection). The ERR_FIRST_* fields describe the first error since the last clear. */
+typedef struct kvasu_soft_errors {
+    int sticky;                 /* STATUS.SOFT_ERROR: an uncorrectable error was detected */
+    uint32_t uncorrected;       /* ERR_UNCORRECTED: recoveries started + statistics lost */
+    uint32_t corrected;         /* ERR_CORRECTED: cycles with a corrected read */
+    uint32_t first_mem_id;      /* ERR_FIRST_MEM.MEM_ID: 0 none yet, else the memory */
+    int first_uncorrectable;    /* ERR_FIRST_MEM.UNCORRECTABLE */
+    uint32_t first_addr;        /* ERR_FIRST_ADDR: the slot, or the statistic's index */
+    uint64_t first_cycle;       /* ERR_FIRST_CYCLE: the CYCLE counter at its detection */
+    uint32_t last_recovery;     /* ERR_LAST_RECOVERY: cycles of the last recovery (0: none) */
+} kvasu_soft_errors;
 
 /* Set up a handle (no register access). */
 void kvasu_init(kvasu_dev *dev, uintptr_t base, kvasu_read32_fn read32,
@@ -67,12 +89,14 @@ void kvasu_init_mmio(kvasu_dev *dev, uintptr_t base);
    when it is not NULL. */
 kvasu_status kvasu_identify(const kvasu_dev *dev, kvasu_info *info);
 
-/* Write the shadow configuration and commit it. A refused commit (an illegal set) returns
-   KVASU_ERR_REFUSED and leaves the block as it was: active configuration, ENABLE, table
-   and statistics untouched, STATUS.ERROR clear again, and the shadows restored to the
-   active values. Waits for nothing: a seed change's flush runs on (see kvasu_wait_idle). */
+/* Write the shadow configuration (C3..HASH_SEED, POLICY, MODE) and commit it. A refused
+   commit (an illegal set, or the predictor mode on a build without it) returns
+   KVASU_ERR_REFUSED and leaves the block as it was: active configuration and modes,
+   ENABLE, table and statistics untouched, STATUS.ERROR clear again, and the shadows
+   restored to the active values. Waits for nothing: the flush of a seed or policy change
+   runs on (see kvasu_wait_idle). To change one field, kvasu_get_config() first. */
 kvasu_status kvasu_configure(const kvasu_dev *dev, const kvasu_config *cfg);
-/* Read the active (committed) configuration. */
+/* Read the active (committed) configuration, POLICY and MODE included. */
 kvasu_status kvasu_get_config(const kvasu_dev *dev, kvasu_config *cfg);
 
 /* Untrack every line, then poll STATUS.BUSY until the flush is over (at most max_polls
@@ -95,6 +119,11 @@ void kvasu_set_enabled(const kvasu_dev *dev, int enabled);
 int kvasu_is_enabled(const kvasu_dev *dev);
 /* Number of tracked lines. */
 uint32_t kvasu_occupancy(const kvasu_dev *dev);
+
+/* The soft-error registers, ERR_FIRST_MEM decoded into its fields. */
+kvasu_status kvasu_read_soft_errors(const kvasu_dev *dev, kvasu_soft_errors *errors);
+/* Clear STATUS.SOFT_ERROR, the ERR_* counters and the first error. ENABLE is kept. */
+void kvasu_clear_soft_errors(const kvasu_dev *dev);
 
 #ifdef __cplusplus
 }

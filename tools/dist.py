@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """Write the shipped Verilog under ``dist/``: ``python -m tools.dist`` (``make dist``).
 
-Two builds ship, each as module ``kv_asu`` in its own folder (compile one of them):
+Three builds ship, each as module ``kv_asu`` in its own folder (compile one of them):
 
 ``dist/default/kv_asu.v``
     The default parameters and implementation options (``hdl.generate``'s output).
+``dist/predictor/kv_asu.v``
+    The default parameters with the predictor mode (``CoreOptions(predictor=True,
+    protection="none")``, ``hdl.generate --predictor --protection none``: the mode's own
+    memories have no check bits, so the build has no soft-error protection).
 ``dist/ice40/kv_asu.v``
     The reduced build of ``make fpga``'s iCE40 target (``fpga.flow.TARGETS["ice40"]``:
     its parameters and implementation options, so the two never drift apart).
@@ -60,6 +64,9 @@ def _builds() -> dict[str, Build]:
     ice40 = TARGETS["ice40"]
     return {
         "default": Build("default", "default parameters and options", {}, CoreOptions()),
+        "predictor": Build("predictor", "default parameters with the predictor mode, "
+                           "no soft-error protection", {},
+                           CoreOptions(predictor=True, protection="none")),
         "ice40": Build("ice40", "reduced build of the iCE40 UP5K target", dict(ice40.params),
                        ice40.options),
     }

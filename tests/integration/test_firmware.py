@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The C driver on the Verilated shipped core: every driver call, checked by the golden model.
+"""The C driver on the Verilated shipped core: every driver call, checked by the golden model;
+and the driver alone on a scripted register bus (``verif/firmware/driver_unit_test.c``).
 
-`make test` runs the iCE40 build (its first run builds the harness with Verilator, about
-20 s on this machine; later runs reuse build/firmware/ and take seconds). `make firmware`
-runs both builds (the default one's first build takes about 80 s); KVASU_FIRMWARE_BUILDS
-chooses them here (comma-separated).
+`make test` runs the iCE40 and the predictor builds (the first run builds each harness with
+Verilator; later runs reuse build/firmware/ and take seconds). `make firmware` runs all
+three shipped builds; KVASU_FIRMWARE_BUILDS chooses them here (comma-separated).
 """
 
 import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -16,7 +18,7 @@ from verif import firmware
 from .conftest import ROOT
 
 BUILD_DIR = ROOT / "build" / "firmware"
-BUILDS = os.environ.get("KVASU_FIRMWARE_BUILDS", "ice40").split(",")
+BUILDS = os.environ.get("KVASU_FIRMWARE_BUILDS", "ice40,predictor").split(",")
 
 
 @pytest.fixture(scope="module", params=BUILDS)
@@ -27,7 +29,7 @@ def firmware_log(request, seed):
 
 def test_every_driver_call_agrees_with_the_golden_model(firmware_log):
     build, log = firmware_log
-    problems = firmware.check(log, firmware.build_params(build))
+    problems = firmware.check(log, firmware.build_params(build), firmware.build_predictor(build))
     assert not problems, "\n".join(problems[:20])
     last = log.splitlines()[-1]
     assert last.endswith(" 0 failed") and not last.startswith("0 passed"), last
@@ -41,11 +43,16 @@ def test_the_log_covers_every_driver_call(firmware_log):
                  "get_config", "configure_legal", "configure_illegal_refused",
                  "refused_commit_keeps_active_config", "refused_commit_keeps_stats",
                  "illegal_commit_bresp_slverr", "flush", "read_stat", "clear_stats_zeroes",
-                 "disabled_accepts_nothing", "enabled_again", "read64_cycle"):
+                 "disabled_accepts_nothing", "enabled_again", "read64_cycle",
+                 "configure_policy_as_built", "policy_active_as_built", "configure_nonblocking",
+                 "nonblocking_drops_evict_in_gap", "read_stat_req_dropped",
+                 "configure_blocking_article", "read_soft_errors",
+                 "read_soft_errors_null_is_arg_error", "clear_soft_errors_keeps_enable"):
         assert name in checks, name
     assert "commit ok" in log and "commit refused" in log
     assert words.count("req") >= 1000 and words.count("rsp") == words.count("req")
     assert words.count("stats") >= 5
+    assert words.count("drop") == 1 and words.count("soft_errors") == 2
 
 
 def test_the_checker_finds_a_wrong_response_and_a_wrong_statistic(firmware_log):
@@ -64,3 +71,50 @@ def test_the_checker_finds_a_wrong_response_and_a_wrong_statistic(firmware_log):
     assert any("statistics" in p for p in firmware.check("\n".join(bad), params))
     bad = [line.replace("commit refused", "commit ok") for line in lines]
     assert any("the model says refused" in p for p in firmware.check("\n".join(bad), params))
+
+
+def test_the_checker_finds_a_lost_drop_wrong_modes_and_wrong_soft_errors(firmware_log):
+    build, log = firmware_log
+    params = firmware.build_params(build)
+    predictor = firmware.build_predictor(build)
+    lines = log.splitlines()
+    assert not firmware.check(log, params, predictor)
+
+    def problems(edit):
+        return firmware.check("\n".join(edit(list(lines))), params, predictor)
+
+    # a drop the log does not show: STAT_REQ_DROPPED read 1 more than the model counts
+    assert any("statistics" in p and "req_dropped" in p
+               for p in problems(lambda ls: [x for x in ls if not x.startswith("drop ")]))
+    # the predictor policy: the checker applies the build's rule, not the model's alone
+    assert any("the model says" in p for p in firmware.check(log, params, not predictor))
+    # an active MODE that differs from the model's
+    first_nb = next(i for i, x in enumerate(lines) if x.startswith("config ")
+                    and x.split()[-1] == "1")
+
+    def mode_zero(ls):
+        ls[first_nb] = " ".join(ls[first_nb].split()[:-1] + ["0"])
+        return ls
+    assert any("active configuration" in p for p in problems(mode_zero))
+    # soft-error registers that report an error the model never had
+    first_se = next(i for i, x in enumerate(lines) if x.startswith("soft_errors "))
+
+    def error_reported(ls):
+        ls[first_se] = "soft_errors 1 1 0 9 1 3 1234 0"
+        return ls
+    assert any("soft-error registers" in p for p in problems(error_reported))
+
+
+def test_driver_unit_on_a_scripted_bus(tmp_path):
+    """What a clean run on the RTL cannot show: ERR_FIRST_MEM's fields, a 64-bit
+    ERR_FIRST_CYCLE through the HI latch, CLEAR_SOFT_ERROR keeping ENABLE, POLICY and MODE
+    written before the commit and restored after a refusal."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    exe = tmp_path / "driver_unit_test"
+    subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O1",
+                    "-I", str(ROOT / "sw"), str(ROOT / "verif" / "firmware" / "driver_unit_test.c"),
+                    str(ROOT / "sw" / "kv_asu.c"), "-o", str(exe)], check=True)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    last = run.stdout.splitlines()[-1]
+    assert run.returncode == 0 and last.endswith(" 0 failed"), run.stdout
+    assert int(last.split()[0]) >= 20, last

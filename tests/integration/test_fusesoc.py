@@ -40,7 +40,8 @@ def test_core_info_lists_the_targets_and_the_release(cores_root, tmp_path):
     proc = fusesoc(cores_root, "core-info", VLNV, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert f"{VLNV}:{regmap.RELEASE}" in proc.stdout
-    for target in ("default", "ice40", "lint", "lint_ice40", "sim", "sim_ice40"):
+    for target in ("default", "predictor", "ice40", "lint", "lint_predictor", "lint_ice40",
+                   "sim", "sim_predictor", "sim_ice40"):
         assert re.search(rf"^{target}\s*:", proc.stdout, re.M), target
 
 

@@ -8,12 +8,15 @@
     ``firmware_test.cpp`` and links the driver in. Rebuilds only what changed.
 ``run(exe, seed)``
     Runs it; returns its log (see ``firmware_test.cpp`` for the line format).
-``check(log, params)``
+``check(log, params, predictor=False)``
     Replays the log through ``golden_model.KvAsuModel``: every response, every statistic
-    and occupancy the driver read, the configuration it read, and whether each commit was
-    accepted or refused. Returns the list of mismatches (empty when all agree).
+    and occupancy the driver read, the configuration and modes it read, the soft-error
+    registers, the requests dropped in the non-blocking mode, and whether each commit was
+    accepted or refused (by the model's legality rule and, for ``POLICY``, the build's:
+    ``predictor`` says whether it has the predictor mode). Returns the list of mismatches
+    (empty when all agree).
 
-``python -m verif.firmware [--build default|ice40] [--seed N]`` does all three.
+``python -m verif.firmware [--build default|predictor|ice40] [--seed N]`` does all three.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from regmap import CONFIG_NAMES, STAT_NAMES, VERSION, Params
+from regmap import CONFIG_NAMES, STAT_NAMES, VERSION, Params, build_word, mode_violations
 
 from ..fast import VERILATOR_MAKEFLAGS, verilator
 from ..runner import VERILATOR_OPT
@@ -37,7 +40,11 @@ ROOT = HERE.parent.parent
 DIST = ROOT / "dist"
 SW = ROOT / "sw"
 
-__all__ = ["build", "run", "check", "wrapper_params", "build_params", "main"]
+__all__ = ["build", "run", "check", "wrapper_params", "build_params", "build_predictor",
+           "main"]
+
+#: The configuration words of a ``config`` / ``commit`` log line, in order.
+CONFIG_WORDS = (*CONFIG_NAMES, "POLICY", "MODE")
 
 
 def _header_values(build_name: str, label: str) -> dict[str, int]:
@@ -58,6 +65,15 @@ def wrapper_params(build_name: str) -> dict[str, int]:
 def build_params(build_name: str) -> Params:
     """The elaboration parameters of a shipped build, from its header comment."""
     return Params(**_header_values(build_name, "Parameters:"))
+
+
+def build_predictor(build_name: str) -> bool:
+    """Whether a shipped build has the predictor mode, from its header comment."""
+    text = (DIST / build_name / "kv_asu.v").read_text()[:4000]
+    for line in text.splitlines():
+        if line.startswith("// Implementation options:"):
+            return "predictor=True" in line
+    raise ValueError(f"dist/{build_name}/kv_asu.v has no 'Implementation options' line")
 
 
 def build(build_name: str, build_dir: Path) -> Path:
@@ -96,7 +112,7 @@ def run(exe: Path, seed: int) -> str:
     return proc.stdout
 
 
-def check(log: str, params: Params) -> list[str]:
+def check(log: str, params: Params, predictor: bool = False) -> list[str]:
     from golden_model import KvAsuModel
     model = KvAsuModel(params)
     problems: list[str] = []
@@ -110,29 +126,57 @@ def check(log: str, params: Params) -> list[str]:
             problems.append(f"harness check failed: {rest[0]}")
         elif word == "info" and rest[0] == "version" and int(rest[1]) != VERSION:
             problems.append(f"{where}: VERSION, model/regmap says {VERSION:#x}")
+        elif word == "info" and rest[0] == "policies":
+            want = build_word("policies", predictor=predictor)
+            if int(rest[1]) != want:
+                problems.append(f"{where}: P_POLICIES of the build is {want}")
         elif word == "info" and rest[0] != "version":
             name = rest[0].upper()
             want = params.WMAX if name == "WMAX" else getattr(params, name)
             if int(rest[1]) != want:
                 problems.append(f"{where}: {name} of the build is {want}")
         elif word == "config":
-            got = dict(zip(CONFIG_NAMES, map(int, rest)))
+            got = dict(zip(CONFIG_WORDS, map(int, rest)))
             want = {k.upper(): v for k, v in model.config.as_dict().items()}
+            want.update(POLICY=model.policy_register, MODE=model.mode)
             if got != want:
                 problems.append(f"{where}: model's active configuration is {want}")
         elif word == "commit":
-            values = dict(zip((n.lower() for n in CONFIG_NAMES), map(int, rest[1:])))
-            try:
-                model.commit(cycle, **values)
-                verdict = "ok"
-            except ValueError:
-                verdict = "refused"
+            values = dict(zip(CONFIG_WORDS, map(int, rest[1:])))
+            policy, mode = values.pop("POLICY"), values.pop("MODE")
+            verdict = "refused"
+            if not mode_violations({"POLICY": policy, "MODE": mode}, predictor=predictor):
+                try:
+                    model.commit(cycle, policy=policy, mode=mode, **values)
+                    verdict = "ok"
+                except ValueError:
+                    pass
             if verdict != rest[0]:
                 problems.append(f"{where}: the model says {verdict}")
         elif word == "flush":
             model.flush()
         elif word == "clear_stats":
             model.clear_stats()
+        elif word == "clear_soft_errors":
+            model.clear_soft_errors()
+        elif word == "drop":
+            cycle = int(rest[0])
+            try:
+                model.drop(cycle)
+            except ValueError as error:
+                problems.append(f"{where}: {error}")
+        elif word == "soft_errors":
+            got = tuple(map(int, rest))
+            soft = model.soft_errors
+            first = soft.first
+            if first is None:           # no error: every word 0, the recovery's length too
+                want = (int(soft.sticky), soft.uncorrected, soft.corrected, 0, 0, 0, 0, 0)
+            else:                       # the detection cycle and the recovery are the RTL's
+                want = (int(soft.sticky), soft.uncorrected, soft.corrected, first.mem_id,
+                        int(first.uncorrectable), first.address,
+                        got[6] if first.cycle is None else first.cycle, got[7])
+            if got != want:
+                problems.append(f"{where}: the model's soft-error registers are {want}")
         elif word == "req":
             cycle = int(rest[0])
             want = model.request(cycle, int(rest[1]), int(rest[2], 16), int(rest[3]))
@@ -168,7 +212,7 @@ def check(log: str, params: Params) -> list[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verif.firmware", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", default="ice40", choices=("default", "ice40"))
+    parser.add_argument("--build", default="ice40", choices=("default", "predictor", "ice40"))
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--dir", type=Path, default=ROOT / "build" / "firmware")
     args = parser.parse_args(argv)
@@ -176,7 +220,7 @@ def main(argv=None) -> int:
     print(f"KVASU_SEED={seed}")
     exe = build(args.build, args.dir / args.build)
     log = run(exe, seed)
-    problems = check(log, build_params(args.build))
+    problems = check(log, build_params(args.build), build_predictor(args.build))
     print(log.splitlines()[-1])
     for p in problems:
         print(p)

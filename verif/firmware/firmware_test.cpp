@@ -9,20 +9,24 @@
 //
 // Every driver call is exercised: identify (and its refusal at a wrong base), wait_idle,
 // get_config, configure (a legal commit, then an illegal one that must be refused and leave
-// the block as it was), flush, clear_stats, read_stat/read_stats/read64, set_enabled /
-// is_enabled, occupancy. The harness checks what it can on its own ("check NAME ok|FAIL"
+// the block as it was; the predictor policy, taken or refused as the build says; the
+// non-blocking mode, with a request it drops), flush, clear_stats,
+// read_stat/read_stats/read64, set_enabled / is_enabled, occupancy, read_soft_errors /
+// clear_soft_errors. The harness checks what it can on its own ("check NAME ok|FAIL"
 // lines, then "N passed, N failed") and prints an event log that verif/firmware/__init__.py
-// replays through the golden model: every response, statistic, occupancy and configuration
-// the driver read is compared with the model's.
+// replays through the golden model: every response, statistic, occupancy, configuration
+// and soft-error register the driver read is compared with the model's.
 //
 // Log lines (decimal unless noted):
 //   info NAME VALUE                       identify()'s kvasu_info
-//   config C3 C2 W3 W2 W1 SEED            kvasu_get_config() (the active configuration)
-//   commit ok|refused C3 C2 W3 W2 W1 SEED  a kvasu_configure() call and its result
-//   flush | clear_stats                   the driver call, between requests
-//   req CYCLE OP ADDR_HEX MIN_TLEVEL      a request, accepted at CYCLE ...
+//   config C3 C2 W3 W2 W1 SEED POLICY MODE          kvasu_get_config() (the active set)
+//   commit ok|refused C3 C2 W3 W2 W1 SEED POLICY MODE  a kvasu_configure() call, its result
+//   flush | clear_stats | clear_soft_errors   the driver call, between requests
+//   req CYCLE OP ADDR_HEX MIN_TLEVEL      a request, accepted (taken) at CYCLE ...
 //   rsp OP PRESENT TLB TRACKED TL COUNT HIT SLOT VV VTAG_HEX   ... and its response
-//   stats V0 .. V12 | occupancy N         what the driver read
+//   drop CYCLE                            a request presented at CYCLE and dropped (D13)
+//   stats V0 .. V13 | occupancy N         what the driver read
+//   soft_errors STICKY UNCORRECTED CORRECTED MEM_ID UNCORRECTABLE ADDR CYCLE LAST_RECOVERY
 // Cycle 0 is the first rising edge at which rst is low (spec section 4).
 
 #include <cinttypes>
@@ -106,6 +110,39 @@ struct Harness {
 
   struct Req { unsigned op; uint64_t addr; unsigned min_tlevel; };
 
+  // The response on the wrapper's rsp_* ports (sampled before the edge that takes it).
+  void log_response() {
+    printf("rsp %u %u %u %u %u %u %u %u %u %" PRIx64 "\n", (unsigned)top->rsp_op,
+           (unsigned)top->rsp_present, (unsigned)top->rsp_tlevel_before,
+           (unsigned)top->rsp_tracked, (unsigned)top->rsp_tlevel, (unsigned)top->rsp_count,
+           (unsigned)top->rsp_hit, (unsigned)top->rsp_slot, (unsigned)top->rsp_victim_valid,
+           (uint64_t)top->rsp_victim_tag);
+  }
+
+  // In MODE.NONBLOCKING, rsp_ready high: an OBSERVE of `addr`, then an EVICT_ANY in the
+  // next cycle, inside the OBSERVE's EVICT gap, so D13 (rule 2) drops it. Logs the OBSERVE
+  // as taken and the EVICT_ANY as dropped, collects the responses for 100 cycles and
+  // returns how many came (1 when the EVICT_ANY was dropped), or 0 if req_ready was ever low.
+  unsigned observe_then_evict(uint64_t addr) {
+    bool ready = true;
+    unsigned responses = 0;
+    top->rsp_ready = 1;
+    for (int i = 0; i < 102; i++) {
+      top->req_valid = i < 2;
+      top->req_op = i == 0 ? KVASU_OP_OBSERVE : KVASU_OP_EVICT_ANY;
+      top->req_addr = addr;
+      top->req_min_tlevel = 0;
+      top->clk = 0; top->eval();
+      if (i == 0) printf("req %" PRIu64 " %u %" PRIx64 " 0\n", cycle, KVASU_OP_OBSERVE, addr);
+      if (i == 1) printf("drop %" PRIu64 "\n", cycle);
+      if (i < 2) ready &= top->req_ready != 0;
+      if (top->rsp_valid) { log_response(); responses++; }
+      step();
+    }
+    top->req_valid = 0;
+    return ready ? responses : 0;
+  }
+
   // Offer the requests back to back (the response consumer ready 3 cycles in 4), log each
   // acceptance and response, and return once every response is in and the statistics
   // have settled.
@@ -131,11 +168,7 @@ struct Harness {
         idle = 0;
       }
       if (top->rsp_valid && top->rsp_ready) {
-        printf("rsp %u %u %u %u %u %u %u %u %u %" PRIx64 "\n", (unsigned)top->rsp_op,
-               (unsigned)top->rsp_present, (unsigned)top->rsp_tlevel_before,
-               (unsigned)top->rsp_tracked, (unsigned)top->rsp_tlevel,
-               (unsigned)top->rsp_count, (unsigned)top->rsp_hit, (unsigned)top->rsp_slot,
-               (unsigned)top->rsp_victim_valid, (uint64_t)top->rsp_victim_tag);
+        log_response();
         answered++;
         idle = 0;
       }
@@ -173,7 +206,14 @@ void hook_write32(void* ctx, uintptr_t addr, uint32_t value) {
 }
 
 void log_config(const char* tag, const kvasu_config& c) {
-  printf("%s %u %u %u %u %u %u\n", tag, c.c3, c.c2, c.w3, c.w2, c.w1, c.hash_seed);
+  printf("%s %u %u %u %u %u %u %u %u\n", tag, c.c3, c.c2, c.w3, c.w2, c.w1, c.hash_seed,
+         c.policy, c.mode);
+}
+
+kvasu_status configure_logged(const kvasu_dev* dev, const kvasu_config& c) {
+  const kvasu_status status = kvasu_configure(dev, &c);
+  log_config(status == KVASU_OK ? "commit ok" : "commit refused", c);
+  return status;
 }
 
 void log_stats(const kvasu_dev* dev) {
@@ -187,7 +227,13 @@ void log_stats(const kvasu_dev* dev) {
 
 bool same(const kvasu_config& a, const kvasu_config& b) {
   return a.c3 == b.c3 && a.c2 == b.c2 && a.w3 == b.w3 && a.w2 == b.w2 && a.w1 == b.w1 &&
-         a.hash_seed == b.hash_seed;
+         a.hash_seed == b.hash_seed && a.policy == b.policy && a.mode == b.mode;
+}
+
+void log_soft_errors(const kvasu_soft_errors& e) {
+  printf("soft_errors %d %u %u %u %d %u %" PRIu64 " %u\n", e.sticky, e.uncorrected,
+         e.corrected, e.first_mem_id, e.first_uncorrectable, e.first_addr, e.first_cycle,
+         e.last_recovery);
 }
 
 }  // namespace
@@ -219,9 +265,9 @@ int main(int argc, char** argv) {
   h.check("identify_version_is_header_version", info.version == KVASU_VERSION_VALUE);
   printf("info version %u\ninfo entries %u\ninfo probe %u\ninfo addr_width %u\n"
          "info line_shift %u\ninfo tag_width %u\ninfo count_width %u\ninfo ts_width %u\n"
-         "info tick_shift %u\ninfo wmax %u\n", info.version, info.entries, info.probe,
-         info.addr_width, info.line_shift, info.tag_width, info.count_width, info.ts_width,
-         info.tick_shift, info.wmax);
+         "info tick_shift %u\ninfo wmax %u\ninfo policies %u\n", info.version, info.entries,
+         info.probe, info.addr_width, info.line_shift, info.tag_width, info.count_width,
+         info.ts_width, info.tick_shift, info.wmax, info.policies);
   kvasu_dev off_base;
   kvasu_init(&off_base, 0x800, hook_read32, hook_write32, &h);
   h.check("identify_refuses_wrong_base", kvasu_identify(&off_base, nullptr) == KVASU_ERR_ID);
@@ -239,11 +285,8 @@ int main(int argc, char** argv) {
   log_stats(&dev);
 
   // a legal commit: tighter windows, lower thresholds, a new seed (the block flushes)
-  kvasu_config legal = {3, 2, info.wmax / 8, info.wmax / 4, info.wmax / 2, 0x5EED5EEDu};
-  const kvasu_status legal_status = kvasu_configure(&dev, &legal);
-  printf("commit %s %u %u %u %u %u %u\n", legal_status == KVASU_OK ? "ok" : "refused",
-         legal.c3, legal.c2, legal.w3, legal.w2, legal.w1, legal.hash_seed);
-  h.check("configure_legal", legal_status == KVASU_OK);
+  kvasu_config legal = {3, 2, info.wmax / 8, info.wmax / 4, info.wmax / 2, 0x5EED5EEDu, 0, 0};
+  h.check("configure_legal", configure_logged(&dev, legal) == KVASU_OK);
   kvasu_config active;
   kvasu_get_config(&dev, &active);
   h.check("configure_legal_is_active", same(active, legal));
@@ -256,11 +299,8 @@ int main(int argc, char** argv) {
   uint64_t stats_before[KVASU_STAT_COUNT], stats_after[KVASU_STAT_COUNT];
   kvasu_read_stats(&dev, stats_before);
   const uint32_t occupancy_before = kvasu_occupancy(&dev);
-  kvasu_config illegal = {2, 3, 1, 2, 3, 0x0BADC0DEu};
-  const kvasu_status illegal_status = kvasu_configure(&dev, &illegal);
-  printf("commit %s %u %u %u %u %u %u\n", illegal_status == KVASU_OK ? "ok" : "refused",
-         illegal.c3, illegal.c2, illegal.w3, illegal.w2, illegal.w1, illegal.hash_seed);
-  h.check("configure_illegal_refused", illegal_status == KVASU_ERR_REFUSED);
+  kvasu_config illegal = {2, 3, 1, 2, 3, 0x0BADC0DEu, 0, 0};
+  h.check("configure_illegal_refused", configure_logged(&dev, illegal) == KVASU_ERR_REFUSED);
   kvasu_get_config(&dev, &active);
   h.check("refused_commit_keeps_active_config", same(active, legal));
   h.check("refused_commit_restores_shadows",
@@ -284,9 +324,7 @@ int main(int argc, char** argv) {
   h.check("illegal_commit_sets_status_error",
           (dev.read32(dev.ctx, KVASU_REG_STATUS) & KVASU_STATUS_ERROR_MASK) != 0);
   // configure() clears an error it did not cause before committing (the same legal set)
-  h.check("configure_after_stale_error", kvasu_configure(&dev, &legal_shadows) == KVASU_OK);
-  printf("commit ok %u %u %u %u %u %u\n", legal_shadows.c3, legal_shadows.c2,
-         legal_shadows.w3, legal_shadows.w2, legal_shadows.w1, legal_shadows.hash_seed);
+  h.check("configure_after_stale_error", configure_logged(&dev, legal_shadows) == KVASU_OK);
   h.random_burst(200, lines);
   log_stats(&dev);
 
@@ -322,6 +360,56 @@ int main(int argc, char** argv) {
   h.check("enabled_again", kvasu_is_enabled(&dev) == 1);
   h.random_burst(100, lines);
   log_stats(&dev);
+
+  // the policy: the predictor mode is taken by a build that has it (the commit flushes)
+  // and refused by the others, which keep everything as it was
+  const bool predictor = (info.policies & KVASU_P_POLICIES_PREDICTOR_MASK) != 0;
+  h.check("policies_include_article", (info.policies & KVASU_P_POLICIES_ARTICLE_MASK) != 0);
+  kvasu_config modes;
+  kvasu_get_config(&dev, &modes);
+  modes.policy = KVASU_POLICY_MODE_MASK;
+  h.check("configure_policy_as_built",
+          configure_logged(&dev, modes) == (predictor ? KVASU_OK : KVASU_ERR_REFUSED));
+  kvasu_get_config(&dev, &active);
+  log_config("config", active);
+  h.check("policy_active_as_built", active.policy == (predictor ? KVASU_POLICY_MODE_MASK : 0u));
+  h.check("wait_idle_after_policy", kvasu_wait_idle(&dev, 10000) == KVASU_OK);
+  h.random_burst(300, lines);
+  log_stats(&dev);
+
+  // the non-blocking mode: req_ready stays 1, and a request the block cannot take is
+  // dropped: no response, one more STAT_REQ_DROPPED
+  modes = active;
+  modes.mode = KVASU_MODE_NONBLOCKING_MASK;
+  h.check("configure_nonblocking", configure_logged(&dev, modes) == KVASU_OK);
+  kvasu_get_config(&dev, &active);
+  log_config("config", active);
+  h.check("nonblocking_active", active.mode == KVASU_MODE_NONBLOCKING_MASK);
+  uint64_t dropped_before = 0, dropped_after = 0;
+  kvasu_read_stat(&dev, KVASU_STAT_REQ_DROPPED, &dropped_before);
+  h.check("nonblocking_drops_evict_in_gap", h.observe_then_evict(0x4200) == 1);
+  kvasu_read_stat(&dev, KVASU_STAT_REQ_DROPPED, &dropped_after);
+  h.check("read_stat_req_dropped", dropped_after == dropped_before + 1);
+  log_stats(&dev);
+  modes = active;
+  modes.policy = 0;
+  modes.mode = 0;
+  h.check("configure_blocking_article", configure_logged(&dev, modes) == KVASU_OK);
+  h.check("wait_idle_after_modes", kvasu_wait_idle(&dev, 10000) == KVASU_OK);
+  h.random_burst(100, lines);
+  log_stats(&dev);
+
+  // soft errors: the registers as read (the model's after a clean run), then the clear
+  kvasu_soft_errors errors;
+  h.check("read_soft_errors", kvasu_read_soft_errors(&dev, &errors) == KVASU_OK);
+  log_soft_errors(errors);
+  h.check("read_soft_errors_null_is_arg_error",
+          kvasu_read_soft_errors(&dev, nullptr) == KVASU_ERR_ARG);
+  kvasu_clear_soft_errors(&dev);
+  printf("clear_soft_errors\n");
+  h.check("clear_soft_errors_keeps_enable", kvasu_is_enabled(&dev) == 1);
+  kvasu_read_soft_errors(&dev, &errors);
+  log_soft_errors(errors);
 
   // read64: CYCLE is a 64-bit sample near the harness's own count, and it advances
   const uint64_t before = h.cycle;

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit test of the C driver (sw/kv_asu.c) on a scripted register bus, no RTL: what the
+ * Verilated firmware test cannot reach in a clean run. The bus is an array of register
+ * words with the block's single HI latch (a LO read of a 64-bit pair latches its HI word)
+ * and a CTRL write that commits the POLICY / MODE / configuration shadows, refusing a
+ * POLICY the "build" lacks with STATUS.ERROR, as docs/registers.md says. Every access is
+ * logged, so the test checks which registers the driver reads and writes, and in what
+ * order, besides the values it returns.
+ *
+ * Prints "check NAME ok|FAIL" per check and "N passed, N failed"; exits 1 on a failure.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kv_asu.h"
+
+#define WORDS 1024u
+#define LOG 256u
+
+typedef struct bus {
+    uint32_t reg[WORDS];        /* by byte offset / 4 */
+    uint32_t latch;             /* the HI latch */
+    uint32_t policies;          /* P_POLICIES of the pretend build */
+    unsigned nlog;
+    struct { char kind; uint32_t offset, value; } log[LOG];
+} bus;
+
+static unsigned passed, failed;
+
+static void check(const char *name, int ok)
+{
+    printf("check %s %s\n", name, ok ? "ok" : "FAIL");
+    if (ok)
+        passed++;
+    else
+        failed++;
+}
+
+static void note(bus *b, char kind, uint32_t offset, uint32_t value)
+{
+    if (b->nlog < LOG) {
+        b->log[b->nlog].kind = kind;
+        b->log[b->nlog].offset = offset;
+        b->log[b->nlog].value = value;
+        b->nlog++;
+    }
+}
+
+/* The 64-bit pairs' LO offsets: the statistics, CYCLE and ERR_FIRST_CYCLE. */
+static int is_lo(uint32_t offset)
+{
+    return (offset >= KVASU_REG_STAT_OBSERVES_LO && offset <= KVASU_REG_STAT_REQ_DROPPED_LO
+            && (offset & 7u) == 0) || offset == KVASU_REG_CYCLE_LO
+           || offset == KVASU_REG_ERR_FIRST_CYCLE_LO;
+}
+
+static int is_hi(uint32_t offset)
+{
+    return is_lo(offset - 4u) && offset >= 4u;
+}
+
+static uint32_t bus_read(void *ctx, uintptr_t addr)
+{
+    bus *b = ctx;
+    uint32_t offset = (uint32_t)addr, value;
+    if (is_hi(offset))
+        value = b->latch;
+    else
+        value = b->reg[offset / 4u];
+    if (is_lo(offset))
+        b->latch = b->reg[offset / 4u + 1u];
+    note(b, 'r', offset, value);
+    return value;
+}
+
+static void bus_write(void *ctx, uintptr_t addr, uint32_t value)
+{
+    bus *b = ctx;
+    uint32_t offset = (uint32_t)addr;
+    note(b, 'w', offset, value);
+    if (offset != KVASU_REG_CTRL) {
+        b->reg[offset / 4u] = value;
+        return;
+    }
+    b->reg[KVASU_REG_CTRL / 4u] = value & KVASU_CTRL_ENABLE_MASK;
+    if (value & KVASU_CTRL_CLEAR_ERROR_MASK)
+        b->reg[KVASU_REG_STATUS / 4u] &= ~KVASU_STATUS_ERROR_MASK;
+    if (value & KVASU_CTRL_CLEAR_SOFT_ERROR_MASK) {
+        b->reg[KVASU_REG_STATUS / 4u] &= ~KVASU_STATUS_SOFT_ERROR_MASK;
+        b->reg[KVASU_REG_ERR_FIRST_MEM / 4u] = 0;
+    }
+    if (value & KVASU_CTRL_COMMIT_MASK) {
+        uint32_t policy_reserved = b->policies & KVASU_P_POLICIES_PREDICTOR_MASK
+                                   ? ~KVASU_POLICY_MODE_MASK : ~0u;
+        if ((b->reg[KVASU_REG_POLICY / 4u] & policy_reserved)
+            || (b->reg[KVASU_REG_MODE / 4u] & ~KVASU_MODE_NONBLOCKING_MASK)) {
+            b->reg[KVASU_REG_STATUS / 4u] |= KVASU_STATUS_ERROR_MASK;
+        } else {
+            static const uint32_t pairs[][2] = {
+                {KVASU_REG_C3, KVASU_REG_ACT_C3}, {KVASU_REG_C2, KVASU_REG_ACT_C2},
+                {KVASU_REG_W3, KVASU_REG_ACT_W3}, {KVASU_REG_W2, KVASU_REG_ACT_W2},
+                {KVASU_REG_W1, KVASU_REG_ACT_W1},
+                {KVASU_REG_HASH_SEED, KVASU_REG_ACT_HASH_SEED},
+                {KVASU_REG_POLICY, KVASU_REG_ACT_POLICY}, {KVASU_REG_MODE, KVASU_REG_ACT_MODE}};
+            unsigned i;
+            for (i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+                b->reg[pairs[i][1] / 4u] = b->reg[pairs[i][0] / 4u];
+        }
+    }
+}
+
+/* The index in the log of the first access of `kind` to `offset` from `from` on, or -1. */
+static int find(const bus *b, unsigned from, char kind, uint32_t offset)
+{
+    unsigned i;
+    for (i = from; i < b->nlog; i++)
+        if (b->log[i].kind == kind && b->log[i].offset == offset)
+            return (int)i;
+    return -1;
+}
+
+static unsigned writes(const bus *b)
+{
+    unsigned i, n = 0;
+    for (i = 0; i < b->nlog; i++)
+        n += b->log[i].kind == 'w';
+    return n;
+}
+
+static void setup(bus *b, kvasu_dev *dev, uint32_t policies)
+{
+    memset(b, 0, sizeof *b);
+    b->policies = policies;
+    b->reg[KVASU_REG_ID / 4u] = KVASU_ID_VALUE;
+    b->reg[KVASU_REG_VERSION / 4u] = KVASU_VERSION_VALUE;
+    b->reg[KVASU_REG_P_POLICIES / 4u] = policies;
+    b->reg[KVASU_REG_CTRL / 4u] = KVASU_CTRL_ENABLE_MASK;
+    kvasu_init(dev, 0, bus_read, bus_write, b);
+}
+
+static void test_soft_errors(void)
+{
+    bus b;
+    kvasu_dev dev;
+    kvasu_soft_errors e;
+    setup(&b, &dev, 1u);
+    b.reg[KVASU_REG_STATUS / 4u] = KVASU_STATUS_SOFT_ERROR_MASK | KVASU_STATUS_BUSY_MASK;
+    b.reg[KVASU_REG_ERR_UNCORRECTED / 4u] = 7u;
+    b.reg[KVASU_REG_ERR_CORRECTED / 4u] = 0xFFFFFFFFu;
+    b.reg[KVASU_REG_ERR_FIRST_MEM / 4u] = 9u | KVASU_ERR_FIRST_MEM_UNCORRECTABLE_MASK;
+    b.reg[KVASU_REG_ERR_FIRST_ADDR / 4u] = 5u;
+    b.reg[KVASU_REG_ERR_FIRST_CYCLE_LO / 4u] = 0x89ABCDEFu;
+    b.reg[KVASU_REG_ERR_FIRST_CYCLE_HI / 4u] = 0x01234567u;
+    b.reg[KVASU_REG_ERR_LAST_RECOVERY / 4u] = 600u;
+    b.reg[KVASU_REG_CYCLE_HI / 4u] = 0xDEADu;       /* a stale latch must not leak in */
+    b.latch = 0xDEADu;
+    check("soft_errors_read", kvasu_read_soft_errors(&dev, &e) == KVASU_OK);
+    check("soft_errors_sticky", e.sticky == 1);
+    check("soft_errors_counters", e.uncorrected == 7u && e.corrected == 0xFFFFFFFFu);
+    check("soft_errors_first_mem_fields", e.first_mem_id == 9u && e.first_uncorrectable == 1);
+    check("soft_errors_first_addr", e.first_addr == 5u);
+    check("soft_errors_first_cycle_64", e.first_cycle == 0x0123456789ABCDEFull);
+    check("soft_errors_last_recovery", e.last_recovery == 600u);
+    check("soft_errors_cycle_lo_before_hi",
+          find(&b, 0, 'r', KVASU_REG_ERR_FIRST_CYCLE_LO) >= 0
+          && find(&b, 0, 'r', KVASU_REG_ERR_FIRST_CYCLE_LO)
+             < find(&b, 0, 'r', KVASU_REG_ERR_FIRST_CYCLE_HI));
+    check("soft_errors_read_writes_nothing", writes(&b) == 0);
+
+    b.reg[KVASU_REG_STATUS / 4u] = 0;
+    b.reg[KVASU_REG_ERR_FIRST_MEM / 4u] = 3u;         /* a corrected error in mark */
+    kvasu_read_soft_errors(&dev, &e);
+    check("soft_errors_corrected_first", e.sticky == 0 && e.first_mem_id == 3u
+                                         && e.first_uncorrectable == 0);
+    check("soft_errors_null", kvasu_read_soft_errors(&dev, NULL) == KVASU_ERR_ARG
+                              && kvasu_read_soft_errors(NULL, &e) == KVASU_ERR_ARG);
+
+    b.nlog = 0;
+    kvasu_clear_soft_errors(&dev);
+    check("clear_soft_errors_one_ctrl_write_keeping_enable",
+          writes(&b) == 1 && find(&b, 0, 'w', KVASU_REG_CTRL) >= 0
+          && b.log[find(&b, 0, 'w', KVASU_REG_CTRL)].value
+             == (KVASU_CTRL_CLEAR_SOFT_ERROR_MASK | KVASU_CTRL_ENABLE_MASK));
+    kvasu_set_enabled(&dev, 0);
+    b.nlog = 0;
+    kvasu_clear_soft_errors(&dev);
+    check("clear_soft_errors_keeps_disabled",
+          b.log[find(&b, 0, 'w', KVASU_REG_CTRL)].value == KVASU_CTRL_CLEAR_SOFT_ERROR_MASK);
+}
+
+static void test_modes(void)
+{
+    bus b;
+    kvasu_dev dev;
+    kvasu_info info;
+    kvasu_config cfg = {4, 2, 20, 40, 100, 0x5EEDu, KVASU_POLICY_MODE_MASK,
+                        KVASU_MODE_NONBLOCKING_MASK};
+    kvasu_config active;
+    int commit;
+
+    /* a build with the predictor: both modes taken, written before the commit */
+    setup(&b, &dev, KVASU_P_POLICIES_ARTICLE_MASK | KVASU_P_POLICIES_PREDICTOR_MASK);
+    check("identify_reads_policies", kvasu_identify(&dev, &info) == KVASU_OK
+          && info.policies == (KVASU_P_POLICIES_ARTICLE_MASK | KVASU_P_POLICIES_PREDICTOR_MASK));
+    b.nlog = 0;
+    check("configure_modes_taken", kvasu_configure(&dev, &cfg) == KVASU_OK);
+    commit = find(&b, 0, 'w', KVASU_REG_CTRL);
+    check("configure_writes_policy_and_mode_before_commit",
+          commit >= 0 && (b.log[commit].value & KVASU_CTRL_COMMIT_MASK)
+          && find(&b, 0, 'w', KVASU_REG_POLICY) >= 0
+          && find(&b, 0, 'w', KVASU_REG_POLICY) < commit
+          && find(&b, 0, 'w', KVASU_REG_MODE) >= 0 && find(&b, 0, 'w', KVASU_REG_MODE) < commit);
+    check("get_config_reads_active_modes", kvasu_get_config(&dev, &active) == KVASU_OK
+          && active.policy == KVASU_POLICY_MODE_MASK
+          && active.mode == KVASU_MODE_NONBLOCKING_MASK && active.c3 == 4u);
+
+    /* a build without it: refused, and the shadows restored to the active words */
+    setup(&b, &dev, KVASU_P_POLICIES_ARTICLE_MASK);
+    b.reg[KVASU_REG_ACT_C3 / 4u] = 5u;
+    b.reg[KVASU_REG_ACT_MODE / 4u] = KVASU_MODE_NONBLOCKING_MASK;
+    check("configure_predictor_refused", kvasu_configure(&dev, &cfg) == KVASU_ERR_REFUSED);
+    check("refused_restores_policy_and_mode_shadows",
+          b.reg[KVASU_REG_POLICY / 4u] == 0u
+          && b.reg[KVASU_REG_MODE / 4u] == KVASU_MODE_NONBLOCKING_MASK
+          && b.reg[KVASU_REG_C3 / 4u] == 5u);
+    check("refused_clears_status_error",
+          (b.reg[KVASU_REG_STATUS / 4u] & KVASU_STATUS_ERROR_MASK) == 0u);
+    check("refused_keeps_active", b.reg[KVASU_REG_ACT_POLICY / 4u] == 0u
+                                  && b.reg[KVASU_REG_ACT_C3 / 4u] == 5u);
+
+    /* modes of 0 are written too: a shadow left at 1 is not committed */
+    {
+        kvasu_config plain = {4, 2, 20, 40, 100, 0x5EEDu, 0, 0};
+        setup(&b, &dev, KVASU_P_POLICIES_ARTICLE_MASK);
+        b.reg[KVASU_REG_MODE / 4u] = KVASU_MODE_NONBLOCKING_MASK;
+        check("zero_modes_committed_over_stale_shadows",
+              kvasu_configure(&dev, &plain) == KVASU_OK
+              && b.reg[KVASU_REG_ACT_MODE / 4u] == 0u && b.reg[KVASU_REG_ACT_POLICY / 4u] == 0u);
+    }
+}
+
+int main(void)
+{
+    test_soft_errors();
+    test_modes();
+    printf("%u passed, %u failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
