@@ -68,7 +68,7 @@ dist: $(READY)
 	$(PY) -m tools.dist
 
 # The firmware test (the C driver on the Verilated shipped core, checked by the golden
-# model) on the three shipped builds; `make test` runs the iCE40 and predictor ones.
+# model) on the three shipped builds, as `make test` does.
 firmware: setup
 	KVASU_FIRMWARE_BUILDS=ice40,predictor,default $(PY) -m pytest -q tests/integration/test_firmware.py
 

@@ -7,6 +7,7 @@ check every value against the map. Names (all ``KVASU_``-prefixed):
 
 - ``KVASU_ID_VALUE``, ``KVASU_VERSION_VALUE`` and ``KVASU_VERSION_MAJOR/MINOR/PATCH``;
 - ``KVASU_OP_<OP>``: request op codes;
+- ``KVASU_MEM_ID_<MEMORY>``: the soft-error memories' ``MEM_ID`` (``ERR_FIRST_MEM.MEM_ID``);
 - ``KVASU_REG_<NAME>``: byte offsets (64-bit counters: ``<NAME>_LO`` and ``<NAME>_HI``);
 - ``KVASU_<REG>_<FIELD>_SHIFT`` / ``_MASK``: register fields;
 - ``KVASU_<REG>_RESET``: reset values of the default build (the ``P_*`` registers and the
@@ -17,7 +18,7 @@ check every value against the map. Names (all ``KVASU_``-prefixed):
 
 from __future__ import annotations
 
-from . import AXIL_ADDR_WIDTH, ID, OPS, RELEASE, REGISTERS, STAT_REGISTERS, VERSION, Params, build_word
+from . import AXIL_ADDR_WIDTH, ID, MEM_IDS, OPS, RELEASE, REGISTERS, STAT_REGISTERS, VERSION, Params, build_word
 
 __all__ = ["c_header", "main"]
 
@@ -68,6 +69,10 @@ def c_header(params: Params | None = None) -> str:
     ]
     for name, code in OPS.items():
         out.append(_define(f"KVASU_OP_{name}", f"{code}u"))
+    out += ["", _comment("Soft-error memories: the MEM_ID that ERR_FIRST_MEM.MEM_ID reports "
+                         "(0: none yet; spec decision D11).")]
+    for name, code in MEM_IDS.items():
+        out.append(_define(f"KVASU_MEM_ID_{name.upper()}", f"{code}u"))
     out += ["", _comment("Register byte offsets.")]
     for reg in REGISTERS:
         out.append(_comment(f"{reg.name} ({reg.access}): {reg.doc}"))

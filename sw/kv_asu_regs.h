@@ -18,6 +18,17 @@
 #define KVASU_OP_EVICT                           2u
 #define KVASU_OP_EVICT_ANY                       3u
 
+/* Soft-error memories: the MEM_ID that ERR_FIRST_MEM.MEM_ID reports (0: none yet; spec decision D11). */
+#define KVASU_MEM_ID_ENT                         1u
+#define KVASU_MEM_ID_META                        2u
+#define KVASU_MEM_ID_MARK                        3u
+#define KVASU_MEM_ID_SCRUB                       4u
+#define KVASU_MEM_ID_PREV0                       5u
+#define KVASU_MEM_ID_PREV1                       6u
+#define KVASU_MEM_ID_NEXT0                       7u
+#define KVASU_MEM_ID_NEXT1                       8u
+#define KVASU_MEM_ID_STATS                       9u
+
 /* Register byte offsets. */
 /* ID (ro): Constant identification word 0x4B564153 ('KVAS'). */
 #define KVASU_REG_ID                             0x000u

@@ -27,6 +27,7 @@ def _expected() -> dict[str, int]:
             "KVASU_AXIL_ADDR_WIDTH": regmap.AXIL_ADDR_WIDTH,
             "KVASU_STAT_COUNT": len(STAT_REGISTERS)}
     want.update({f"KVASU_OP_{name}": code for name, code in OPS.items()})
+    want.update({f"KVASU_MEM_ID_{name.upper()}": code for name, code in regmap.MEM_IDS.items()})
     for reg in REGISTERS:
         if reg.wide:
             want[f"KVASU_REG_{reg.name}_LO"] = reg.offset
@@ -89,3 +90,22 @@ def test_the_guide_s_five_line_example_compiles(tmp_path):
     subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Werror", "-I", str(HEADER.parent),
                     "-c", str(tmp_path / "example.c"), "-o", str(tmp_path / "example.o")],
                    check=True)
+
+
+@pytest.mark.parametrize("section", ["## A stream that must never be held",
+                                     "## The predictor mode", "## Soft errors"])
+def test_the_guide_s_driver_snippets_compile(tmp_path, section):
+    guide = (ROOT / "docs" / "integration.md").read_text()
+    block = guide.split(section, 1)[1].split("```c\n", 1)[1].split("```", 1)[0]
+    source = ('#include "kv_asu.h"\n'
+              "void log_soft_error(uint32_t mem_id, int uncorrectable, uint32_t addr,\n"
+              "                    uint64_t cycle, uint32_t uncorrected, uint32_t corrected,\n"
+              "                    uint32_t last_recovery);\n"
+              "int example(kvasu_dev dev);\n"
+              "int example(kvasu_dev dev) {\n" + block + "    return 0;\n}\n")
+    (tmp_path / "example.c").write_text(source)
+    cc = shutil.which("cc") or shutil.which("gcc")
+    proc = subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror",
+                           "-I", str(HEADER.parent), "-c", str(tmp_path / "example.c"),
+                           "-o", str(tmp_path / "example.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr + source

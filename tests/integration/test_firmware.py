@@ -2,9 +2,9 @@
 """The C driver on the Verilated shipped core: every driver call, checked by the golden model;
 and the driver alone on a scripted register bus (``verif/firmware/driver_unit_test.c``).
 
-`make test` runs the iCE40 and the predictor builds (the first run builds each harness with
-Verilator; later runs reuse build/firmware/ and take seconds). `make firmware` runs all
-three shipped builds; KVASU_FIRMWARE_BUILDS chooses them here (comma-separated).
+`make test` and `make firmware` run the three shipped builds (the first run builds each
+harness with Verilator, 10-30 s each on this machine; later runs reuse build/firmware/ and
+take seconds); KVASU_FIRMWARE_BUILDS chooses them here (comma-separated).
 """
 
 import os
@@ -18,7 +18,7 @@ from verif import firmware
 from .conftest import ROOT
 
 BUILD_DIR = ROOT / "build" / "firmware"
-BUILDS = os.environ.get("KVASU_FIRMWARE_BUILDS", "ice40,predictor").split(",")
+BUILDS = os.environ.get("KVASU_FIRMWARE_BUILDS", "ice40,predictor,default").split(",")
 
 
 @pytest.fixture(scope="module", params=BUILDS)
@@ -29,14 +29,15 @@ def firmware_log(request, seed):
 
 def test_every_driver_call_agrees_with_the_golden_model(firmware_log):
     build, log = firmware_log
-    problems = firmware.check(log, firmware.build_params(build), firmware.build_predictor(build))
+    problems = firmware.check(log, firmware.build_params(build), firmware.build_predictor(build),
+                              firmware.build_latency(build))
     assert not problems, "\n".join(problems[:20])
     last = log.splitlines()[-1]
     assert last.endswith(" 0 failed") and not last.startswith("0 passed"), last
 
 
 def test_the_log_covers_every_driver_call(firmware_log):
-    _, log = firmware_log
+    build, log = firmware_log
     words = [line.split()[0] for line in log.splitlines()]
     checks = {line.split()[1] for line in log.splitlines() if line.startswith("check ")}
     for name in ("identify", "identify_refuses_wrong_base", "wait_idle_after_reset",
@@ -52,7 +53,15 @@ def test_the_log_covers_every_driver_call(firmware_log):
     assert "commit ok" in log and "commit refused" in log
     assert words.count("req") >= 1000 and words.count("rsp") == words.count("req")
     assert words.count("stats") >= 5
-    assert words.count("drop") == 1 and words.count("soft_errors") == 2
+    assert words.count("drop") == 1
+    if firmware.build_protected(build):      # the upset of a tracked line, end to end
+        for name in ("upset_injected", "upset_query_answered_untracked", "upset_reported",
+                     "upset_reported_cycle", "upset_recovery_reported",
+                     "recovery_empties_table", "clear_soft_errors_after_upset"):
+            assert name in checks, name
+        assert words.count("soft_error") == 1 and words.count("soft_errors") == 4
+    else:
+        assert words.count("soft_error") == 0 and words.count("soft_errors") == 2
 
 
 def test_the_checker_finds_a_wrong_response_and_a_wrong_statistic(firmware_log):
@@ -103,6 +112,22 @@ def test_the_checker_finds_a_lost_drop_wrong_modes_and_wrong_soft_errors(firmwar
         ls[first_se] = "soft_errors 1 1 0 9 1 3 1234 0"
         return ls
     assert any("soft-error registers" in p for p in problems(error_reported))
+    if firmware.build_protected(build):      # the report of the upset the test made
+        latency = firmware.build_latency(build)
+        reported = next(i for i, x in enumerate(lines) if x.startswith("soft_errors 1 "))
+
+        def report(field, value):
+            def edit(ls):
+                fields = ls[reported].split()
+                fields[field] = str(value)
+                ls[reported] = " ".join(fields)
+                return ls
+            return firmware.check("\n".join(edit(list(lines))), params, predictor, latency)
+        slot = int(lines[reported].split()[6])
+        assert any("soft-error registers" in p
+                   for p in report(6, (slot + 1) % params.ENTRIES))        # another slot
+        bound = latency + params.ENTRIES + 3
+        assert any("ERR_LAST_RECOVERY" in p for p in report(8, bound + 1))
 
 
 def test_driver_unit_on_a_scripted_bus(tmp_path):

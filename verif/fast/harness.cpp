@@ -77,7 +77,7 @@
 #define PORT(iface, member) iface##___05F##member
 #include "verilated.h"
 #if KVASU_FAULTS
-#include "verilated_vpi.h"
+#include "vpi_flip.h"
 #endif
 #if VM_TRACE
 #include "verilated_fst_c.h"
@@ -147,22 +147,13 @@ bool forked_child = false;
 [[noreturn]] void die(const char* msg) { fprintf(stderr, "kvasu_fast: %s\n", msg); finish(2); }
 
 #if KVASU_FAULTS
-// Flip one bit of one word of a memory array through VPI (the Verilated model is built with
-// every memory array public_flat_rw, so each is reachable by its hierarchical name).
+// Flip one bit of one word of a memory array (the Verilated model is built with every
+// memory array public_flat_rw, so each is reachable by its hierarchical name).
 void flip(const Fault& f) {
-  vpiHandle mem = vpi_handle_by_name(const_cast<char*>(f.name.c_str()), nullptr);
-  if (!mem) { fprintf(stderr, "kvasu_fast: no memory %s\n", f.name.c_str()); finish(2); }
-  vpiHandle word = vpi_handle_by_index(mem, (PLI_INT32)f.word);
-  if (!word) { fprintf(stderr, "kvasu_fast: no word %u of %s\n", f.word, f.name.c_str()); finish(2); }
-  if (f.bit >= (uint32_t)vpi_get(vpiSize, word)) die("fault bit beyond the word's width");
-  s_vpi_value v;
-  v.format = vpiVectorVal;
-  vpi_get_value(word, &v);
-  const unsigned n = ((unsigned)vpi_get(vpiSize, word) + 31) / 32;
-  std::vector<s_vpi_vecval> vec(v.value.vector, v.value.vector + n);
-  vec[f.bit / 32].aval ^= 1u << (f.bit % 32);
-  v.value.vector = vec.data();
-  vpi_put_value(word, &v, nullptr, vpiNoDelay);
+  if (const char* why = vpi_flip(f.name.c_str(), f.word, f.bit)) {
+    fprintf(stderr, "kvasu_fast: %s %s (word %u, bit %u)\n", why, f.name.c_str(), f.word, f.bit);
+    finish(2);
+  }
 }
 #endif
 

@@ -5,16 +5,21 @@
     Compiles ``sw/kv_asu.c`` as C99 with the system C compiler (``cc``, warnings as
     errors), then Verilates ``dist/kv_asu_wrapper.v`` around ``dist/<build>/kv_asu.v``
     (the checked-in Verilog, not a fresh generation: this tests what ships) with
-    ``firmware_test.cpp`` and links the driver in. Rebuilds only what changed.
+    ``firmware_test.cpp`` and links the driver in. A build with soft-error protection is
+    Verilated with VPI and its memory arrays public (as the fault campaign's harness), and
+    the table's ``ent`` arrays are written beside the executable (``upset_targets.txt``),
+    so that the test can flip a bit of a tracked line. Rebuilds only what changed.
 ``run(exe, seed)``
-    Runs it; returns its log (see ``firmware_test.cpp`` for the line format).
-``check(log, params, predictor=False)``
+    Runs it (with the ``ent`` arrays, if any); returns its log (see ``firmware_test.cpp``
+    for the line format).
+``check(log, params, predictor=False, latency=None)``
     Replays the log through ``golden_model.KvAsuModel``: every response, every statistic
     and occupancy the driver read, the configuration and modes it read, the soft-error
-    registers, the requests dropped in the non-blocking mode, and whether each commit was
-    accepted or refused (by the model's legality rule and, for ``POLICY``, the build's:
-    ``predictor`` says whether it has the predictor mode). Returns the list of mismatches
-    (empty when all agree).
+    registers (the model told of the upset the test made; a recovery's length within
+    D11's bound for the build's ``latency``), the requests dropped in the non-blocking
+    mode, and whether each commit was accepted or refused (by the model's legality rule
+    and, for ``POLICY``, the build's: ``predictor`` says whether it has the predictor
+    mode). Returns the list of mismatches (empty when all agree).
 
 ``python -m verif.firmware [--build default|predictor|ice40] [--seed N]`` does all three.
 """
@@ -32,7 +37,7 @@ from pathlib import Path
 
 from regmap import CONFIG_NAMES, STAT_NAMES, VERSION, Params, build_word, mode_violations
 
-from ..fast import VERILATOR_MAKEFLAGS, verilator
+from ..fast import VERILATOR_MAKEFLAGS, public_config, verilator
 from ..runner import VERILATOR_OPT
 
 HERE = Path(__file__).resolve().parent
@@ -41,7 +46,11 @@ DIST = ROOT / "dist"
 SW = ROOT / "sw"
 
 __all__ = ["build", "run", "check", "wrapper_params", "build_params", "build_predictor",
-           "main"]
+           "build_protected", "build_latency", "main"]
+
+#: Written beside a protected build's executable: the VPI name and width of each ``ent``
+#: array, by bank, one ``NAME:WIDTH`` per line.
+UPSET_TARGETS = "upset_targets.txt"
 
 #: The configuration words of a ``config`` / ``commit`` log line, in order.
 CONFIG_WORDS = (*CONFIG_NAMES, "POLICY", "MODE")
@@ -67,13 +76,38 @@ def build_params(build_name: str) -> Params:
     return Params(**_header_values(build_name, "Parameters:"))
 
 
-def build_predictor(build_name: str) -> bool:
-    """Whether a shipped build has the predictor mode, from its header comment."""
+def _header_line(build_name: str, label: str) -> str:
     text = (DIST / build_name / "kv_asu.v").read_text()[:4000]
     for line in text.splitlines():
-        if line.startswith("// Implementation options:"):
-            return "predictor=True" in line
-    raise ValueError(f"dist/{build_name}/kv_asu.v has no 'Implementation options' line")
+        if line.startswith(f"// {label}"):
+            return line
+    raise ValueError(f"dist/{build_name}/kv_asu.v has no '{label}' line")
+
+
+def build_predictor(build_name: str) -> bool:
+    """Whether a shipped build has the predictor mode, from its header comment."""
+    return "predictor=True" in _header_line(build_name, "Implementation options:")
+
+
+def build_protected(build_name: str) -> bool:
+    """Whether a shipped build has soft-error protection (``CoreOptions.protected``: a
+    protection other than ``"none"`` and the fast pipeline), from its header comment."""
+    line = _header_line(build_name, "Implementation options:")
+    return "protection='none'" not in line and "compact=True" not in line
+
+
+def build_latency(build_name: str) -> int:
+    """A shipped build's request-to-response latency in cycles, from its header comment."""
+    return int(_header_line(build_name, "Request-to-response latency:").split(":")[1].split()[0])
+
+
+def _upset_targets(verilog: str) -> list[str]:
+    """The ``ent`` arrays of a protected build, by bank, as the wrapper's VPI names."""
+    from ..faults import targets
+    ents = sorted((t for t in targets(verilog) if t.memory == "ent"), key=lambda t: t.bank)
+    # the wrapper's instance of kv_asu is ``core``; the arrays lie below kv_asu's own name
+    return [f"TOP.kv_asu_wrapper.core{t.array.name[len('kv_asu'):]}:{t.array.width}"
+            for t in ents]
 
 
 def build(build_name: str, build_dir: Path) -> Path:
@@ -90,6 +124,12 @@ def build(build_name: str, build_dir: Path) -> Path:
                         "-I", str(SW), "-c", str(SW / "kv_asu.c"), "-o", str(driver_obj)],
                        check=True)
     obj = build_dir / "obj"
+    obj.mkdir(parents=True, exist_ok=True)
+    upsets = []
+    if build_protected(build_name):
+        verilog = (DIST / build_name / "kv_asu.v").read_text()
+        upsets = _upset_targets(verilog)
+        (obj / "memories.vlt").write_text(public_config(verilog))
     cmd = [verilator(), "--cc", "--exe", "--build", "-j", "2",
            "--top-module", "kv_asu_wrapper", "-Wno-fatal", "-Wno-lint", "-Wno-style",
            *(f"-G{k}={v}" for k, v in wrapper_params(build_name).items()),
@@ -98,22 +138,31 @@ def build(build_name: str, build_dir: Path) -> Path:
            "-CFLAGS", f"-I{SW}",
            str(DIST / "kv_asu_wrapper.v"), str(DIST / build_name / "kv_asu.v"),
            str(HERE / "firmware_test.cpp"), str(driver_obj)]
+    if upsets:
+        cmd[1:1] = ["--vpi", "-CFLAGS", "-DKVASU_FAULTS=1", "-CFLAGS",
+                    f"-I{HERE.parent / 'fast'}", str(obj / "memories.vlt")]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"verilator failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    (obj / UPSET_TARGETS).write_text("".join(f"{u}\n" for u in upsets))
     return obj / "firmware_test"
 
 
 def run(exe: Path, seed: int) -> str:
-    proc = subprocess.run([str(exe), str(seed)], capture_output=True, text=True, timeout=600)
+    targets = Path(exe).parent / UPSET_TARGETS
+    upsets = targets.read_text().split() if targets.exists() else []
+    proc = subprocess.run([str(exe), str(seed), *upsets], capture_output=True, text=True,
+                          timeout=600)
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"firmware_test exited {proc.returncode}:\n{proc.stdout[-4000:]}"
                            f"\n{proc.stderr[-4000:]}")
     return proc.stdout
 
 
-def check(log: str, params: Params, predictor: bool = False) -> list[str]:
+def check(log: str, params: Params, predictor: bool = False,
+          latency: int | None = None) -> list[str]:
     from golden_model import KvAsuModel
+    from golden_model.soft_errors import recovery_bound
     model = KvAsuModel(params)
     problems: list[str] = []
     cycle = 0
@@ -159,6 +208,10 @@ def check(log: str, params: Params, predictor: bool = False) -> list[str]:
             model.clear_stats()
         elif word == "clear_soft_errors":
             model.clear_soft_errors()
+        elif word == "soft_error":
+            model.on_error(rest[0], int(rest[1]))
+        elif word == "end_recovery":
+            model.end_recovery()
         elif word == "drop":
             cycle = int(rest[0])
             try:
@@ -177,6 +230,10 @@ def check(log: str, params: Params, predictor: bool = False) -> list[str]:
                         got[6] if first.cycle is None else first.cycle, got[7])
             if got != want:
                 problems.append(f"{where}: the model's soft-error registers are {want}")
+            if first is not None and latency is not None:
+                bound = recovery_bound(params, latency)
+                if first.uncorrectable and first.memory != "stats" and not 0 < got[7] <= bound:
+                    problems.append(f"{where}: ERR_LAST_RECOVERY is not in 1..{bound} (D11)")
         elif word == "req":
             cycle = int(rest[0])
             want = model.request(cycle, int(rest[1]), int(rest[2], 16), int(rest[3]))
@@ -220,7 +277,8 @@ def main(argv=None) -> int:
     print(f"KVASU_SEED={seed}")
     exe = build(args.build, args.dir / args.build)
     log = run(exe, seed)
-    problems = check(log, build_params(args.build), build_predictor(args.build))
+    problems = check(log, build_params(args.build), build_predictor(args.build),
+                     build_latency(args.build))
     print(log.splitlines()[-1])
     for p in problems:
         print(p)

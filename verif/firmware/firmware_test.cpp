@@ -5,7 +5,12 @@
 // read32/write32 hooks are AXI4-Lite transactions on the RTL, cycle by cycle; request
 // bursts go through the wrapper's req_*/rsp_* ports.
 //
-// Usage: firmware_test SEED
+// Usage: firmware_test SEED [ENT_ARRAY:WIDTH ...]
+//
+// With the table's ent arrays (one per bank, VPI names; a protected build Verilated with
+// KVASU_FAULTS, see verif/firmware/__init__.py), the test also flips a bit of a tracked
+// line's ent word and follows the soft error through the driver: the recovery, its report
+// and its clear.
 //
 // Every driver call is exercised: identify (and its refusal at a wrong base), wait_idle,
 // get_config, configure (a legal commit, then an illegal one that must be refused and leave
@@ -27,6 +32,7 @@
 //   drop CYCLE                            a request presented at CYCLE and dropped (D13)
 //   stats V0 .. V13 | occupancy N         what the driver read
 //   soft_errors STICKY UNCORRECTED CORRECTED MEM_ID UNCORRECTABLE ADDR CYCLE LAST_RECOVERY
+//   soft_error MEMORY SLOT | end_recovery   an upset the test made / the recovery's end
 // Cycle 0 is the first rising edge at which rst is low (spec section 4).
 
 #include <cinttypes>
@@ -39,6 +45,9 @@
 
 #include "Vkv_asu_wrapper.h"
 #include "verilated.h"
+#if KVASU_FAULTS
+#include "vpi_flip.h"
+#endif
 
 extern "C" {
 #include "kv_asu.h"
@@ -110,8 +119,14 @@ struct Harness {
 
   struct Req { unsigned op; uint64_t addr; unsigned min_tlevel; };
 
+  // The last response logged: whether its line was present and is tracked, and its slot.
+  unsigned last_present = 0, last_tracked = 0, last_slot = 0;
+
   // The response on the wrapper's rsp_* ports (sampled before the edge that takes it).
   void log_response() {
+    last_present = top->rsp_present;
+    last_tracked = top->rsp_tracked;
+    last_slot = top->rsp_slot;
     printf("rsp %u %u %u %u %u %u %u %u %u %" PRIx64 "\n", (unsigned)top->rsp_op,
            (unsigned)top->rsp_present, (unsigned)top->rsp_tlevel_before,
            (unsigned)top->rsp_tracked, (unsigned)top->rsp_tlevel, (unsigned)top->rsp_count,
@@ -410,6 +425,52 @@ int main(int argc, char** argv) {
   h.check("clear_soft_errors_keeps_enable", kvasu_is_enabled(&dev) == 1);
   kvasu_read_soft_errors(&dev, &errors);
   log_soft_errors(errors);
+
+#if KVASU_FAULTS
+  // a soft error, end to end: one flipped bit of a tracked line's ent word. The QUERY that
+  // reads its window finds the word uncorrectable (D11): the block forgets every line (the
+  // QUERY is answered as an untracked line), recovers, and the driver reports it
+  if (argc > 2 && (unsigned)(argc - 2) == info.probe) {
+    const uint64_t addr = 0x77700;
+    h.burst({{KVASU_OP_OBSERVE, addr, 0}});
+    h.check("upset_line_tracked", h.last_tracked == 1);
+    const unsigned slot = h.last_slot, bank = slot % info.probe, row = slot / info.probe;
+    std::string target = argv[2 + bank];
+    const unsigned width = (unsigned)strtoul(target.substr(target.rfind(':') + 1).c_str(),
+                                             nullptr, 10);
+    target.resize(target.rfind(':'));
+    const unsigned bit = (unsigned)(h.random() % width);
+    const char* why = vpi_flip(target.c_str(), row, bit);
+    if (why) printf("upset: %s %s (word %u, bit %u)\n", why, target.c_str(), row, bit);
+    h.check("upset_injected", why == nullptr);
+    printf("soft_error ent %u\n", slot);
+    const uint64_t before = h.cycle;
+    h.burst({{KVASU_OP_QUERY, addr, 0}});
+    h.check("upset_query_answered_untracked", h.last_present == 0 && h.last_tracked == 0);
+    h.check("wait_idle_after_recovery", kvasu_wait_idle(&dev, 10000) == KVASU_OK);
+    printf("end_recovery\n");
+    h.check("read_soft_errors_after_upset", kvasu_read_soft_errors(&dev, &errors) == KVASU_OK);
+    log_soft_errors(errors);
+    h.check("upset_reported", errors.sticky == 1 && errors.uncorrected == 1 &&
+            errors.first_mem_id == KVASU_MEM_ID_ENT && errors.first_uncorrectable == 1 &&
+            errors.first_addr == slot);
+    h.check("upset_reported_cycle", errors.first_cycle >= before && errors.first_cycle <= h.cycle);
+    h.check("upset_recovery_reported", errors.last_recovery > 0);
+    h.check("recovery_empties_table", kvasu_occupancy(&dev) == 0);
+    log_stats(&dev);
+    kvasu_clear_soft_errors(&dev);
+    printf("clear_soft_errors\n");
+    kvasu_read_soft_errors(&dev, &errors);
+    log_soft_errors(errors);
+    h.check("clear_soft_errors_after_upset", errors.sticky == 0 && errors.uncorrected == 0 &&
+            errors.first_mem_id == 0 && errors.last_recovery == 0);
+    h.random_burst(200, lines);
+    log_stats(&dev);
+  } else if (argc > 2) {
+    printf("check upset_targets_one_per_bank FAIL\n");
+    h.failed++;
+  }
+#endif
 
   // read64: CYCLE is a 64-bit sample near the harness's own count, and it advances
   const uint64_t before = h.cycle;
