@@ -199,11 +199,12 @@ decoder-check: $(DECODER_READY)
 decoder-bench: $(DECODER_READY)
 	nice -n 10 $(PY) -m evaluation.decoder_bench --out $(BUILD)/decoder_bench.json
 
-# The generated register docs, C header and timing diagrams (the simulated ones from the RTL
-# in amaranth.sim; all checked in, tested as current).
+# The generated register docs, C and Verilog headers and timing diagrams (the simulated ones
+# from the RTL in amaranth.sim; all checked in, tested as current).
 docs: $(READY)
 	$(PY) -m regmap > docs/registers-table.md
 	$(PY) -m regmap.c_header > sw/kv_asu_regs.h
+	$(PY) -m regmap.verilog_header > dist/kv_asu_regs.vh
 	$(PY) tools/requirements.py docs | $(PY) -m pip install -q -c constraints.txt -r /dev/stdin
 	$(PY) -m tools.timing_diagrams --write
 	$(PY) -m tools.render_timing

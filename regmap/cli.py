@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``kv-asu-regmap``: the register map as Markdown (the default) or as a C header.
+"""``kv-asu-regmap``: the register map as Markdown (the default), a C header or a Verilog
+include file.
 
-    kv-asu-regmap [--format markdown|c] [--out FILE]
+    kv-asu-regmap [--format markdown|c|verilog] [--out FILE]
 
-The same text as ``python -m regmap`` (docs/registers-table.md) and
-``python -m regmap.c_header`` (sw/kv_asu_regs.h), for the default build.
+The same text as ``python -m regmap`` (docs/registers-table.md), ``python -m
+regmap.c_header`` (sw/kv_asu_regs.h) and ``python -m regmap.verilog_header``
+(dist/kv_asu_regs.vh), for the default build.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 from pathlib import Path
 
 from .__main__ import markdown
-from .c_header import c_header
+from .headers import c_header, verilog_header
 
 __all__ = ["main"]
 
@@ -22,10 +24,10 @@ __all__ = ["main"]
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="kv-asu-regmap", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--format", choices=("markdown", "c"), default="markdown")
+    parser.add_argument("--format", choices=("markdown", "c", "verilog"), default="markdown")
     parser.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
     args = parser.parse_args(argv)
-    text = markdown() if args.format == "markdown" else c_header()
+    text = {"markdown": markdown, "c": c_header, "verilog": verilog_header}[args.format]()
     if args.out is None:
         sys.stdout.write(text)
     else:

@@ -232,7 +232,7 @@
 #define KVASU_ACT_HASH_SEED_RESET                0x00000000u
 #define KVASU_ERR_FIRST_MEM_RESET                0x00000000u
 
-/* Statistics: 64-bit counters, by index; KVASU_STAT_OFFSETS lists their LO offsets in index order. */
+/* Statistics: 64-bit counters, by index. KVASU_STAT_OFFSETS lists their LO offsets in index order. */
 #define KVASU_STAT_OBSERVES                      0u
 #define KVASU_STAT_OBSERVE_HITS                  1u
 #define KVASU_STAT_INSERTS                       2u

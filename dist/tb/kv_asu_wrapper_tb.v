@@ -3,12 +3,18 @@
 // kv_asu_wrapper_tb: a self-checking Verilog-2005 smoke test of the shipped core through its
 // wrapper (FuseSoC target `sim`, Icarus; no Python). It resets the block, waits for the
 // reset clear to finish, reads ID and P_ENTRIES over AXI4-Lite, sends OBSERVE, OBSERVE and
-// QUERY to one line and checks each response field that the spec defines for them, then
-// reads STAT_OBSERVES. It prints "kv_asu_wrapper_tb: PASS" or "kv_asu_wrapper_tb: FAIL ...".
+// QUERY to one line and checks each response field that the spec defines for them, reads
+// STAT_OBSERVES; then commits the predictor policy (taken by a build whose P_POLICIES has
+// it, refused with SLVERR by the others), flushes, observes three lines and checks that
+// EVICT_ANY returns the first. It prints "kv_asu_wrapper_tb: PASS" or
+// "kv_asu_wrapper_tb: FAIL ...". The register offsets and fields come from the generated
+// dist/kv_asu_regs.vh (compile with -I dist).
 //
-// Parameters: the wrapper's width parameters and ENTRIES of the build under test.
+// Parameters: the wrapper's width parameters, ENTRIES and LINE_SHIFT of the build under
+// test.
 `timescale 1ns / 1ps
 `default_nettype none
+`include "kv_asu_regs.vh"
 
 module kv_asu_wrapper_tb;
     parameter ADDR_WIDTH  = 64;
@@ -16,12 +22,13 @@ module kv_asu_wrapper_tb;
     parameter SLOT_WIDTH  = 11;
     parameter TAG_WIDTH   = 56;
     parameter ENTRIES     = 2048;
+    parameter LINE_SHIFT  = 8;
 
-    localparam [31:0] REG_ID            = 32'h000;
-    localparam [31:0] REG_P_ENTRIES     = 32'h008;
-    localparam [31:0] REG_STAT_OBSERVES = 32'h100;
-    localparam [31:0] KVASU_ID          = 32'h4B564153;
-    localparam [1:0]  OP_OBSERVE = 2'd0, OP_QUERY = 2'd1;
+    localparam [1:0] OP_OBSERVE = `KVASU_OP_OBSERVE, OP_QUERY = `KVASU_OP_QUERY,
+                     OP_EVICT_ANY = `KVASU_OP_EVICT_ANY;
+    localparam [1:0] OKAY = 2'd0, SLVERR = 2'd2;
+    localparam [ADDR_WIDTH-1:0] LINE_A = 64'h0002_0000, LINE_B = 64'h0003_0100,
+                                LINE_C = 64'h0004_0200;
 
     reg clk = 1'b0;
     reg rst = 1'b1;
@@ -72,6 +79,7 @@ module kv_asu_wrapper_tb;
     reg [31:0] data;
     reg [1:0]  resp;
     reg [SLOT_WIDTH-1:0] first_slot;
+    reg        predictor;
 
     task fail;
         input [8*64-1:0] what;
@@ -94,6 +102,38 @@ module kv_asu_wrapper_tb;
             data = rdata; resp = rresp;
             @(posedge clk);
             @(negedge clk) rready = 1'b0;
+        end
+    endtask
+
+    // One AXI4-Lite write of a whole word; resp holds BRESP.
+    task axil_write;
+        input [11:0] addr;
+        input [31:0] value;
+        begin
+            @(negedge clk);
+            awaddr = addr; awvalid = 1'b1; wdata = value; wvalid = 1'b1; bready = 1'b1;
+            @(posedge clk);
+            while (awvalid || wvalid) begin
+                if (awready) awvalid <= 1'b0;
+                if (wready) wvalid <= 1'b0;
+                @(posedge clk);
+            end
+            while (!bvalid) @(posedge clk);
+            resp = bresp;
+            @(negedge clk) bready = 1'b0;
+        end
+    endtask
+
+    // Poll STATUS until BUSY reads 0 (a flush or a clear sweep is over).
+    task wait_not_busy;
+        begin
+            data = `KVASU_STATUS_BUSY_MASK;
+            waited = 0;
+            while ((data & `KVASU_STATUS_BUSY_MASK) && waited < ENTRIES) begin
+                axil_read(`KVASU_REG_STATUS);
+                waited = waited + 1;
+            end
+            if (data & `KVASU_STATUS_BUSY_MASK) fail("STATUS.BUSY never cleared");
         end
     endtask
 
@@ -130,9 +170,9 @@ module kv_asu_wrapper_tb;
         end
         if (!req_ready) fail("req_ready never rose after reset");
 
-        axil_read(REG_ID);
-        if (data !== KVASU_ID || resp !== 2'd0) fail("ID");
-        axil_read(REG_P_ENTRIES);
+        axil_read(`KVASU_REG_ID);
+        if (data !== `KVASU_ID_VALUE || resp !== OKAY) fail("ID");
+        axil_read(`KVASU_REG_P_ENTRIES);
         if (data !== ENTRIES) fail("P_ENTRIES is not this build's ENTRIES");
 
         request(OP_OBSERVE, 2'd0, 64'h1234_5600);
@@ -156,8 +196,43 @@ module kv_asu_wrapper_tb;
             fail("QUERY of an untracked line: want present 0, count 0, hit 1 (T0 >= T0)");
 
         repeat (8) @(posedge clk);
-        axil_read(REG_STAT_OBSERVES);
+        axil_read(`KVASU_REG_STAT_OBSERVES_LO);
         if (data !== 2) fail("STAT_OBSERVES_LO is not 2");
+
+        // The predictor policy (docs/spec-predictor.md P2): committed by a build that has
+        // it (the commit flushes), refused with SLVERR and STATUS.ERROR by the others.
+        axil_read(`KVASU_REG_P_POLICIES);
+        predictor = (data & `KVASU_P_POLICIES_PREDICTOR_MASK) != 0;
+        axil_write(`KVASU_REG_POLICY, `KVASU_POLICY_MODE_MASK);
+        axil_write(`KVASU_REG_CTRL, `KVASU_CTRL_COMMIT_MASK | `KVASU_CTRL_ENABLE_MASK);
+        if (resp !== (predictor ? OKAY : SLVERR))
+            fail("commit of POLICY.MODE = 1: want OKAY with the predictor, else SLVERR");
+        axil_read(`KVASU_REG_ACT_POLICY);
+        if (data !== (predictor ? `KVASU_POLICY_MODE_MASK : 0))
+            fail("ACT_POLICY: want POLICY.MODE with the predictor, else 0");
+        if (!predictor) begin
+            axil_write(`KVASU_REG_POLICY, 0);
+            axil_write(`KVASU_REG_CTRL, `KVASU_CTRL_CLEAR_ERROR_MASK | `KVASU_CTRL_ENABLE_MASK);
+        end
+        axil_write(`KVASU_REG_CTRL, `KVASU_CTRL_FLUSH_MASK | `KVASU_CTRL_ENABLE_MASK);
+        wait_not_busy;
+        axil_read(`KVASU_REG_STATUS);
+        if (data & `KVASU_STATUS_ERROR_MASK) fail("STATUS.ERROR still set");
+
+        // In either policy a new line enters at the list's head: EVICT_ANY pops the line
+        // observed first. In the predictor mode a live line's level is 1 or 3 (P5).
+        request(OP_OBSERVE, 2'd0, LINE_A);
+        request(OP_OBSERVE, 2'd0, LINE_B);
+        request(OP_OBSERVE, 2'd0, LINE_C);
+        request(OP_QUERY, 2'd0, LINE_B);
+        if (rsp_present !== 1'b1 || (predictor && rsp_tlevel !== 2'd1 && rsp_tlevel !== 2'd3))
+            fail("QUERY of an observed line: want present 1 (predictor mode: level 1 or 3)");
+        request(OP_EVICT_ANY, 2'd0, 0);
+        if (rsp_op !== OP_EVICT_ANY || rsp_victim_valid !== 1'b1 ||
+            rsp_victim_tag !== LINE_A[ADDR_WIDTH-1:LINE_SHIFT])
+            fail("EVICT_ANY: want the line observed first as the victim");
+        axil_read(`KVASU_REG_OCCUPANCY);
+        if (data !== 2) fail("OCCUPANCY after the EVICT_ANY is not 2");
 
         if (errors == 0) $display("kv_asu_wrapper_tb: PASS");
         else $display("kv_asu_wrapper_tb: FAIL (%0d errors)", errors);

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The C header is generated from regmap/kv_asu.toml, is current, and says what the map says."""
+"""The C header and the Verilog include file are generated from regmap/kv_asu.toml, are
+current, and say what the map says."""
 
 import re
 import shutil
@@ -10,14 +11,41 @@ import pytest
 import regmap
 from regmap import OPS, REGISTERS, STAT_REGISTERS, Params
 from regmap.c_header import c_header
+from regmap.verilog_header import verilog_header
 
 from .conftest import ROOT
 
 HEADER = ROOT / "sw" / "kv_asu_regs.h"
+VERILOG_HEADER = ROOT / "dist" / "kv_asu_regs.vh"
 
 
 def test_checked_in_header_is_current():
     assert HEADER.read_text() == c_header(), "run `make docs` to regenerate sw/kv_asu_regs.h"
+
+
+def test_checked_in_verilog_header_is_current():
+    assert VERILOG_HEADER.read_text() == verilog_header(), (
+        "run `make docs` to regenerate dist/kv_asu_regs.vh")
+
+
+def test_verilog_header_values_match_regmap(tmp_path):
+    """Every `define, evaluated by Icarus (Verilog-2005), equals the value computed from
+    regmap here; the header has every name of the C header but its C-only initialiser."""
+    want = _expected()
+    names = sorted(want)
+    body = "\n".join(f'        $display("{n} %0d", `{n});' for n in names)
+    (tmp_path / "values.v").write_text(
+        '`include "kv_asu_regs.vh"\nmodule values;\n    initial begin\n' + body +
+        "\n    end\nendmodule\n")
+    out = tmp_path / "values.vvp"
+    subprocess.run(["iverilog", "-g2005", "-Wall", "-I", str(VERILOG_HEADER.parent), "-o",
+                    str(out), str(tmp_path / "values.v")], check=True)
+    run = subprocess.run(["vvp", "-n", str(out)], capture_output=True, text=True, check=True)
+    got = {n: int(v) for n, v in (line.split() for line in run.stdout.splitlines() if line)}
+    assert got == want
+    defined = set(re.findall(r"^`define (KVASU_\w+)", VERILOG_HEADER.read_text(), re.M))
+    in_c = set(re.findall(r"^#define (KVASU_\w+)", HEADER.read_text(), re.M))
+    assert defined == in_c - {"KVASU_STAT_OFFSETS"}
 
 
 def _expected() -> dict[str, int]:

@@ -46,7 +46,8 @@ def test_icarus_2005_compiles_and_runs_the_testbench(build, tmp_path):
     from regmap import Params
     params = {**spec.wrapper_params(), "ENTRIES": Params(**spec.params).ENTRIES}
     out = tmp_path / "tb.vvp"
-    subprocess.run(["iverilog", "-g2005", "-Wall", "-o", str(out), "-s", "kv_asu_wrapper_tb",
+    subprocess.run(["iverilog", "-g2005", "-Wall", "-I", str(DIST), "-o", str(out),
+                    "-s", "kv_asu_wrapper_tb",
                     *(f"-Pkv_asu_wrapper_tb.{k}={v}" for k, v in params.items()),
                     str(DIST / "tb" / "kv_asu_wrapper_tb.v"), str(DIST / "kv_asu_wrapper.v"),
                     str(DIST / build / "kv_asu.v")], check=True, capture_output=True)
