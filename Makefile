@@ -204,7 +204,7 @@ decoder-bench: $(DECODER_READY)
 docs: $(READY)
 	$(PY) -m regmap > docs/registers-table.md
 	$(PY) -m regmap.c_header > sw/kv_asu_regs.h
-	$(PY) -m regmap.verilog_header > dist/kv_asu_regs.vh
+	$(PY) -m regmap.cli --format verilog --out dist/kv_asu_regs.vh
 	$(PY) tools/requirements.py docs | $(PY) -m pip install -q -c constraints.txt -r /dev/stdin
 	$(PY) -m tools.timing_diagrams --write
 	$(PY) -m tools.render_timing

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // KV-ASU register map for Verilog testbenches and sequencers. Generated from
-// regmap/kv_asu.toml by `make docs` (python -m regmap.verilog_header); do not
-// edit by hand. The names are the C header's (sw/kv_asu_regs.h).
+// regmap/kv_asu.toml by `make docs` (python -m regmap.cli --format verilog); do
+// not edit by hand. The names are the C header's (sw/kv_asu_regs.h).
 `ifndef KV_ASU_REGS_VH
 `define KV_ASU_REGS_VH
 

@@ -5,8 +5,8 @@ include file.
     kv-asu-regmap [--format markdown|c|verilog] [--out FILE]
 
 The same text as ``python -m regmap`` (docs/registers-table.md), ``python -m
-regmap.c_header`` (sw/kv_asu_regs.h) and ``python -m regmap.verilog_header``
-(dist/kv_asu_regs.vh), for the default build.
+regmap.c_header`` (sw/kv_asu_regs.h) and, with ``--format verilog``, dist/kv_asu_regs.vh,
+for the default build (``python -m regmap.cli`` in the checkout).
 """
 
 from __future__ import annotations

@@ -147,8 +147,8 @@ def verilog_header(params: Params | None = None) -> str:
     guard = "KV_ASU_REGS_VH"
     out = ["// SPDX-License-Identifier: Apache-2.0",
            "// KV-ASU register map for Verilog testbenches and sequencers. Generated from",
-           "// regmap/kv_asu.toml by `make docs` (python -m regmap.verilog_header); do not",
-           "// edit by hand. The names are the C header's (sw/kv_asu_regs.h).",
+           "// regmap/kv_asu.toml by `make docs` (python -m regmap.cli --format verilog); do",
+           "// not edit by hand. The names are the C header's (sw/kv_asu_regs.h).",
            f"`ifndef {guard}", f"`define {guard}"]
     for item in definitions(params):
         if isinstance(item, str):

@@ -11,7 +11,7 @@ import pytest
 import regmap
 from regmap import OPS, REGISTERS, STAT_REGISTERS, Params
 from regmap.c_header import c_header
-from regmap.verilog_header import verilog_header
+from regmap.headers import verilog_header
 
 from .conftest import ROOT
 
