@@ -35,7 +35,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from regmap import CONFIG_NAMES, STAT_NAMES, VERSION, Params, build_word, mode_violations
+from regmap import SHADOW_NAMES, STAT_NAMES, VERSION, Params, build_word, mode_violations
 
 from ..fast import VERILATOR_MAKEFLAGS, public_config, verilator
 from ..runner import VERILATOR_OPT
@@ -52,8 +52,9 @@ __all__ = ["build", "run", "check", "wrapper_params", "build_params", "build_pre
 #: array, by bank, one ``NAME:WIDTH`` per line.
 UPSET_TARGETS = "upset_targets.txt"
 
-#: The configuration words of a ``config`` / ``commit`` log line, in order.
-CONFIG_WORDS = (*CONFIG_NAMES, "POLICY", "MODE")
+#: The words of a ``config`` / ``commit`` log line, in order: the shadows a commit applies
+#: (the configuration, then ``POLICY`` and ``MODE``), as ``kvasu_config`` holds them.
+CONFIG_WORDS = SHADOW_NAMES
 
 
 def _header_values(build_name: str, label: str) -> dict[str, int]:
