@@ -130,6 +130,10 @@ def test_console_scripts(installed):
                             cwd=work, env=env, capture_output=True, text=True,
                             check=True).stdout
     assert header == (ROOT / "sw" / "kv_asu_regs.h").read_text()
+    verilog = subprocess.run([str(env_dir / "bin" / "kv-asu-regmap"), "--format", "verilog"],
+                             cwd=work, env=env, capture_output=True, text=True,
+                             check=True).stdout
+    assert verilog == (ROOT / "dist" / "kv_asu_regs.vh").read_text()
 
 
 def test_release_version_is_one_number_everywhere():
