@@ -121,14 +121,13 @@ def c_header(params: Params | None = None) -> str:
            f"#ifndef {guard}", f"#define {guard}"]
     for item in definitions(params):
         if isinstance(item, str):
-            if item.startswith("Statistics:"):
-                item += " KVASU_STAT_OFFSETS lists their LO offsets in index order."
             out += ["", _c_comment(item)]
             continue
         if item.doc:
             out.append(_c_comment(item.doc))
         out.append(f"#define {item.name:<40} {_c_value(item)}")
     offsets = ", ".join(f"0x{reg.offset:03X}u" for reg in STAT_REGISTERS)
+    out.append(_c_comment("The statistics' LO offsets in index order, as an initialiser."))
     out.append(f"#define {'KVASU_STAT_OFFSETS':<40} {{ {offsets} }}")
     out += ["", f"#endif /* {guard} */", ""]
     return "\n".join(out)

@@ -232,7 +232,7 @@
 #define KVASU_ACT_HASH_SEED_RESET                0x00000000u
 #define KVASU_ERR_FIRST_MEM_RESET                0x00000000u
 
-/* Statistics: 64-bit counters, by index. KVASU_STAT_OFFSETS lists their LO offsets in index order. */
+/* Statistics: 64-bit counters, by index. */
 #define KVASU_STAT_OBSERVES                      0u
 #define KVASU_STAT_OBSERVE_HITS                  1u
 #define KVASU_STAT_INSERTS                       2u
@@ -248,6 +248,7 @@
 #define KVASU_STAT_OBS_T3                        12u
 #define KVASU_STAT_REQ_DROPPED                   13u
 #define KVASU_STAT_COUNT                         14u
+/* The statistics' LO offsets in index order, as an initialiser. */
 #define KVASU_STAT_OFFSETS                       { 0x100u, 0x108u, 0x110u, 0x118u, 0x120u, 0x128u, 0x130u, 0x138u, 0x140u, 0x148u, 0x150u, 0x158u, 0x160u, 0x168u }
 
 #endif /* KV_ASU_REGS_H */

@@ -57,14 +57,19 @@ UPSET_TARGETS = "upset_targets.txt"
 CONFIG_WORDS = SHADOW_NAMES
 
 
-def _header_values(build_name: str, label: str) -> dict[str, int]:
-    """``NAME=VALUE`` pairs of one line of a shipped file's header comment."""
+def _header_line(build_name: str, label: str) -> str:
+    """The line of a shipped file's header comment that starts with ``label``."""
     text = (DIST / build_name / "kv_asu.v").read_text()[:4000]
     for line in text.splitlines():
         if line.startswith(f"// {label}"):
-            pairs = line.split(":", 1)[1].split()
-            return {k: int(v) for k, v in (p.split("=") for p in pairs)}
+            return line
     raise ValueError(f"dist/{build_name}/kv_asu.v has no '{label}' line")
+
+
+def _header_values(build_name: str, label: str) -> dict[str, int]:
+    """``NAME=VALUE`` pairs of one line of a shipped file's header comment."""
+    pairs = _header_line(build_name, label).split(":", 1)[1].split()
+    return {k: int(v) for k, v in (p.split("=") for p in pairs)}
 
 
 def wrapper_params(build_name: str) -> dict[str, int]:
@@ -77,24 +82,21 @@ def build_params(build_name: str) -> Params:
     return Params(**_header_values(build_name, "Parameters:"))
 
 
-def _header_line(build_name: str, label: str) -> str:
-    text = (DIST / build_name / "kv_asu.v").read_text()[:4000]
-    for line in text.splitlines():
-        if line.startswith(f"// {label}"):
-            return line
-    raise ValueError(f"dist/{build_name}/kv_asu.v has no '{label}' line")
+def _options(build_name: str):
+    """A shipped build's ``CoreOptions`` (``tools.dist``'s, which its header comment states
+    and ``test_dist`` keeps equal to the checked-in file)."""
+    from tools.dist import BUILDS
+    return BUILDS[build_name].options
 
 
 def build_predictor(build_name: str) -> bool:
-    """Whether a shipped build has the predictor mode, from its header comment."""
-    return "predictor=True" in _header_line(build_name, "Implementation options:")
+    """Whether a shipped build has the predictor mode."""
+    return _options(build_name).predictor
 
 
 def build_protected(build_name: str) -> bool:
-    """Whether a shipped build has soft-error protection (``CoreOptions.protected``: a
-    protection other than ``"none"`` and the fast pipeline), from its header comment."""
-    line = _header_line(build_name, "Implementation options:")
-    return "protection='none'" not in line and "compact=True" not in line
+    """Whether a shipped build has soft-error protection (``CoreOptions.protected``)."""
+    return _options(build_name).protected
 
 
 def build_latency(build_name: str) -> int:
