@@ -15,11 +15,13 @@ which netlist each is of::
     python -m fpga.placements current --record docs/fpga/placements.json
     python -m fpga.placements doc --record docs/fpga/placements.json --doc docs/fpga.md
 
-A netlist is named by :func:`netlist_id`: a digest of the harness Verilog the flow
-placed (``top.v``) without its source-location attributes, so that a change of line
-numbers alone (which moves no cell) keeps the name and any change of logic or of a name
-changes it. ``collect`` replaces an entry of the same target, netlist, seed and speed
-grade, so a placement measured again is recorded once.
+Each placement also names its flow (:func:`flow_label`: the synthesis and nextpnr options
+it was made with, ``tool defaults`` for none), and placements are grouped by target, netlist,
+flow and speed grade. A netlist is named by :func:`netlist_id`: a digest of the harness
+Verilog the flow placed (``top.v``) without its source-location attributes, so that a
+change of line numbers alone (which moves no cell) keeps the name and any change of logic
+or of a name changes it. ``collect`` replaces an entry of the same target, netlist,
+flow, seed and speed grade, so a placement measured again is recorded once.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ import statistics
 import sys
 from pathlib import Path
 
-__all__ = ["netlist_id", "current_netlist", "records_from_report", "collect", "summary",
-           "markdown", "write_doc", "plot", "main"]
+__all__ = ["netlist_id", "flow_label", "current_flow", "current_netlist",
+           "records_from_report", "collect", "summary", "markdown", "write_doc", "plot", "main"]
 
 #: The markers of the block of a Markdown page that ``write_doc`` owns.
 DOC_BEGIN = "<!-- placements: written by python -m fpga.placements doc -->"
@@ -49,6 +51,29 @@ def netlist_id(verilog: str) -> str:
     if not isinstance(verilog, str):
         raise TypeError(f"verilog must be a str, not {type(verilog).__name__}")
     return hashlib.sha256(_SRC_ATTRIBUTE.sub("", verilog).encode()).hexdigest()[:12]
+
+
+def flow_label(flow: dict) -> str:
+    """The options a report's ``flow`` says its placements were made with, as one string:
+    Yosys's (``synth:OPT``), nextpnr's (``OPT`` or ``OPT=V``) and a placement frequency
+    apart from the target's (``place_freq=MHZ``); ``tool defaults`` for none."""
+    parts = [f"synth:{x}" for x in flow.get("synth_options", [])]
+    parts += list(flow.get("pnr_options", []))
+    if flow.get("place_freq_mhz") not in (None, flow.get("target_mhz")):
+        parts.append(f"place_freq={flow['place_freq_mhz']:g}")
+    return " ".join(parts) or "tool defaults"
+
+
+def current_flow(target_name: str) -> str:
+    """The :func:`flow_label` of the options ``fpga.flow`` places ``target_name`` with by
+    default (its own, at its default frequency)."""
+    from .targets import TARGETS, flow_options
+    if target_name not in TARGETS:
+        raise ValueError(f"unknown target {target_name!r}; known: {sorted(TARGETS)}")
+    t = TARGETS[target_name]
+    t = flow_options(t, t.default_freq)
+    return flow_label({"synth_options": t.synth_options, "pnr_options": t.pnr_options,
+                       "place_freq_mhz": t.place_freq, "target_mhz": t.default_freq})
 
 
 def current_netlist(target_name: str) -> str:
@@ -82,7 +107,8 @@ def records_from_report(path) -> list[dict]:
             raise ValueError(f"{path}: no 'netlist' and no top.v beside it")
         netlist = netlist_id(verilog.read_text())
     res = report["resources"]
-    common = {"target": report["target"], "netlist": netlist,
+    flow = {**report.get("flow", {}), "target_mhz": report["target_mhz"]}
+    common = {"target": report["target"], "netlist": netlist, "flow": flow_label(flow),
               "target_mhz": report["target_mhz"],
               "lut": res["lut"]["used"], "ff": res["ff"]["used"], "bram": res["bram"]["used"]}
     grades = report.get("speed_grades", {})
@@ -100,7 +126,8 @@ def _key(entry):
     from .targets import TARGETS
     order = list(TARGETS)
     rank = order.index(entry["target"]) if entry["target"] in order else len(order)
-    return rank, entry["target"], entry["netlist"], entry["speed"] or 0, entry["seed"]
+    return (rank, entry["target"], entry["netlist"], entry.get("flow", "tool defaults"),
+            entry["speed"] or 0, entry["seed"])
 
 
 def collect(reports, record=None) -> dict:
@@ -114,21 +141,22 @@ def collect(reports, record=None) -> dict:
 
 
 def _groups(record):
-    """The record's entries by (target, netlist, speed), in the record's order."""
+    """The record's entries by (target, netlist, flow, speed), in the record's order."""
     groups = {}
     for e in record["placements"]:
-        groups.setdefault((e["target"], e["netlist"], e["speed"]), []).append(e)
+        key = (e["target"], e["netlist"], e.get("flow", "tool defaults"), e["speed"])
+        groups.setdefault(key, []).append(e)
     return groups
 
 
 def summary(record) -> list[dict]:
-    """Per target, netlist and speed grade: the seeds, their Fmax (lowest, mean, median,
+    """Per target, netlist, flow and speed grade: the seeds, their Fmax (lowest, mean, median,
     standard deviation, highest) and how many meet the target frequency."""
     rows = []
-    for (target, netlist, speed), entries in _groups(record).items():
+    for (target, netlist, flow, speed), entries in _groups(record).items():
         fmax = [e["fmax_mhz"] for e in entries]
         rows.append({
-            "target": target, "netlist": netlist, "speed": speed,
+            "target": target, "netlist": netlist, "flow": flow, "speed": speed,
             "seeds": [e["seed"] for e in entries], "fmax_mhz": fmax,
             "min": min(fmax), "mean": round(statistics.fmean(fmax), 2),
             "median": round(statistics.median(fmax), 2),
@@ -141,7 +169,7 @@ def summary(record) -> list[dict]:
 
 
 def plot(record, out, *, speed=6, title=None) -> Path:
-    """A strip plot of every placement at ``speed``: one column per target and netlist,
+    """A strip plot of every placement at ``speed``: one column per target, netlist and flow,
     one point per seed (labelled with it), the mean as a bar, the target frequency as a
     line. Writes ``out`` (PNG) and returns its path."""
     import matplotlib
@@ -151,10 +179,20 @@ def plot(record, out, *, speed=6, title=None) -> Path:
     rows = [r for r in summary(record) if r["speed"] == speed]
     if not rows:
         raise ValueError(f"no placements at speed {speed}")
-    labels = [f"{r['target']}\n({r['lut']} LUT4; seeds {_seed_span(r['seeds'])})"
-              for r in rows]
-    if len({r["target"] for r in rows}) < len(rows):
-        labels = [f"{r['target']} {r['netlist'][:6]}\n({r['lut']} LUT4)" for r in rows]
+    # (a design far above its target, the reference with the block RAM's output register,
+    # would squash the others' scale: it is named in the title instead)
+    far = [r for r in rows if r["min"] > 1.5 * r["target_mhz"]]
+    rows = [r for r in rows if r not in far] or rows
+    if len(rows) == len(far):
+        far = []
+    # (a column's label names what tells it from the others: the netlist where a target
+    # has several, the flow where the columns have several)
+    several_netlists = {t for t in {r["target"] for r in rows}
+                        if len({r["netlist"] for r in rows if r["target"] == t}) > 1}
+    several_flows = len({r["flow"] for r in rows}) > 1
+    labels = [r["target"] + (f" {r['netlist'][:6]}" if r["target"] in several_netlists else "")
+              + (f"\n{_flow_text(r['flow'])}" if several_flows else "")
+              + f"\n({r['lut']} LUT4; seeds {_seed_span(r['seeds'])})" for r in rows]
     fig, ax = plt.subplots(figsize=(2.2 + 2.0 * len(rows), 4.6))
     for x, r in enumerate(rows):
         met = [f >= r["target_mhz"] for f in r["fmax_mhz"]]
@@ -181,7 +219,9 @@ def plot(record, out, *, speed=6, title=None) -> Path:
     ax.set_ylim(lo - 12, max(max(r["max"] for r in rows), *[r["target_mhz"] for r in rows]) + 6)
     ax.set_ylabel(f"Fmax at speed {speed} (MHz)")
     ax.set_title(title or "Fmax per placement seed (a point per seed, numbered, in seed "
-                 "order; bar: mean; green: meets the target)", fontsize=9)
+                 "order; bar: mean; green: meets the target)" +
+                 "".join(f"\nnot drawn: {r['target']} ({r['flow']}), {r['min']:.1f}-"
+                         f"{r['max']:.1f} MHz" for r in far), fontsize=9)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     out = Path(out)
@@ -192,15 +232,17 @@ def plot(record, out, *, speed=6, title=None) -> Path:
 
 
 def markdown(record) -> str:
-    """The summary as a Markdown table, one row per target, netlist and speed grade."""
-    lines = ["| target | netlist | speed | LUT4 | Fmax per seed (MHz) | lowest | mean | "
+    """The summary as a Markdown table, one row per target, netlist, flow and speed
+    grade."""
+    lines = ["| target | netlist | flow | speed | LUT4 | Fmax per seed (MHz) | lowest | mean | "
              "median | sd | highest | meet the target |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in summary(record):
         per_seed = ", ".join(f"{s}: {f:.2f}" for s, f in zip(r["seeds"], r["fmax_mhz"]))
         sd = f"{r['stdev']:.1f}" if r["stdev"] is not None else "-"
         lines.append(
-            f"| `{r['target']}` | `{r['netlist']}` | {r['speed']} | {r['lut']} | {per_seed} | "
+            f"| `{r['target']}` | `{r['netlist']}` | {r['flow']} | {r['speed']} | {r['lut']} | "
+            f"{per_seed} | "
             f"{r['min']:.2f} | {r['mean']:.2f} | {r['median']:.2f} | {sd} | {r['max']:.2f} | "
             f"{r['meet']} of {len(r['seeds'])} ({r['target_mhz']:g} MHz) |")
     return "\n".join(lines) + "\n"
@@ -221,6 +263,11 @@ def write_doc(record, doc) -> bool:
     return new != text
 
 
+def _flow_text(flow: str) -> str:
+    """A flow label for a reader: nextpnr's default placer named."""
+    return "tool defaults (HeAP)" if flow == "tool defaults" else flow
+
+
 def _seed_span(seeds) -> str:
     """``1-15`` for consecutive seeds, else the list."""
     seeds = sorted(seeds)
@@ -232,7 +279,7 @@ def _seed_span(seeds) -> str:
 def _print_summary(rows) -> None:
     for r in rows:
         sd = f"{r['stdev']:.1f}" if r["stdev"] is not None else "-"
-        print(f"{r['target']:<18} netlist {r['netlist']} speed {r['speed']}: "
+        print(f"{r['target']:<18} netlist {r['netlist']} flow {r['flow']} speed {r['speed']}: "
               f"{len(r['seeds'])} seeds, {r['min']:.1f}-{r['max']:.1f} MHz, mean "
               f"{r['mean']:.1f}, median {r['median']:.1f}, sd {sd}; {r['meet']} meet "
               f"{r['target_mhz']:g} MHz ({r['lut']} LUT4)")
@@ -245,7 +292,7 @@ def main(argv=None) -> int:
     c = sub.add_parser("collect", help="add the placements of flow reports to the record")
     c.add_argument("--record", required=True, type=Path, help="the record (created if absent)")
     c.add_argument("reports", nargs="+", type=Path, help="fpga.flow report.json files")
-    s = sub.add_parser("summary", help="print the record per target, netlist and speed")
+    s = sub.add_parser("summary", help="print the record per target, netlist, flow and speed")
     s.add_argument("--record", required=True, type=Path)
     p = sub.add_parser("plot", help="plot the record's (or the reports') placements")
     p.add_argument("--record", type=Path, help="the record to plot")
@@ -253,7 +300,8 @@ def main(argv=None) -> int:
     p.add_argument("--speed", type=int, default=6, help="the speed grade (default 6)")
     p.add_argument("reports", nargs="*", type=Path, help="or: fpga.flow report.json files")
     k = sub.add_parser("current", help="whether the record holds placements of each "
-                       "target's netlist as the sources build it now (exit 1 if not)")
+                       "target's netlist and flow as the sources build and place it now "
+                       "(exit 1 if not)")
     k.add_argument("--record", required=True, type=Path)
     k.add_argument("targets", nargs="*", help="the targets to check (default: the record's)")
     d = sub.add_parser("doc", help="write the summary table into a Markdown page")
@@ -280,11 +328,11 @@ def main(argv=None) -> int:
         record = json.loads(args.record.read_text())
         stale = 0
         for target in args.targets or sorted({e["target"] for e in record["placements"]}):
-            now = current_netlist(target)
-            seeds = [e["seed"] for e in record["placements"]
-                     if e["target"] == target and e["netlist"] == now]
+            now, flow = current_netlist(target), current_flow(target)
+            seeds = [e["seed"] for e in record["placements"] if e["target"] == target
+                     and e["netlist"] == now and e.get("flow", "tool defaults") == flow]
             stale += not seeds
-            print(f"{target:<18} netlist {now}: " +
+            print(f"{target:<18} netlist {now}, flow {flow}: " +
                   (f"{len(seeds)} placements recorded" if seeds else
                    "STALE, no placement of it recorded (place it: python -m fpga.flow "
                    f"--target {target} ..., then collect)"), flush=True)

@@ -391,6 +391,17 @@ def test_without_options_the_flow_runs_the_tools_with_their_defaults(tmp_path, m
                               "pnr_options": [], "place_freq_mhz": 15.0}
 
 
+def test_the_ecp5_targets_are_placed_by_the_static_placer(tmp_path, monkeypatch):
+    # (docs/fpga.md, "The placer": measured against HeAP on the same netlists)
+    for name, target in TARGETS.items():
+        assert ("placer=static" in target.pnr_options) == (target.family == "ecp5"), name
+    report, commands = _flow_commands(tmp_path, monkeypatch, TARGETS["ecp5-bram"],
+                                      speeds=(6,))
+    nextpnr = commands[1]
+    assert nextpnr[nextpnr.index("--placer") + 1] == "static"
+    assert report["flow"]["pnr_options"] == ["placer=static"]
+
+
 @pytest.mark.parametrize("overrides, message", [
     (dict(synth_options=("abc2",)), "synthesis option 'abc2' is not one the flow knows"),
     (dict(synth_options=("no-rw-check",)), "not one the flow knows for ecp5"),
@@ -399,7 +410,7 @@ def test_without_options_the_flow_runs_the_tools_with_their_defaults(tmp_path, m
     (dict(pnr_options=("router=router2",)), "nextpnr option 'router' is not one"),
     (dict(pnr_options=("tmg-ripup=1",)), "is a flag and takes no value"),
     (dict(pnr_options=("placer",)), "wants a value"),
-    (dict(pnr_options=("placer=static",)), "takes one of heap, sa"),
+    (dict(pnr_options=("placer=annealing",)), "takes one of heap, sa, static"),
     (dict(pnr_options=("placer-heap-critexp=two",)), "wants an integer"),
     (dict(pnr_options=("placer-heap-alpha=nan",)), "finite value >= 0"),
     (dict(pnr_options=("placer-heap-critexp=-1",)), "finite value >= 0"),
