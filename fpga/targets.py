@@ -78,9 +78,9 @@ DESIGNS = ("kv_asu", "hash", "bram_reference", "bram_reference_outreg")
 _ECP5_OPTIONS = CoreOptions(hash_mul_stages=0, block_ram="dp16kd", tag_compare="ccu2c")
 
 # Every ECP5 target is placed by nextpnr's analytic "static" placer (then its annealing
-# refinement) rather than its default, HeAP: on the same netlists over seeds 1 to 9 it
-# placed the unprotected build at 98.3 MHz on average (HeAP: 95.1 over seeds 1 to 15) and
-# the protected one 3 MHz higher, and the block-RAM reference within 97.3-102.4 MHz where
+# refinement) rather than its default, HeAP: on the same netlists over seeds 1 to 15 it
+# placed the unprotected build at 98.0 MHz on average (HeAP: 95.1) and the protected one
+# 2.2 MHz higher than HeAP, and the block-RAM reference within 97.3-102.4 MHz where
 # HeAP spreads it over 91.3-105.1 (docs/fpga.md, "The placer"). Routing is the same.
 _ECP5_PNR = ("placer=static",)
 
