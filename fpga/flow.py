@@ -59,7 +59,7 @@ from .placements import netlist_id
 from .targets import DESIGNS, PNR_OPTIONS, SYNTH_OPTIONS, TARGETS, Target, flow_options
 
 __all__ = ["Target", "TARGETS", "SYNTH_OPTIONS", "PNR_OPTIONS", "build_design",
-           "flow_options", "run_target", "main"]
+           "harness_verilog", "flow_record", "flow_options", "run_target", "main"]
 
 
 # Cell types counted in the report, per family (nextpnr's names).
@@ -202,13 +202,29 @@ def _place_and_route(target: Target, out: Path, freq: float, seed: int,
     return json.loads((out / f"nextpnr-report.{sfx}.json").read_text()), seconds
 
 
+def harness_verilog(target: Target, options: CoreOptions | None = None):
+    """``target``'s design (with ``options``, default the target's own) in its harness, and
+    the Verilog the flow synthesises and places of it (``top.v``)."""
+    design = build_design(Params(**target.params), options or target.options, target.design)
+    return design, to_verilog(design, name="kv_asu_fpga_top", emit_src=True)
+
+
+def flow_record(target: Target) -> dict:
+    """The tool options ``target`` is synthesised and placed with, as ``report.json``'s
+    ``flow`` records them (``target`` as :func:`flow_options` leaves it)."""
+    return {"synth_command": _synth_command(target),
+            "synth_options": list(target.synth_options),
+            "pnr_options": list(target.pnr_options),
+            "place_freq_mhz": target.place_freq}
+
+
 def synthesise(target: Target, out: Path, options: CoreOptions | None = None):
     """Convert ``target``'s design (with ``options``, default the target's own) to
     ``out/top.v`` and synthesise it with Yosys (``target.synth_options``) into
     ``out/top.json`` (log ``yosys.log``, ending with the cell counts of ``stat``); return
     the design and the synthesis seconds."""
-    design = build_design(Params(**target.params), options or target.options, target.design)
-    (out / "top.v").write_text(to_verilog(design, name="kv_asu_fpga_top", emit_src=True))
+    design, verilog = harness_verilog(target, options)
+    (out / "top.v").write_text(verilog)
     (out / "yosys.log").unlink(missing_ok=True)
     synth = _synth_command(target)
     seconds = _run(
@@ -311,10 +327,7 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
     summary["seed"] = chosen
     summary["placements"] = placements
     summary["options"] = target.options.as_dict()
-    summary["flow"] = {"synth_command": _synth_command(target),
-                       "synth_options": list(target.synth_options),
-                       "pnr_options": list(target.pnr_options),
-                       "place_freq_mhz": target.place_freq}
+    summary["flow"] = flow_record(target)
     summary["every_placement_passes"] = all(x["timing_pass"] for x in placements)
     if target.every_seed:
         # The target holds only if it holds on every placement.

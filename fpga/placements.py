@@ -64,31 +64,29 @@ def flow_label(flow: dict) -> str:
     return " ".join(parts) or "tool defaults"
 
 
+def _target(name: str):
+    """``fpga.targets.TARGETS[name]``, or a ``ValueError`` naming the known ones."""
+    from .targets import TARGETS
+    if name not in TARGETS:
+        raise ValueError(f"unknown target {name!r}; known: {sorted(TARGETS)}")
+    return TARGETS[name]
+
+
 def current_flow(target_name: str) -> str:
     """The :func:`flow_label` of the options ``fpga.flow`` places ``target_name`` with by
     default (its own, at its default frequency)."""
-    from .targets import TARGETS, flow_options
-    if target_name not in TARGETS:
-        raise ValueError(f"unknown target {target_name!r}; known: {sorted(TARGETS)}")
-    t = TARGETS[target_name]
-    t = flow_options(t, t.default_freq)
-    return flow_label({"synth_options": t.synth_options, "pnr_options": t.pnr_options,
-                       "place_freq_mhz": t.place_freq, "target_mhz": t.default_freq})
+    from .flow import flow_record
+    from .targets import flow_options
+    t = _target(target_name)
+    return flow_label({**flow_record(flow_options(t, t.default_freq)),
+                       "target_mhz": t.default_freq})
 
 
 def current_netlist(target_name: str) -> str:
-    """The name of the netlist the flow would place for ``target_name`` now (the harness
-    Verilog of :func:`fpga.flow.synthesise`, generated without Yosys's synthesis)."""
-    from hdl.generate import to_verilog
-    from regmap import Params
-
-    from .flow import build_design
-    from .targets import TARGETS
-    if target_name not in TARGETS:
-        raise ValueError(f"unknown target {target_name!r}; known: {sorted(TARGETS)}")
-    t = TARGETS[target_name]
-    design = build_design(Params(**t.params), t.options, t.design)
-    return netlist_id(to_verilog(design, name="kv_asu_fpga_top", emit_src=True))
+    """The name of the netlist the flow would place for ``target_name`` now (its
+    :func:`fpga.flow.harness_verilog`, without Yosys's synthesis)."""
+    from .flow import harness_verilog
+    return netlist_id(harness_verilog(_target(target_name))[1])
 
 
 def records_from_report(path) -> list[dict]:
@@ -122,17 +120,17 @@ def records_from_report(path) -> list[dict]:
 
 def _key(entry):
     """Record order: the targets in ``fpga.targets.TARGETS``' order (the cores, then the
-    references), then netlist, speed grade and seed."""
+    references), then netlist, flow, speed grade and seed."""
     from .targets import TARGETS
     order = list(TARGETS)
     rank = order.index(entry["target"]) if entry["target"] in order else len(order)
-    return (rank, entry["target"], entry["netlist"], entry.get("flow", "tool defaults"),
+    return (rank, entry["target"], entry["netlist"], entry["flow"],
             entry["speed"] or 0, entry["seed"])
 
 
 def collect(reports, record=None) -> dict:
     """The record (``{"placements": [...]}``) with every placement of ``reports`` added,
-    replacing an entry of the same target, netlist, seed and speed grade."""
+    replacing an entry of the same target, netlist, flow, seed and speed grade."""
     entries = {_key(e): e for e in (record or {}).get("placements", [])}
     for path in reports:
         for entry in records_from_report(path):
@@ -144,7 +142,7 @@ def _groups(record):
     """The record's entries by (target, netlist, flow, speed), in the record's order."""
     groups = {}
     for e in record["placements"]:
-        key = (e["target"], e["netlist"], e.get("flow", "tool defaults"), e["speed"])
+        key = (e["target"], e["netlist"], e["flow"], e["speed"])
         groups.setdefault(key, []).append(e)
     return groups
 
@@ -330,7 +328,7 @@ def main(argv=None) -> int:
         for target in args.targets or sorted({e["target"] for e in record["placements"]}):
             now, flow = current_netlist(target), current_flow(target)
             seeds = [e["seed"] for e in record["placements"] if e["target"] == target
-                     and e["netlist"] == now and e.get("flow", "tool defaults") == flow]
+                     and e["netlist"] == now and e["flow"] == flow]
             stale += not seeds
             print(f"{target:<18} netlist {now}, flow {flow}: " +
                   (f"{len(seeds)} placements recorded" if seeds else

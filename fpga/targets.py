@@ -84,13 +84,17 @@ _ECP5_OPTIONS = CoreOptions(hash_mul_stages=0, block_ram="dp16kd", tag_compare="
 # HeAP spreads it over 91.3-105.1 (docs/fpga.md, "The placer"). Routing is the same.
 _ECP5_PNR = ("placer=static",)
 
+# The device and the place and route of every ECP5 target.
+_ECP5_85F = dict(family="ecp5", pnr_args=("--85k", "--package", "CABGA381"),
+                 pnr_options=_ECP5_PNR)
+
 
 TARGETS = {
     "ecp5": Target(
-        name="ecp5", family="ecp5", params={},
+        name="ecp5", params={},
         # With the default soft-error protection (D11, CoreOptions.protection "auto").
         options=_ECP5_OPTIONS,
-        pnr_args=("--85k", "--package", "CABGA381"), pnr_options=_ECP5_PNR,
+        **_ECP5_85F,
         default_freq=100.0,
         description="Default configuration (2048 entries) on a Lattice LFE5U-85F",
         # The slowest paths sit within about 0.5 ns of 10 ns, and which of them is worst
@@ -101,38 +105,39 @@ TARGETS = {
         speeds=(6, 8),
     ),
     "ecp5-unprotected": Target(
-        name="ecp5-unprotected", family="ecp5", params={},
+        name="ecp5-unprotected", params={},
         # The same build without check bits: what protection costs in speed and cells.
         options=dataclasses.replace(_ECP5_OPTIONS, protection="none"),
-        pnr_args=("--85k", "--package", "CABGA381"), pnr_options=_ECP5_PNR, default_freq=100.0,
+        **_ECP5_85F, default_freq=100.0,
         description="The ECP5 default build without soft-error protection (protection='none')",
         seeds=(1, 2, 3), every_seed=True, speeds=(6, 8),
     ),
     "ecp5-hash": Target(
-        name="ecp5-hash", family="ecp5", params={}, options=_ECP5_OPTIONS,
-        pnr_args=("--85k", "--package", "CABGA381"), pnr_options=_ECP5_PNR, default_freq=100.0,
+        name="ecp5-hash", params={}, options=_ECP5_OPTIONS,
+        **_ECP5_85F, default_freq=100.0,
         description="The hash of the ECP5 default build alone (Murmur3Hash64)",
         seeds=(1,), speeds=(6, 8), design="hash",
     ),
     "ecp5-bram": Target(
-        name="ecp5-bram", family="ecp5", params={}, options=CoreOptions(),
-        pnr_args=("--85k", "--package", "CABGA381"), pnr_options=_ECP5_PNR, default_freq=100.0,
+        name="ecp5-bram", params={}, options=CoreOptions(),
+        **_ECP5_85F, default_freq=100.0,
         description="Reference: a 2048 x 24 block RAM read into an adder, registered",
         seeds=(1, 2, 3), every_seed=True, speeds=(6, 8), design="bram_reference",
     ),
     "ecp5-bram-outreg": Target(
-        name="ecp5-bram-outreg", family="ecp5", params={}, options=CoreOptions(),
-        pnr_args=("--85k", "--package", "CABGA381"), pnr_options=_ECP5_PNR, default_freq=100.0,
+        name="ecp5-bram-outreg", params={}, options=CoreOptions(),
+        **_ECP5_85F, default_freq=100.0,
         description="Reference: the same with the DP16KD output register (REGMODE OUTREG)",
         seeds=(1, 2, 3), every_seed=True, speeds=(6, 8), design="bram_reference_outreg",
     ),
     "ecp5-predictor": Target(
-        name="ecp5-predictor", family="ecp5", params={},
+        name="ecp5-predictor", params={},
         # The predictor mode's build (docs/spec-predictor.md; the mode needs protection
-        # "none"): what the mode costs against ecp5-unprotected. 15 minutes to over an hour
-        # of synthesis, placement and routing (docs/fpga.md), so only on request.
+        # "none"): what the mode costs against ecp5-unprotected. About ten minutes of
+        # synthesis, placement and routing per seed (docs/rtl-predictor.md), so only on
+        # request.
         options=dataclasses.replace(_ECP5_OPTIONS, protection="none", predictor=True),
-        pnr_args=("--85k", "--package", "CABGA381"), pnr_options=_ECP5_PNR, default_freq=100.0,
+        **_ECP5_85F, default_freq=100.0,
         description="The ECP5 build with the predictor mode (predictor=True, protection='none')",
         seeds=(1,), speeds=(6,), in_make_fpga=False,
     ),
