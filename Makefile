@@ -112,9 +112,11 @@ bench: setup
 	$(PY) -m tools.evict_speculation --out $(BUILD)/evict_speculation.json
 
 # The non-blocking mode (D13): drops and not-ready cycles per pattern in both modes, in
-# build/bench_nonblocking.json (cocotb on Verilator, every response checked).
+# build/bench_nonblocking.json (cocotb on Verilator, every response checked); and the
+# design study of posted EVICTs (build/evict_queue.json).
 bench-nonblocking: setup
 	nice -n 10 $(PY) -m tools.bench_nonblocking --out $(BUILD)/bench_nonblocking.json
+	$(PY) -m tools.evict_queue --out $(BUILD)/evict_queue.json
 
 # Ten million mixed requests (small configuration: collisions, wrap-around and replacements
 # all the time) through the Verilated RTL with register fuzzing, every response checked.
