@@ -104,25 +104,29 @@ def patterns():
     }
 
 
+def _cell(value, width):
+    return f"{'-' if value is None else value:>{width}}"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--depths", type=int, nargs="+", default=[0, 1, 4, 16, 64])
     ap.add_argument("--out", type=Path, default=Path("build/evict_queue.json"))
     args = ap.parse_args(argv)
     timing = default_timing()
-    out = {"timing": vars(timing)}
-    print(f"{'pattern':44} {'depth':>5} {'taken':>6} {'dropped':>7} {'posted':>6} "
-          f"{'wait mean':>9} {'wait max':>8}")
+    columns = (("depth", 5), ("taken", 6), ("dropped", 7), ("posted", 6), ("wait_mean", 9),
+               ("wait_max", 8))
+    print(f"{'pattern':44} " + " ".join(f"{name.replace('_', ' '):>{w}}" for name, w in columns))
+    figures = {}
     for name, (cycles, ops, b2b) in patterns().items():
-        out[name] = []
+        figures[name] = []
         for depth in args.depths:
             r = post_evicts(cycles, ops, depth, back_to_back=b2b, timing=timing)
-            out[name].append(r)
-            print(f"{name:44} {depth:5} {r['taken']:6} {r['dropped']:7} {r['posted']:6} "
-                  f"{r['wait_mean'] if r['wait_mean'] is not None else '-':>9} "
-                  f"{r['wait_max'] if r['wait_max'] is not None else '-':>8}", flush=True)
+            figures[name].append(r)
+            print(f"{name:44} " + " ".join(_cell(r[key], w) for key, w in columns), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1) + "\n")
+    args.out.write_text(json.dumps({"timing": vars(timing), "patterns": figures}, indent=1)
+                        + "\n")
     print(f"wrote {args.out}")
     return 0
 
