@@ -50,22 +50,19 @@ def post_evicts(cycles, ops, depth: int, *, back_to_back: bool, timing: BuildTim
     non-blocking block with a queue of ``depth`` posted EVICTs, until the queue is empty.
 
     Returns the requests presented, taken and dropped (with the consumer always ready, only
-    EVICTs are dropped), the EVICTs posted, the edges a posted EVICT waited (mean and
-    greatest) and the EVICTs still queued when the last request was presented."""
+    EVICTs are dropped), the EVICTs posted and the edges a posted EVICT waited (mean and
+    greatest)."""
     if not isinstance(depth, int) or depth < 0:
         raise ValueError(f"depth must be a non-negative integer, not {depth!r}")
     rule = Admission(timing)
     queue: collections.deque = collections.deque()     # (op, edge posted), oldest first
     taken = dropped = posted = 0
     waits = []
-    left_at_end = None
     i, edge, n = 0, 0, len(ops)
     while i < n or queue:
         op = None
         if i < n and (back_to_back or int(cycles[i]) <= edge):
             op, i = int(ops[i]), i + 1
-            if i == n:
-                left_at_end = len(queue)
         if op in _EVICTS and (queue or rule.blocked(edge, op)):
             if len(queue) < depth:
                 queue.append((op, edge))
@@ -87,7 +84,7 @@ def post_evicts(cycles, ops, depth: int, *, back_to_back: bool, timing: BuildTim
             edge = max(edge, int(cycles[i]))
     return {
         "depth": depth, "presented": n, "taken": taken, "dropped": dropped + rule.dropped,
-        "posted": posted, "queued_after_last": left_at_end or 0,
+        "posted": posted,
         "wait_mean": round(statistics.fmean(waits), 1) if waits else None,
         "wait_max": max(waits) if waits else None,
     }
