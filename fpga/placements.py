@@ -180,8 +180,10 @@ def plot(record, out, *, speed=6, title=None) -> Path:
     # (a design far above its target, the reference with the block RAM's output register,
     # would squash the others' scale: it is named in the title instead)
     far = [r for r in rows if r["min"] > 1.5 * r["target_mhz"]]
-    rows = [r for r in rows if r not in far] or rows
-    if len(rows) == len(far):
+    near = [r for r in rows if r not in far]
+    if near:
+        rows = near
+    else:
         far = []
     # (a column's label names what tells it from the others: the netlist where a target
     # has several, the flow where the columns have several)
