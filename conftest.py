@@ -18,14 +18,18 @@ def fast_build_root(tmp_path_factory, worker_id):
     return root
 
 
-#: The test modules that take minutes, longest first. They are collected first, so that
-#: `make test` (``--dist loadscope --no-loadscope-reorder``: one module per worker at a
-#: time, handed out in collection order) starts them at once on its two workers and the
-#: short modules fill in after. xdist's default order (most tests first) would hand out the
-#: cocotb modules, with a few tests each, last and one after the other.
-LONG_MODULES = ["verif/test_kv_asu.py", "verif/test_kv_asu_icarus.py",
-                "tests/hdl/test_predictor_core.py", "tests/formal/test_formal_quick.py",
-                "tests/verif/test_faults.py", "verif/test_fast.py"]
+#: The test modules that take minutes, longest first as measured on a clean clone (where
+#: every Verilator build is made from nothing). They are collected first, so that `make
+#: test` (``--dist loadscope --no-loadscope-reorder``: one module per worker at a time,
+#: handed out in collection order) gives its two workers the long modules first and the
+#: short ones fill in after: the longest-first order that keeps one worker from running a
+#: long module alone at the end. xdist's default order (most tests first) would hand out
+#: the cocotb modules, with a few tests each, last and one after the other.
+LONG_MODULES = ["tests/formal/test_formal_quick.py", "tests/hdl/test_core.py",
+                "tests/verif/test_mutate.py", "verif/test_kv_asu.py",
+                "tests/verif/test_faults.py", "verif/test_fast.py", "tests/hdl/test_top.py",
+                "tests/hdl/test_predictor_core.py", "verif/test_kv_asu_icarus.py",
+                "tests/integration/test_firmware.py", "tests/integration/test_dist.py"]
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -2,7 +2,7 @@
 """The Icarus runs of the cocotb regression (verif/test_kv_asu.py's matrix, helpers and
 environment knobs), in a module of their own: `make test` runs its pytest modules in two
 pytest-xdist workers, one module per worker at a time (``--dist loadscope``), so the Icarus
-runs go on beside the Verilator ones instead of after them."""
+runs go on beside the other long modules instead of after them."""
 
 from __future__ import annotations
 
