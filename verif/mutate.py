@@ -29,11 +29,17 @@ the article build that passes its soak is also run under ``--faults`` single-bit
 other, so that the parity of a memory of a few words is exercised as often as the
 statistics' SECDED), where every run must end masked or detected and recovered against
 the model, with the upset's place and the recovery's length reported, as D11 requires.
+A mutant that passes all of that also runs ``make test``'s amaranth.sim tests of the part it
+changes (:func:`unit_tests_for`: the modules of ``tests/hdl`` that import its package, for
+example ``tests/hdl/test_stats.py`` for ``hdl/stats/coded.py``; ``--no-unit`` leaves them
+out): they reach behaviour the soaks do not (a statistics word with two flipped bits, the
+timing of the sweeps) and ports only the tests read. A test that fails on the mutant is run
+again on the original sources, and the campaign stops if it fails there too.
 Outcomes:
 
-- ``killed``: a soak fails (a mismatch, an error, a hang, or past ``--timeout``), or a run
-  under upsets does;
-- ``survived``: every soak passes; each survivor is either equivalent to the original
+- ``killed``: a soak fails (a mismatch, an error, a hang, or past ``--timeout``), a run
+  under upsets does, or a unit test does;
+- ``survived``: every check passes; each survivor is either equivalent to the original
   (no input sequence tells them apart) or a gap in the checks, and is listed for review;
 - ``no_effect``: the Verilog of both builds equals the original's (code neither small
   build elaborates, or a change synthesis folds away); not run;
@@ -50,6 +56,7 @@ import ast
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -63,6 +70,9 @@ __all__ = ["Site", "sites", "mutate", "emit", "Campaign", "main"]
 ROOT = Path(__file__).resolve().parent.parent
 #: What the soaks import: copied once into the work folder.
 PACKAGES = ("hdl", "regmap", "golden_model", "verif")
+#: What the unit tests add to them (with ``tests/__init__.py``): some read the docs they
+#: check, and a few import the FPGA flow, the diagram tools or the formal harness.
+UNIT_FILES = ("tests/hdl", "conftest.py", "pyproject.toml", "docs", "tools", "fpga", "formal")
 BINOPS = {ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd, ast.BitXor: ast.BitOr,
           ast.Add: ast.Sub, ast.Sub: ast.Add}
 CMPOPS = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt,
@@ -179,20 +189,44 @@ def emit(out_dir: Path, article: str = "small", predictor: str = "small") -> Non
     (out_dir / "predictor.v").write_text(generate(PREDICTOR_CONFIGS[predictor], OPTIONS))
 
 
+#: The tests of the whole block, for a file of ``hdl/`` that no test module names.
+BLOCK_TESTS = ("tests/hdl/test_core.py", "tests/hdl/test_predictor_core.py", "tests/hdl/test_top.py")
+
+
+def unit_tests_for(path: str) -> list[str]:
+    """The amaranth.sim test modules of ``tests/hdl`` that import the package of ``path`` (a
+    file under ``hdl/``): the modules naming ``hdl.stats`` for ``hdl/stats/coded.py``,
+    ``hdl.ecc`` for ``hdl/ecc.py``, or, if none does, the block's (``BLOCK_TESTS``); sorted,
+    as paths inside the repository."""
+    package = ".".join(Path(path).with_suffix("").parts[:2])
+    named = re.compile(rf"\b{re.escape(package)}\b")
+    return sorted(f"tests/hdl/{test.name}" for test in (ROOT / "tests/hdl").glob("test_*.py")
+                  if named.search(test.read_text())) or list(BLOCK_TESTS)
+
+
 class Campaign:
     """Mutants run one after the other in ``work`` (a copy of the sources and the builds)."""
 
     def __init__(self, work: Path, requests: int, traffic_seed: int, timeout: float,
-                 configs: dict | None = None, faults: int = 300):
+                 configs: dict | None = None, faults: int = 300, unit: bool = True):
         self.work, self.src = Path(work).resolve(), Path(work).resolve() / "src"
         self.requests, self.traffic_seed, self.timeout = requests, traffic_seed, timeout
-        self.faults = faults
+        self.faults, self.unit = faults, unit
         self.configs = {"article": "small", "predictor": "small", **(configs or {})}
         if self.src.exists():
             shutil.rmtree(self.src)
         for package in PACKAGES:
             shutil.copytree(ROOT / package, self.src / package,
                             ignore=shutil.ignore_patterns("__pycache__"))
+        if unit:
+            (self.src / "tests").mkdir()
+            shutil.copy(ROOT / "tests/__init__.py", self.src / "tests")
+            for name in UNIT_FILES:
+                if (ROOT / name).is_dir():
+                    shutil.copytree(ROOT / name, self.src / name,
+                                    ignore=shutil.ignore_patterns("__pycache__"))
+                else:
+                    shutil.copy(ROOT / name, self.src / name)
         self.detail = ""            # why the last mutant was stillborn or killed
         self.original = self._emit("original")
         if self.original is None:
@@ -228,6 +262,28 @@ class Campaign:
         if result.returncode != 0:
             self.detail = f"{label}: " + _last_line(result.stderr or result.stdout)
         return result.returncode == 0
+
+    def _unit_failures(self, tests: list[str]) -> list[str]:
+        """Run the pytest ``tests`` (node ids or modules) in the sources; the node ids
+        of those that fail, and in ``detail`` the first of them (empty if all pass)."""
+        try:
+            result = self._python("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests)
+        except subprocess.TimeoutExpired:
+            self.detail = f"unit: no end within {self.timeout:g} s"
+            return list(tests)
+        failed = [line.split()[1] for line in result.stdout.splitlines()
+                  if line.startswith(("FAILED ", "ERROR "))]
+        if result.returncode != 0 and not failed:
+            failed = list(tests)
+        if failed:
+            self.detail = f"unit: {failed[0]} ({len(failed)} failed)"
+        return failed
+
+    def _unit(self, path: str) -> list[str]:
+        """The unit tests of ``path``'s part of the RTL (:func:`unit_tests_for`) that
+        fail on the sources as they are."""
+        tests = unit_tests_for(path)
+        return self._unit_failures(tests) if tests else []
 
     def _soak(self, build: str) -> bool:
         module = "verif.soak" if build == "article" else "verif.predictor_soak"
@@ -266,6 +322,7 @@ class Campaign:
         original = path.read_text()
         started = time.perf_counter()
         self.detail = ""
+        failed = []                 # the unit tests that fail on the mutant
         try:
             path.write_text(mutate(original, site))
             verilog = self._emit("mutant")
@@ -279,9 +336,14 @@ class Campaign:
                     passed = all(self._soak(b) for b in changed)
                     if passed and self.faults and "article" in changed:
                         passed = self._upsets()
+                    if passed and self.unit:
+                        failed = self._unit(site.path)
+                        passed = not failed
                     outcome = "survived" if passed else "killed"
         finally:
             path.write_text(original)
+        if outcome == "killed" and failed and self._unit_failures(failed):
+            raise RuntimeError(f"a unit test fails on the original sources too: {self.detail}")
         return {**asdict(site), "outcome": outcome, "builds": changed, "detail": self.detail,
                 "seconds": round(time.perf_counter() - started, 1)}
 
@@ -358,6 +420,8 @@ def main(argv=None) -> int:
                     help="run this site instead of a draw (repeatable; as the JSON names it)")
     ap.add_argument("--faults", type=int, default=300,
                     help="single-bit upsets for an article mutant the soak passes (0: none)")
+    ap.add_argument("--no-unit", action="store_true",
+                    help="leave out the unit tests of a mutant the soaks and upsets pass")
     ap.add_argument("--article-config", choices=("small", "default"), default="small")
     ap.add_argument("--predictor-config", choices=("small", "medium"), default="small")
     ap.add_argument("--work", type=Path, default=Path("build/mutation"))
@@ -379,7 +443,7 @@ def main(argv=None) -> int:
           flush=True)
     configs = {"article": args.article_config, "predictor": args.predictor_config}
     campaign = Campaign(args.work, args.requests, args.traffic_seed, args.timeout, configs,
-                        args.faults)
+                        args.faults, unit=not args.no_unit)
     results = []
     for n, site in enumerate(drawn, 1):
         results.append(campaign.run(site))
@@ -387,6 +451,7 @@ def main(argv=None) -> int:
         print(f"mutate: {n}/{len(drawn)} {r['outcome']:9s} {site.path}:{site.line} {site.kind}: "
               f"{site.before}  ->  {site.after}  ({r['seconds']} s)", flush=True)
     doc = {"seed": seed, "sites": len(pool), "requests": args.requests, "faults": args.faults,
+           "unit": not args.no_unit,
            "traffic_seed": args.traffic_seed, "configs": configs, "summary": summary(results),
            "mutants": results}
     print(f"mutate: {json.dumps(doc['summary'])}")

@@ -67,6 +67,22 @@ def test_every_site_of_the_rtl_applies():
             assert mutant != plain, f"{path}: site {site.index} changes nothing"
 
 
+def test_unit_tests_are_the_ones_importing_the_package():
+    # A file in a package: the modules naming the package, and only those.
+    assert "tests/hdl/test_stats.py" in mu.unit_tests_for("hdl/stats/coded.py")
+    assert "tests/hdl/test_lru.py" in mu.unit_tests_for("hdl/lru/stages.py")
+    assert "tests/hdl/test_lru.py" not in mu.unit_tests_for("hdl/stats/coded.py")
+    # A file at the top of hdl/: the modules naming its module.
+    assert mu.unit_tests_for("hdl/ecc.py") == ["tests/hdl/test_protect.py"]
+    assert mu.unit_tests_for("hdl/scrubber.py") == ["tests/hdl/test_table.py"]
+    # A file no test module names: the tests of the whole block.
+    assert mu.unit_tests_for("hdl/tlevel.py") == list(mu.BLOCK_TESTS)
+    # Every file of hdl/ has some, and every one exists.
+    for path in (mu.ROOT / "hdl").rglob("*.py"):
+        tests = mu.unit_tests_for(path.relative_to(mu.ROOT).as_posix())
+        assert tests and all((mu.ROOT / t).is_file() for t in tests), path
+
+
 def test_summary_scores_killed_over_run():
     results = [{"outcome": o} for o in ("killed", "killed", "killed", "survived", "no_effect", "stillborn")]
     assert mu.summary(results) == {"killed": 3, "survived": 1, "no_effect": 1, "stillborn": 1,
