@@ -83,6 +83,21 @@ def test_unit_tests_are_the_ones_importing_the_package():
         assert tests and all((mu.ROOT / t).is_file() for t in tests), path
 
 
+def test_unit_failures_are_the_failing_node_ids(tmp_path):
+    # The campaign's pytest run, in sources of its own: a module with a passing and a
+    # failing test, and one whose import fails.
+    campaign = object.__new__(mu.Campaign)
+    campaign.src, campaign.timeout, campaign.detail = tmp_path, 120.0, ""
+    (tmp_path / "test_a.py").write_text("def test_ok():\n    pass\n\n"
+                                        "def test_bad():\n    assert 1 == 2\n")
+    (tmp_path / "test_b.py").write_text("import no_such_module\n")
+    assert campaign._unit_failures(["test_a.py::test_ok"]) == []
+    assert campaign.detail == ""
+    assert campaign._unit_failures(["test_a.py"]) == ["test_a.py::test_bad"]
+    assert campaign.detail == "unit: test_a.py::test_bad (1 failed)"
+    assert campaign._unit_failures(["test_b.py"]) == ["test_b.py"]
+
+
 def test_summary_scores_killed_over_run():
     results = [{"outcome": o} for o in ("killed", "killed", "killed", "survived", "no_effect", "stillborn")]
     assert mu.summary(results) == {"killed": 3, "survived": 1, "no_effect": 1, "stillborn": 1,
