@@ -282,8 +282,7 @@ class Campaign:
     def _unit(self, path: str) -> list[str]:
         """The unit tests of ``path``'s part of the RTL (:func:`unit_tests_for`) that
         fail on the sources as they are."""
-        tests = unit_tests_for(path)
-        return self._unit_failures(tests) if tests else []
+        return self._unit_failures(unit_tests_for(path))
 
     def _soak(self, build: str) -> bool:
         module = "verif.soak" if build == "article" else "verif.predictor_soak"
