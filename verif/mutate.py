@@ -70,9 +70,10 @@ __all__ = ["Site", "sites", "mutate", "emit", "Campaign", "main"]
 ROOT = Path(__file__).resolve().parent.parent
 #: What the soaks import: copied once into the work folder.
 PACKAGES = ("hdl", "regmap", "golden_model", "verif")
-#: What the unit tests add to them (with ``tests/__init__.py``): some read the docs they
-#: check, and a few import the FPGA flow, the diagram tools or the formal harness.
-UNIT_FILES = ("tests/hdl", "conftest.py", "pyproject.toml", "docs", "tools", "fpga", "formal")
+#: What the unit tests add to them: some read the docs they check, and a few import the
+#: FPGA flow, the diagram tools or the formal harness.
+UNIT_FILES = ("tests/__init__.py", "tests/hdl", "conftest.py", "pyproject.toml", "docs",
+              "tools", "fpga", "formal")
 BINOPS = {ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd, ast.BitXor: ast.BitOr,
           ast.Add: ast.Sub, ast.Sub: ast.Add}
 CMPOPS = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt,
@@ -215,18 +216,13 @@ class Campaign:
         self.configs = {"article": "small", "predictor": "small", **(configs or {})}
         if self.src.exists():
             shutil.rmtree(self.src)
-        for package in PACKAGES:
-            shutil.copytree(ROOT / package, self.src / package,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-        if unit:
-            (self.src / "tests").mkdir()
-            shutil.copy(ROOT / "tests/__init__.py", self.src / "tests")
-            for name in UNIT_FILES:
-                if (ROOT / name).is_dir():
-                    shutil.copytree(ROOT / name, self.src / name,
-                                    ignore=shutil.ignore_patterns("__pycache__"))
-                else:
-                    shutil.copy(ROOT / name, self.src / name)
+        for name in PACKAGES + (UNIT_FILES if unit else ()):
+            if (ROOT / name).is_dir():
+                shutil.copytree(ROOT / name, self.src / name,
+                                ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                (self.src / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(ROOT / name, self.src / name)
         self.detail = ""            # why the last mutant was stillborn or killed
         self.original = self._emit("original")
         if self.original is None:
