@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the predictor mode's reuse table could learn with one more feature: a study.
 
-``python -m evaluation.reuse_features [--split S] [--filter-bits B ...] [--workload NAME] [--json F]``
+``python -m evaluation.reuse_features [--split S] [--filter-bits B ...] [--group-index-bits B ...]
+[--workload NAME] [--json F]``
 
 The predictor mode (docs/spec-predictor.md P4) answers "observed again within ``W3``
 ticks?" from a table of 4-bit counters indexed by a 6-bit *key*: the line's burst count
@@ -20,7 +21,14 @@ age classes (P4's classes; 4 for a line not seen) of the two neighbouring lines,
 * ``+ neighbours, filter``: from what a hardware structure could hold instead, a
   direct-mapped table of ``2**FILTER_BITS`` last-access stamps indexed by the line's low
   bits, with ``FILTER_TAG_BITS`` bits of the line above them to tell a neighbour from a line
-  that shares its entry (written by every access, read at ``line - 1`` and ``line + 1``).
+  that shares its entry (written by every access, read at ``line - 1`` and ``line + 1``);
+* ``+ neighbours, groups``: from a table of *groups* of ``2**GROUP_BITS`` adjacent lines,
+  one entry per group, read and written once per access (:func:`group_classes`): the
+  entry of ``line >> GROUP_BITS``, its index that group XOR-folded to ``INDEX_BITS`` bits,
+  holds ``GROUP_TAG_BITS`` bits of the group above the index and, per line of the group, a
+  valid bit and a stamp of ``ts_width`` bits that wraps as the block's stamps do. A
+  neighbour in another group (``line`` at either end of its group) has a class of its own,
+  5, so the key tells "not seen" from "not known".
 
 Prints a table and writes JSON. Neither the block nor its model uses any of this; the
 feature is not specified (docs/spec-predictor.md, "What the keys can learn").
@@ -42,12 +50,17 @@ from .metrics import classify, reuse_within
 from .runtime import KvAsuConfig
 from .workload import LINE_SHIFT
 
-__all__ = ["FILTER_BITS", "FILTER_TAG_BITS", "keys", "neighbour_classes", "online_answers",
+__all__ = ["FILTER_BITS", "FILTER_TAG_BITS", "GROUP_BITS", "GROUP_TAG_BITS", "INDEX_BITS",
+           "OUTSIDE_CLASS", "group_classes", "keys", "neighbour_classes", "online_answers",
            "study", "main"]
 
 FILTER_BITS = 11        #: the filter's entries: 2 048, as many as the table's slots
 FILTER_TAG_BITS = 8     #: the line's bits above the index kept per entry
+GROUP_BITS = 3          #: a group is 8 adjacent lines
+INDEX_BITS = (11, 12)   #: the group tables studied: 2 048 and 4 096 groups
+GROUP_TAG_BITS = 6      #: the group's bits above the index kept per entry
 _ABSENT_CLASS = ABSENT_KEY & 7      #: P4's class of a line not seen
+OUTSIDE_CLASS = _ABSENT_CLASS + 1   #: a neighbour in another group: not known
 
 
 class _Classes:
@@ -111,6 +124,46 @@ def neighbour_classes(lines: np.ndarray, cycles: np.ndarray, *, filter_bits: int
     return out
 
 
+def _fold(value: int, bits: int) -> int:
+    """``value`` XOR-folded to ``bits`` bits (its ``bits``-bit chunks XORed together)."""
+    folded, mask = 0, (1 << bits) - 1
+    while value:
+        folded ^= value & mask
+        value >>= bits
+    return folded
+
+
+def group_classes(lines: np.ndarray, cycles: np.ndarray, *, index_bits: int,
+                  group_bits: int = GROUP_BITS, tag_bits: int = GROUP_TAG_BITS,
+                  config: KvAsuConfig = KvAsuConfig()) -> np.ndarray:
+    """``(n, 2)``: the classes of ``line - 1`` and ``line + 1`` at each access, as the group
+    table of the module docstring gives them: ``OUTSIDE_CLASS`` for a neighbour in another
+    group; the class of its stamp's age (modulo ``2**ts_width``) if the group's entry holds
+    the group (its tag) and the neighbour's valid bit; else ``_ABSENT_CLASS``. Then the
+    access writes the entry: a group other than the one held takes it with every valid bit
+    clear, and the line's stamp and valid bit are set."""
+    classes, shift, wrap = _Classes(config), config.tick_shift, 1 << config.ts_width
+    size, in_group = 1 << group_bits, (1 << group_bits) - 1
+    tags = [-1] * (1 << index_bits)
+    stamps: list[list[int | None]] = [[None] * size for _ in tags]
+    out = np.empty((len(lines), 2), np.int64)
+    for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
+        tick, group = cycle >> shift, line >> group_bits
+        entry = _fold(group, index_bits)
+        tag = (group >> index_bits) & ((1 << tag_bits) - 1)
+        held = stamps[entry] if tags[entry] == tag else [None] * size
+        for j, other in enumerate((line - 1, line + 1)):
+            if other >> group_bits != group:
+                out[i, j] = OUTSIDE_CLASS
+            elif held[other & in_group] is None:
+                out[i, j] = _ABSENT_CLASS
+            else:
+                out[i, j] = classes.of(tick - (tick - held[other & in_group]) % wrap, tick)
+        tags[entry], stamps[entry] = tag, held
+        held[line & in_group] = tick
+    return out
+
+
 def online_answers(lines: np.ndarray, key: np.ndarray, trains: np.ndarray,
                    near: np.ndarray) -> np.ndarray:
     """P4's table learning online on ``key``: a counter per key from ``PT_INIT``, trained
@@ -128,9 +181,11 @@ def online_answers(lines: np.ndarray, key: np.ndarray, trains: np.ndarray,
     return answers
 
 
-def study(lines: np.ndarray, cycles: np.ndarray, filter_bits=(FILTER_BITS,)) -> dict:
+def study(lines: np.ndarray, cycles: np.ndarray, filter_bits=(FILTER_BITS,),
+          index_bits=INDEX_BITS) -> dict:
     """The MCC of each key of the module docstring on one access stream, with a filter of
-    ``2**b`` entries for each ``b`` in ``filter_bits``."""
+    ``2**b`` entries for each ``b`` in ``filter_bits`` and a group table of ``2**b`` groups
+    for each ``b`` in ``index_bits``."""
     labels = reuse_within(lines, cycles, REUSE_WINDOW)
     k = keys(lines, cycles)
     row = {"accesses": int(len(lines)), "base_rate": round(float(labels.mean()), 4)}
@@ -139,48 +194,75 @@ def study(lines: np.ndarray, cycles: np.ndarray, filter_bits=(FILTER_BITS,)) -> 
                        *((f"neighbours_filter{b}", b) for b in filter_bits)):
         nb = neighbour_classes(lines, cycles, filter_bits=bits)
         variants[name] = (k["key"] * 8 + nb[:, 0]) * 8 + nb[:, 1]
+    for b in index_bits:
+        nb = group_classes(lines, cycles, index_bits=b)
+        variants[f"neighbours_group{b}"] = (k["key"] * 8 + nb[:, 0]) * 8 + nb[:, 1]
     for name, key in variants.items():
         answers = online_answers(lines, key, k["trains"], k["near"])
         row[f"mcc_{name}"] = round(classify(answers, labels).mcc, 3)
     return row
 
 
-def main(argv=None) -> int:
+def _workloads(split: str) -> dict:
+    """``{name: (split, lines, cycles)}`` of the workloads of ``split``."""
     from .predictor_prototype import TRAINING_NAMES, heldout_workloads, training_workloads
 
+    chosen = {}
+    if split in ("training", "both"):
+        chosen.update((k, ("training", v)) for k, v in training_workloads().items())
+    if split in ("held-out", "both"):
+        chosen.update((k, ("held-out", v)) for k, v in heldout_workloads().items())
+    if split == "fresh":
+        from .fresh import fresh_workloads
+        chosen.update((k, ("fresh", v)) for k, v in
+                      fresh_workloads(lambda text: print(text, flush=True)).items())
+    out = {}
+    for name, (which, acc) in chosen.items():
+        assert which != "training" or name in TRAINING_NAMES
+        lines = (acc.line if hasattr(acc, "line")
+                 else (acc.addr >> np.uint64(LINE_SHIFT)).astype(np.int64))
+        out[name] = (which, lines, acc.cycle.astype(np.int64))
+    return out
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation.reuse_features", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=("training", "held-out", "both"), default="both")
+    ap.add_argument("--split", choices=("training", "held-out", "both", "fresh"), default="both",
+                    help="fresh: evaluation.fresh's workloads, never used for tuning or for "
+                         "this study's choices")
     ap.add_argument("--filter-bits", type=int, nargs="+", default=[FILTER_BITS], metavar="B",
                     help=f"filters of 2**B entries (default {FILTER_BITS})")
+    ap.add_argument("--group-index-bits", type=int, nargs="*", default=list(INDEX_BITS),
+                    metavar="B", help="group tables of 2**B groups (default "
+                                      f"{' '.join(map(str, INDEX_BITS))})")
     ap.add_argument("--workload", metavar="NAME", help="only the workloads whose name holds NAME")
     ap.add_argument("--json", type=Path, metavar="F", help="also write the figures as JSON to F")
     args = ap.parse_args(argv)
-    workloads = {}
-    if args.split in ("training", "both"):
-        workloads.update(training_workloads())
-    if args.split in ("held-out", "both"):
-        workloads.update(heldout_workloads())
+    workloads = _workloads(args.split)
     if args.workload:
         workloads = {k: v for k, v in workloads.items() if args.workload in k}
-    filters = "".join(f" {f'+ nb, filter 2**{b}':>18}" for b in args.filter_bits)
-    print(f"{'workload':52} {'split':9} {'base':>6} {'keys':>6} {'+ nb, exact':>12}{filters}")
+    columns = ([("keys", "keys"), ("+ nb, exact", "neighbours_exact")]
+               + [(f"+ nb, filter 2**{b}", f"neighbours_filter{b}") for b in args.filter_bits]
+               + [(f"+ nb, groups 2**{b}", f"neighbours_group{b}") for b in args.group_index_bits])
+    print(f"{'workload':52} {'split':9} {'base':>6}"
+          + "".join(f" {title:>{max(6, len(title))}}" for title, _ in columns))
     rows = {}
-    for name, acc in workloads.items():
+    for name, (split, lines, cycles) in workloads.items():
         started = time.monotonic()
-        lines = (acc.addr >> np.uint64(LINE_SHIFT)).astype(np.int64)
-        row = {"split": "training" if name in TRAINING_NAMES else "held-out",
-               **study(lines, acc.cycle.astype(np.int64), args.filter_bits)}
+        row = {"split": split, **study(lines, cycles, args.filter_bits, args.group_index_bits)}
         rows[name] = row
-        filters = "".join(f" {row[f'mcc_neighbours_filter{b}']:>18.3f}" for b in args.filter_bits)
-        print(f"{name[:52]:52} {row['split']:9} {row['base_rate']:>6.3f} "
-              f"{row['mcc_keys']:>6.3f} {row['mcc_neighbours_exact']:>12.3f}{filters}"
-              f"   ({time.monotonic() - started:.0f} s)", flush=True)
+        print(f"{name[:52]:52} {split:9} {row['base_rate']:>6.3f}"
+              + "".join(f" {row[f'mcc_{key}']:>{max(6, len(title))}.3f}" for title, key in columns)
+              + f"   ({time.monotonic() - started:.0f} s)", flush=True)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"window_cycles": REUSE_WINDOW,
                                          "filter_bits": args.filter_bits,
                                          "filter_tag_bits": FILTER_TAG_BITS,
+                                         "group_bits": GROUP_BITS,
+                                         "group_index_bits": args.group_index_bits,
+                                         "group_tag_bits": GROUP_TAG_BITS,
                                          "workloads": rows}, indent=1) + "\n")
         print(f"wrote {args.json}")
     return 0

@@ -45,3 +45,44 @@ def test_filter_equals_the_exact_record_until_lines_share_an_entry():
     exact = rf.neighbour_classes(shared, cycles[:3])
     filtered = rf.neighbour_classes(shared, cycles[:3], filter_bits=4)
     assert exact[2, 1] != rf._ABSENT_CLASS and filtered[2, 1] == rf._ABSENT_CLASS
+
+
+def test_group_table_classes_by_hand():
+    """Classes 0..3 from the group's stamps, 4 for a neighbour not recorded, 5 for one in
+    another group (ticks are cycles >> 2: 40 cycles = 10 ticks)."""
+    lines = np.array([9, 10, 11, 8, 15, 16], np.int64)
+    cycles = np.arange(0, 6 * 40, 40, dtype=np.int64)
+    out = rf.group_classes(lines, cycles, index_bits=4).tolist()
+    absent, outside = rf._ABSENT_CLASS, rf.OUTSIDE_CLASS
+    assert out[0] == [absent, absent]            # 9: 8 and 10 not seen yet
+    assert out[1] == [1, absent]                 # 10: 9 seen 10 ticks before (<= W3)
+    assert out[2] == [1, absent]                 # 11: 10 seen 10 ticks before
+    assert out[3] == [outside, 2]                # 8: 7 is in group 0; 9 seen 30 ticks before
+    assert out[4] == [absent, outside]           # 15: 14 not seen, 16 is in group 2
+    assert out[5] == [outside, absent]           # 16: 15 is in group 1, 17 not seen
+    # the exact record agrees wherever the neighbour is in the line's group
+    exact = rf.neighbour_classes(lines, cycles)
+    inside = np.array(out) != outside
+    assert (np.array(out)[inside] == exact[inside]).all()
+
+
+def test_group_table_forgets_a_group_another_one_replaces():
+    """Two groups with one entry (same fold, different tag): the second takes the entry
+    and the first's stamps are gone; a group folded to another entry is kept."""
+    bits = 4
+    g0, g1 = 5, (1 << bits) + 4              # folds: 5 and 4 ^ 1 = 5; tags 0 and 1
+    assert rf._fold(g0, bits) == rf._fold(g1, bits)
+    g2 = 6
+    lines = np.array([g0 * 8 + 1, g2 * 8 + 1, g1 * 8 + 1, g0 * 8 + 2, g2 * 8 + 2], np.int64)
+    cycles = np.arange(0, 5 * 8, 8, dtype=np.int64)
+    out = rf.group_classes(lines, cycles, index_bits=bits).tolist()
+    assert out[3][0] == rf._ABSENT_CLASS          # g0's line 1 forgotten by g1
+    assert out[4][0] == 0                         # g2's line 1 kept, 6 ticks before: class 0
+
+
+def test_group_table_stamps_wrap_as_the_blocks_do():
+    """A stamp is ``ts_width`` bits: an age of 256 + 5 ticks reads as 5."""
+    lines = np.array([1, 2], np.int64)
+    cycles = np.array([0, (256 + 5) * 4], np.int64)
+    assert rf.group_classes(lines, cycles, index_bits=4)[1, 0] == 0
+    assert rf.neighbour_classes(lines, cycles)[1, 0] == 3       # the exact record: > WMAX
