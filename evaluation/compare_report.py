@@ -264,6 +264,17 @@ def markdown(comparison: dict, table) -> str:
             "prefill at 1/4 and 1/2, where LRU equals Belady) and their numbers are in "
             "`docs/eval/predictor_prototype.json` "
             "(`python -m evaluation.predictor_prototype`).\n")
+    low = [r for r in held if not r["mcc_ok"]]
+    if low:
+        add(f"**What bounds the MCC.** Under 0.5 in {len(low)} held-out cases ("
+            + "; ".join(f"{r['workload']} {r['bank']}: {r['mcc']:.2f}" for r in low)
+            + "). P4's key (the burst of close accesses and the class of the last gap) carries no "
+            "more: replayed outside the block with every line remembered (`python -m "
+            "evaluation.reuse_features`) it gives about the block's MCC on these workloads, so the "
+            "table's forgetting of lines is not the cause. What would carry more, the age classes of "
+            "the neighbouring lines from a table of groups of adjacent lines, what it costs and why it "
+            "is not specified (inside the mechanism it gains five held-out cases and loses three of "
+            "the decoders'): [spec-predictor.md](spec-predictor.md) P4, \"What the keys can learn\".\n")
     return "\n".join(doc_lines)
 
 

@@ -73,6 +73,10 @@ comparison, not as references: the chosen mechanism's reference is
   live on the demoted lines' evictions).
   ``guarded_down4`` / ``guarded_down2``: ``guarded`` with ``PSEL``'s step for a hit only
   the LRU shadow has -4 or -2 instead of -8 (loop mode on weaker evidence).
+- ``guarded_neighbours``: ``guarded`` whose counters are indexed by P4's key widened by the
+  age classes of ``line - 1`` and ``line + 1`` from a table of 4 096 groups of 8 lines
+  (:class:`NeighbourReusePredictor`; the feature of spec-predictor.md P4's study, "What the
+  keys can learn", inside the mechanism, where a line whose ghost is dropped is forgotten).
 - ``first_sight_shared``, ``first_sight_own``, ``first_sight_own4``, ``first_sight_switch``:
   ``guarded`` whose demotion also covers *first sights*: a missed line that is neither
   resident nor a ghost, while the first-sight key's counter is 0 and loop mode is off, goes
@@ -172,6 +176,7 @@ import numpy as np
 from . import decoder, real_attention
 from .baselines import simulate_belady, simulate_lru
 from .metrics import classify, reuse_within
+from .reuse_features import GroupTable
 from .workload import generate_accesses, preset
 
 FRACTIONS = (8, 4, 2)   #: bank sizes: 1/8, 1/4, 1/2 of the trace's distinct lines
@@ -377,10 +382,15 @@ class Dip:
 class ReusePredictor:
     """The burst/gap-class predictor of spec-predictor.md P4 (cycles -> ticks by >> 2)."""
 
-    def __init__(self, w3=25, wmax=127):
+    def __init__(self, w3=25, wmax=127, keys=64):
         self.w3, self.wmax = w3, wmax
-        self.pt = [8] * 64
+        self.pt = [8] * keys
         self.history: dict = {}       # line -> (last tick, burst, key)
+
+    def widen(self, key, line, tick):
+        """The key the counters are indexed by (P4's; :class:`NeighbourReusePredictor`
+        adds the neighbours' classes)."""
+        return key
 
     def observe(self, line, cycle) -> bool:
         t = cycle >> 2
@@ -393,13 +403,33 @@ class ReusePredictor:
             cls = 0 if sage <= self.w3 >> 2 else 1 if near else 2 if sage <= self.wmax else 3
         else:
             burst, cls = 0, 4
-        key = burst * 8 + cls
+        key = self.widen(burst * 8 + cls, line, t)
         self.history[line] = (t, burst, key)
         self.counter = self.pt[key]
         return self.counter >= 8
 
     def forget(self, line):
         self.history.pop(line, None)
+
+
+class NeighbourReusePredictor(ReusePredictor):
+    """P4's key widened by the age classes of ``line - 1`` and ``line + 1`` from
+    :class:`evaluation.reuse_features.GroupTable` (4 096 groups of 8 lines), as the study
+    of spec-predictor.md P4 ("What the keys can learn") replays it: 64 x 64 counters."""
+
+    def __init__(self, index_bits=12):
+        super().__init__(keys=64 * 64)
+        self.groups = GroupTable(index_bits)
+
+    def widen(self, key, line, tick):
+        before, after = self.groups.access(line, tick)
+        return (key * 8 + before) * 8 + after
+
+
+def with_neighbours(sim):
+    """``sim`` (a :class:`Predictor`) with :class:`NeighbourReusePredictor` as its predictor."""
+    sim.pred = NeighbourReusePredictor()
+    return sim
 
 
 class ColdFirst:
@@ -879,6 +909,7 @@ PROTOTYPES = {
     "dueling": dueling(Predictor), "ghost_learn": GhostLearn, "dueling_ghost_learn": dueling(GhostLearn),
     "dip_leaders": DipLeaders, "ghost_filter": GhostFilter, "dueling_bip": DuelingBip,
     "ghost_shadow_guard": GhostShadowGuard, "guarded": lambda c: Guarded(c, step_max=4),
+    "guarded_neighbours": lambda c: with_neighbours(Guarded(c, step_max=4)),
     "guarded_step1": Guarded, "guarded_step2": lambda c: Guarded(c, step_max=2),
     "guarded_step8": lambda c: Guarded(c, step_max=8),
     "guarded_step128": lambda c: Guarded(c, step_max=128),

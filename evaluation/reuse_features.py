@@ -51,7 +51,7 @@ from .runtime import KvAsuConfig
 from .workload import LINE_SHIFT
 
 __all__ = ["FILTER_BITS", "FILTER_TAG_BITS", "GROUP_BITS", "GROUP_TAG_BITS", "INDEX_BITS",
-           "OUTSIDE_CLASS", "group_classes", "keys", "neighbour_classes", "online_answers",
+           "OUTSIDE_CLASS", "GroupTable", "group_classes", "keys", "neighbour_classes", "online_answers",
            "study", "main"]
 
 FILTER_BITS = 11        #: the filter's entries: 2 048, as many as the table's slots
@@ -133,35 +133,54 @@ def _fold(value: int, bits: int) -> int:
     return folded
 
 
+class GroupTable:
+    """The table of groups of the module docstring: ``2**index_bits`` entries, one per
+    group of ``2**group_bits`` adjacent lines, at the group number XOR-folded to
+    ``index_bits`` bits, each holding ``tag_bits`` bits of the group above the index and, per
+    line of the group, a valid bit and a stamp of ``ts_width`` bits."""
+
+    def __init__(self, index_bits: int, group_bits: int = GROUP_BITS,
+                 tag_bits: int = GROUP_TAG_BITS, config: KvAsuConfig = KvAsuConfig()):
+        self.index_bits, self.group_bits, self.tag_mask = index_bits, group_bits, (1 << tag_bits) - 1
+        self.classes, self.wrap = _Classes(config), 1 << config.ts_width
+        self.tags = [-1] * (1 << index_bits)
+        self.stamps: list[list[int | None]] = [[None] * (1 << group_bits) for _ in self.tags]
+
+    def access(self, line: int, tick: int) -> tuple[int, int]:
+        """The classes of ``line - 1`` and ``line + 1`` at ``tick``: ``OUTSIDE_CLASS`` for a
+        neighbour in another group; the class of its stamp's age (modulo ``2**ts_width``) if
+        the entry holds the group (its tag) and the neighbour's valid bit; else
+        ``_ABSENT_CLASS``. Then the access writes the entry: a group other than the one
+        held takes it with every valid bit clear, and the line's stamp and valid bit are
+        set."""
+        group, in_group = line >> self.group_bits, (1 << self.group_bits) - 1
+        entry = _fold(group, self.index_bits)
+        tag = (group >> self.index_bits) & self.tag_mask
+        held = self.stamps[entry] if self.tags[entry] == tag else [None] * (in_group + 1)
+        out = []
+        for other in (line - 1, line + 1):
+            if other >> self.group_bits != group:
+                out.append(OUTSIDE_CLASS)
+            elif held[other & in_group] is None:
+                out.append(_ABSENT_CLASS)
+            else:
+                stamp = held[other & in_group]
+                out.append(self.classes.of(tick - (tick - stamp) % self.wrap, tick))
+        self.tags[entry], self.stamps[entry] = tag, held
+        held[line & in_group] = tick
+        return out[0], out[1]
+
+
 def group_classes(lines: np.ndarray, cycles: np.ndarray, *, index_bits: int,
                   group_bits: int = GROUP_BITS, tag_bits: int = GROUP_TAG_BITS,
                   config: KvAsuConfig = KvAsuConfig()) -> np.ndarray:
-    """``(n, 2)``: the classes of ``line - 1`` and ``line + 1`` at each access, as the group
-    table of the module docstring gives them: ``OUTSIDE_CLASS`` for a neighbour in another
-    group; the class of its stamp's age (modulo ``2**ts_width``) if the group's entry holds
-    the group (its tag) and the neighbour's valid bit; else ``_ABSENT_CLASS``. Then the
-    access writes the entry: a group other than the one held takes it with every valid bit
-    clear, and the line's stamp and valid bit are set."""
-    classes, shift, wrap = _Classes(config), config.tick_shift, 1 << config.ts_width
-    size, in_group = 1 << group_bits, (1 << group_bits) - 1
-    tags = [-1] * (1 << index_bits)
-    stamps: list[list[int | None]] = [[None] * size for _ in tags]
-    out = np.empty((len(lines), 2), np.int64)
-    for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
-        tick, group = cycle >> shift, line >> group_bits
-        entry = _fold(group, index_bits)
-        tag = (group >> index_bits) & ((1 << tag_bits) - 1)
-        held = stamps[entry] if tags[entry] == tag else [None] * size
-        for j, other in enumerate((line - 1, line + 1)):
-            if other >> group_bits != group:
-                out[i, j] = OUTSIDE_CLASS
-            elif held[other & in_group] is None:
-                out[i, j] = _ABSENT_CLASS
-            else:
-                out[i, j] = classes.of(tick - (tick - held[other & in_group]) % wrap, tick)
-        tags[entry], stamps[entry] = tag, held
-        held[line & in_group] = tick
-    return out
+    """``(n, 2)``: the classes of ``line - 1`` and ``line + 1`` at each access from a
+    :class:`GroupTable` that every access reads and writes."""
+    table = GroupTable(index_bits, group_bits, tag_bits, config)
+    shift = config.tick_shift
+    return np.array([table.access(line, cycle >> shift)
+                     for line, cycle in zip(lines.tolist(), cycles.tolist())],
+                    np.int64).reshape(len(lines), 2)
 
 
 def online_answers(lines: np.ndarray, key: np.ndarray, trains: np.ndarray,

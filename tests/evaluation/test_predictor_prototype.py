@@ -95,3 +95,33 @@ def test_a_loop_longer_than_a_small_bank_reaches_loop_mode_with_the_step():
         sim = pp.PROTOTYPES[name](150)
         rates[name] = sum(sim.access(x, c) for x, c in zip(stream.line.tolist(), stream.cycle.tolist()))
     assert rates["guarded_step1"] == 0 and rates["guarded"] > 0.1 * len(stream), rates
+
+
+def test_neighbour_predictor_keys_are_the_studys():
+    """``guarded_neighbours``' predictor indexes its counters by the key the study of
+    evaluation.reuse_features replays: P4's key, then the group table's two classes."""
+    import random
+
+    import numpy as np
+
+    from evaluation import reuse_features as rf
+
+    seed = 5
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    lines, cycles, cycle = [], [], 0
+    for _ in range(2000):
+        cycle += rng.choice([1, 4, 30, 200, 900])
+        lines.append(rng.randrange(64) + rng.choice([0, 1 << 20]))
+        cycles.append(cycle)
+    line_arr, cycle_arr = np.array(lines, np.int64), np.array(cycles, np.int64)
+    k = rf.keys(line_arr, cycle_arr)
+    nb = rf.group_classes(line_arr, cycle_arr, index_bits=12)
+    study = ((k["key"] * 8 + nb[:, 0]) * 8 + nb[:, 1]).tolist()
+    pred = pp.NeighbourReusePredictor()
+    got = []
+    for line, c in zip(lines, cycles):
+        pred.observe(line, c)
+        got.append(pred.history[line][2])
+    assert got == study
+    assert len(set(nb[:, 0].tolist())) == 6       # every class, OUTSIDE_CLASS among them
