@@ -2,7 +2,7 @@
 """What the predictor mode's reuse table could learn with one more feature: a study.
 
 ``python -m evaluation.reuse_features [--split S] [--filter-bits B ...] [--group-index-bits B ...]
-[--workload NAME] [--json F]``
+[--workload NAME] [--json F] [--plot F]``
 
 The predictor mode (docs/spec-predictor.md P4) answers "observed again within ``W3``
 ticks?" from a table of 4-bit counters indexed by a 6-bit *key*: the line's burst count
@@ -257,6 +257,8 @@ def main(argv=None) -> int:
                                       f"{' '.join(map(str, INDEX_BITS))})")
     ap.add_argument("--workload", metavar="NAME", help="only the workloads whose name holds NAME")
     ap.add_argument("--json", type=Path, metavar="F", help="also write the figures as JSON to F")
+    ap.add_argument("--plot", type=Path, metavar="F",
+                    help="also draw each workload's MCC per key against the 0.5 target into F (PNG)")
     args = ap.parse_args(argv)
     workloads = _workloads(args.split)
     if args.workload:
@@ -284,7 +286,38 @@ def main(argv=None) -> int:
                                          "group_tag_bits": GROUP_TAG_BITS,
                                          "workloads": rows}, indent=1) + "\n")
         print(f"wrote {args.json}")
+    if args.plot:
+        plot(rows, columns, args.plot)
+        print(f"wrote {args.plot}")
     return 0
+
+
+def plot(rows: dict, columns: list, path: Path) -> None:
+    """Grouped bars: per workload (its split in brackets), the MCC of each key of
+    ``columns`` (``(title, key)`` pairs), and the target 0.5 as a line."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(rows)
+    x = np.arange(len(names))
+    width = 0.8 / len(columns)
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.3 * len(names)), 4.2))
+    for i, (title, key) in enumerate(columns):
+        ax.bar(x + (i - (len(columns) - 1) / 2) * width,
+               [rows[n][f"mcc_{key}"] for n in names], width, label=title)
+    ax.axhline(0.5, color="black", linewidth=0.8, linestyle="--", label="target 0.5")
+    ax.set_xticks(x, [f"{n} ({rows[n]['split']})" for n in names], rotation=30, ha="right",
+                  fontsize=7)
+    ax.set_ylabel(f"MCC (reuse within {REUSE_WINDOW} cycles)")
+    ax.set_title("P4's key, and with the neighbours' classes, replayed with every line remembered")
+    ax.set_ylim(min(0.0, *(rows[n][f"mcc_{k}"] for n in names for _, k in columns)), 1.12)
+    ax.legend(fontsize=7, ncol=len(columns) + 1, loc="upper center")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -86,3 +86,11 @@ def test_group_table_stamps_wrap_as_the_blocks_do():
     cycles = np.array([0, (256 + 5) * 4], np.int64)
     assert rf.group_classes(lines, cycles, index_bits=4)[1, 0] == 0
     assert rf.neighbour_classes(lines, cycles)[1, 0] == 3       # the exact record: > WMAX
+
+
+def test_plot_draws_every_workload(tmp_path):
+    rows = {"a": {"split": "held-out", "mcc_keys": 0.3, "mcc_neighbours_group12": 0.6},
+            "b": {"split": "fresh", "mcc_keys": -0.1, "mcc_neighbours_group12": 0.2}}
+    path = tmp_path / "sub" / "mcc.png"
+    rf.plot(rows, [("keys", "keys"), ("groups", "neighbours_group12")], path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
