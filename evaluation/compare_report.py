@@ -271,10 +271,11 @@ def markdown(comparison: dict, table) -> str:
             + "). P4's key (the burst of close accesses and the class of the last gap) carries no "
             "more: replayed outside the block with every line remembered (`python -m "
             "evaluation.reuse_features`) it gives about the block's MCC on these workloads, so the "
-            "table's forgetting of lines is not the cause. What would carry more, the age classes of "
-            "the neighbouring lines from a table of groups of adjacent lines, what it costs and why it "
-            "is not specified (inside the mechanism it gains five held-out cases and loses three of "
-            "the decoders'): [spec-predictor.md](spec-predictor.md) P4, \"What the keys can learn\".\n")
+            "table's forgetting of lines is not the cause. What would carry more (a count of the "
+            "line's earlier accesses, in a second table for the answer so that the victims do not "
+            "change; the age classes of the neighbouring lines), what each gains inside the "
+            "mechanism, what it costs and why neither is specified: "
+            "[spec-predictor.md](spec-predictor.md) P4, \"What the keys can learn\".\n")
     return "\n".join(doc_lines)
 
 

@@ -77,6 +77,11 @@ comparison, not as references: the chosen mechanism's reference is
   age classes of ``line - 1`` and ``line + 1`` from a table of 4 096 groups of 8 lines
   (:class:`NeighbourReusePredictor`; the feature of spec-predictor.md P4's study, "What the
   keys can learn", inside the mechanism, where a line whose ghost is dropped is forgotten).
+- ``guarded_seen``: ``guarded`` whose *answer* (the prediction scored by the MCC) comes
+  from a second table indexed by P4's key and a 3-bit count of the line's earlier accesses
+  (:class:`SeenReusePredictor`); the ghost rule keeps P4's table, so the victims are
+  ``guarded``'s. ``guarded_seen_key``: the same count in P4's one table, which the ghost
+  rule then reads too (:class:`SeenKeyReusePredictor`).
 - ``first_sight_shared``, ``first_sight_own``, ``first_sight_own4``, ``first_sight_switch``:
   ``guarded`` whose demotion also covers *first sights*: a missed line that is neither
   resident nor a ghost, while the first-sight key's counter is 0 and loop mode is off, goes
@@ -426,10 +431,71 @@ class NeighbourReusePredictor(ReusePredictor):
         return (key * 8 + before) * 8 + after
 
 
+class SeenKeyReusePredictor(ReusePredictor):
+    """P4's key widened by a 3-bit count of the line's earlier accesses while it is known
+    (0 at its first, saturating at 7; forgotten with the line): one table of 64 x 8
+    counters, for the answer and the ghost rule alike."""
+
+    SEEN_MAX = 7
+
+    def __init__(self):
+        super().__init__(keys=64 * (self.SEEN_MAX + 1))
+        self.seen: dict = {}
+
+    def widen(self, key, line, tick):
+        seen = self.seen.get(line)
+        self.seen[line] = 0 if seen is None else min(seen + 1, self.SEEN_MAX)
+        return key * (self.SEEN_MAX + 1) + self.seen[line]
+
+    def forget(self, line):
+        super().forget(line)
+        self.seen.pop(line, None)
+
+
+class SeenReusePredictor(ReusePredictor):
+    """P4's counters for the ghost rule as they are, and a second table of 64 x 8 counters
+    for the *answer* (the prediction and so the level), indexed by P4's key and a 3-bit
+    count of the line's earlier accesses while it is known (0 at its first, saturating at
+    7; forgotten with the line): the ``+ seen`` key of spec-predictor.md P4's study, "What
+    the keys can learn", without touching the victim choice."""
+
+    SEEN_MAX = 7
+
+    def __init__(self):
+        super().__init__()
+        self.answer_pt = [8] * (64 * (self.SEEN_MAX + 1))
+        self.answer_key: dict = {}     # line -> the answer table's key of its last access
+        self.seen: dict = {}           # line -> its earlier accesses (saturating)
+
+    def observe(self, line, cycle) -> bool:
+        known = line in self.history
+        near = known and min((cycle >> 2) - self.history[line][0], self.wmax + 1) <= self.w3
+        super().observe(line, cycle)                 # P4's table, ``counter`` for the rule
+        if known:
+            trained = self.answer_key[line]
+            self.answer_pt[trained] = (min(15, self.answer_pt[trained] + 1) if near
+                                       else max(0, self.answer_pt[trained] - 1))
+        seen = self.seen.get(line, -1) + 1 if known else 0
+        self.seen[line] = min(seen, self.SEEN_MAX)
+        key = self.history[line][2] * (self.SEEN_MAX + 1) + self.seen[line]
+        self.answer_key[line] = key
+        return self.answer_pt[key] >= 8
+
+    def forget(self, line):
+        super().forget(line)
+        self.answer_key.pop(line, None)
+        self.seen.pop(line, None)
+
+
+def with_predictor(sim, predictor):
+    """``sim`` (a :class:`Predictor`) with ``predictor`` as its reuse predictor."""
+    sim.pred = predictor
+    return sim
+
+
 def with_neighbours(sim):
     """``sim`` (a :class:`Predictor`) with :class:`NeighbourReusePredictor` as its predictor."""
-    sim.pred = NeighbourReusePredictor()
-    return sim
+    return with_predictor(sim, NeighbourReusePredictor())
 
 
 class ColdFirst:
@@ -910,6 +976,8 @@ PROTOTYPES = {
     "dip_leaders": DipLeaders, "ghost_filter": GhostFilter, "dueling_bip": DuelingBip,
     "ghost_shadow_guard": GhostShadowGuard, "guarded": lambda c: Guarded(c, step_max=4),
     "guarded_neighbours": lambda c: with_neighbours(Guarded(c, step_max=4)),
+    "guarded_seen": lambda c: with_predictor(Guarded(c, step_max=4), SeenReusePredictor()),
+    "guarded_seen_key": lambda c: with_predictor(Guarded(c, step_max=4), SeenKeyReusePredictor()),
     "guarded_step1": Guarded, "guarded_step2": lambda c: Guarded(c, step_max=2),
     "guarded_step8": lambda c: Guarded(c, step_max=8),
     "guarded_step128": lambda c: Guarded(c, step_max=128),

@@ -11,13 +11,14 @@ training rule and threshold, from :mod:`golden_model.predictor`) on every worklo
 predictor's evaluation, outside the block, with every line seen before counted as tracked
 (the block's table forgets lines, so its keys are never better informed than these), and
 scores its answers with compare's MCC (the same line accessed again within
-``REUSE_WINDOW`` cycles). Then it widens the key by a feature the block does not have: the
-age classes (P4's classes; 4 for a line not seen) of the two neighbouring lines, ``line -
-1`` and ``line + 1``, the KV blocks of the adjacent tokens of the same layer and head:
+``REUSE_WINDOW`` cycles). Then it widens the key by a feature the block does not have:
 
 * ``keys``: P4's keys;
-* ``+ neighbours, exact``: with the neighbours' classes from an exact record of every
-  line's last access;
+* ``+ seen``: with a 3-bit count of the line's earlier accesses (0 at its first, saturating
+  at ``SEEN_MAX``), which a slot could keep beside ``burst``;
+* ``+ neighbours, exact``: with the age classes (P4's classes; 4 for a line not seen) of the
+  two neighbouring lines, ``line - 1`` and ``line + 1``, the KV blocks of the adjacent
+  tokens of the same layer and head, from an exact record of every line's last access;
 * ``+ neighbours, filter``: from what a hardware structure could hold instead, a
   direct-mapped table of ``2**FILTER_BITS`` last-access stamps indexed by the line's low
   bits, with ``FILTER_TAG_BITS`` bits of the line above them to tell a neighbour from a line
@@ -31,7 +32,7 @@ age classes (P4's classes; 4 for a line not seen) of the two neighbouring lines,
   5, so the key tells "not seen" from "not known".
 
 Prints a table and writes JSON. Neither the block nor its model uses any of this; the
-feature is not specified (docs/spec-predictor.md, "What the keys can learn").
+features are not specified (docs/spec-predictor.md, "What the keys can learn").
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from .runtime import KvAsuConfig
 from .workload import LINE_SHIFT
 
 __all__ = ["FILTER_BITS", "FILTER_TAG_BITS", "GROUP_BITS", "GROUP_TAG_BITS", "INDEX_BITS",
-           "OUTSIDE_CLASS", "GroupTable", "group_classes", "keys", "neighbour_classes", "online_answers",
+           "OUTSIDE_CLASS", "SEEN_MAX", "GroupTable", "group_classes", "keys", "neighbour_classes", "online_answers",
            "study", "main"]
 
 FILTER_BITS = 11        #: the filter's entries: 2 048, as many as the table's slots
@@ -59,6 +60,7 @@ FILTER_TAG_BITS = 8     #: the line's bits above the index kept per entry
 GROUP_BITS = 3          #: a group is 8 adjacent lines
 INDEX_BITS = (11, 12)   #: the group tables studied: 2 048 and 4 096 groups
 GROUP_TAG_BITS = 6      #: the group's bits above the index kept per entry
+SEEN_MAX = 7            #: ``+ seen``: a 3-bit count of the line's earlier accesses
 _ABSENT_CLASS = ABSENT_KEY & 7      #: P4's class of a line not seen
 OUTSIDE_CLASS = _ABSENT_CLASS + 1   #: a neighbour in another group: not known
 
@@ -77,16 +79,21 @@ class _Classes:
 
 def keys(lines: np.ndarray, cycles: np.ndarray, config: KvAsuConfig = KvAsuConfig()) -> dict:
     """Per access: P4's ``key`` (every line seen before counted as tracked), whether it
-    trains its line's previous key (the line was seen) and the outcome it trains with."""
+    trains its line's previous key (the line was seen), the outcome it trains with, and
+    ``seen``: the line's earlier accesses, saturating at ``SEEN_MAX``."""
     w3, wmax, shift = config.w3, (1 << (config.ts_width - 1)) - 1, config.tick_shift
     n = len(lines)
     key = np.empty(n, np.int64)
     trains = np.zeros(n, bool)
     near = np.zeros(n, bool)
+    seen = np.zeros(n, np.int64)
     last: dict[int, int] = {}
     burst: dict[int, int] = {}
+    earlier: dict[int, int] = {}
     for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
         tick = cycle >> shift
+        seen[i] = earlier.get(line, 0)
+        earlier[line] = min(seen[i] + 1, SEEN_MAX)
         if line in last:
             key[i], burst[line], near[i] = key_of(burst[line], min(tick - last[line], wmax + 1),
                                                   w3, wmax)
@@ -94,7 +101,7 @@ def keys(lines: np.ndarray, cycles: np.ndarray, config: KvAsuConfig = KvAsuConfi
         else:
             key[i], burst[line] = ABSENT_KEY, 0
         last[line] = tick
-    return {"key": key, "trains": trains, "near": near}
+    return {"key": key, "trains": trains, "near": near, "seen": seen}
 
 
 def neighbour_classes(lines: np.ndarray, cycles: np.ndarray, *, filter_bits: int | None = None,
@@ -208,7 +215,7 @@ def study(lines: np.ndarray, cycles: np.ndarray, filter_bits=(FILTER_BITS,),
     labels = reuse_within(lines, cycles, REUSE_WINDOW)
     k = keys(lines, cycles)
     row = {"accesses": int(len(lines)), "base_rate": round(float(labels.mean()), 4)}
-    variants = {"keys": k["key"]}
+    variants = {"keys": k["key"], "seen": k["key"] * (SEEN_MAX + 1) + k["seen"]}
     for name, bits in (("neighbours_exact", None),
                        *((f"neighbours_filter{b}", b) for b in filter_bits)):
         nb = neighbour_classes(lines, cycles, filter_bits=bits)
@@ -263,7 +270,7 @@ def main(argv=None) -> int:
     workloads = _workloads(args.split)
     if args.workload:
         workloads = {k: v for k, v in workloads.items() if args.workload in k}
-    columns = ([("keys", "keys"), ("+ nb, exact", "neighbours_exact")]
+    columns = ([("keys", "keys"), ("+ seen", "seen"), ("+ nb, exact", "neighbours_exact")]
                + [(f"+ nb, filter 2**{b}", f"neighbours_filter{b}") for b in args.filter_bits]
                + [(f"+ nb, groups 2**{b}", f"neighbours_group{b}") for b in args.group_index_bits])
     print(f"{'workload':52} {'split':9} {'base':>6}"
@@ -310,7 +317,8 @@ def plot(rows: dict, columns: list, path: Path) -> None:
     ax.set_xticks(x, [f"{n} ({rows[n]['split']})" for n in names], rotation=30, ha="right",
                   fontsize=7)
     ax.set_ylabel(f"MCC (reuse within {REUSE_WINDOW} cycles)")
-    ax.set_title("P4's key, and with the neighbours' classes, replayed with every line remembered")
+    ax.set_title("P4's key, with the count of earlier accesses or the neighbours' classes, "
+                 "replayed with every line remembered", fontsize=10)
     ax.set_ylim(min(0.0, *(rows[n][f"mcc_{k}"] for n in names for _, k in columns)), 1.12)
     ax.legend(fontsize=7, ncol=len(columns) + 1, loc="upper center")
     ax.grid(axis="y", alpha=0.3)

@@ -125,3 +125,35 @@ def test_neighbour_predictor_keys_are_the_studys():
         got.append(pred.history[line][2])
     assert got == study
     assert len(set(nb[:, 0].tolist())) == 6       # every class, OUTSIDE_CLASS among them
+
+
+def test_seen_predictor_answers_as_the_studys_seen_key_and_keeps_p4s_counter():
+    """``guarded_seen``' predictor: its answers are the study's ``+ seen`` replay where no
+    line is forgotten, and the counter the ghost rule reads is P4's table's."""
+    import random
+
+    import numpy as np
+
+    from evaluation import reuse_features as rf
+
+    seed = 6
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    lines, cycles, cycle = [], [], 0
+    for _ in range(3000):
+        cycle += rng.choice([1, 4, 30, 90, 200, 900])
+        lines.append(rng.randrange(rng.choice([4, 40])))
+        cycles.append(cycle)
+    line_arr, cycle_arr = np.array(lines, np.int64), np.array(cycles, np.int64)
+    k = rf.keys(line_arr, cycle_arr)
+    replay = rf.online_answers(line_arr, k["key"] * (rf.SEEN_MAX + 1) + k["seen"], k["trains"],
+                               k["near"])
+    seen, plain = pp.SeenReusePredictor(), pp.ReusePredictor()
+    answers, counters = [], []
+    for line, c in zip(lines, cycles):
+        answers.append(seen.observe(line, c))
+        plain.observe(line, c)
+        counters.append(seen.counter == plain.counter)
+    assert answers == replay.tolist()
+    assert all(counters)
+    assert 0 < sum(answers) < len(answers)
