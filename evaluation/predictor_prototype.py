@@ -453,49 +453,28 @@ class SeenKeyReusePredictor(ReusePredictor):
 
 
 class SeenReusePredictor(ReusePredictor):
-    """P4's counters for the ghost rule as they are, and a second table of 64 x 8 counters
-    for the *answer* (the prediction and so the level), indexed by P4's key and a 3-bit
-    count of the line's earlier accesses while it is known (0 at its first, saturating at
-    7; forgotten with the line): the ``+ seen`` key of spec-predictor.md P4's study, "What
-    the keys can learn", without touching the victim choice."""
-
-    SEEN_MAX = 7
+    """P4's counters for the ghost rule as they are (``counter``), and the *answer* (the
+    prediction and so the level) from a :class:`SeenKeyReusePredictor` beside them that
+    sees the same accesses: the ``+ seen`` key of spec-predictor.md P4's study, "What the
+    keys can learn", without touching the victim choice."""
 
     def __init__(self):
         super().__init__()
-        self.answer_pt = [8] * (64 * (self.SEEN_MAX + 1))
-        self.answer_key: dict = {}     # line -> the answer table's key of its last access
-        self.seen: dict = {}           # line -> its earlier accesses (saturating)
+        self.answer = SeenKeyReusePredictor()
 
     def observe(self, line, cycle) -> bool:
-        known = line in self.history
-        near = known and min((cycle >> 2) - self.history[line][0], self.wmax + 1) <= self.w3
-        super().observe(line, cycle)                 # P4's table, ``counter`` for the rule
-        if known:
-            trained = self.answer_key[line]
-            self.answer_pt[trained] = (min(15, self.answer_pt[trained] + 1) if near
-                                       else max(0, self.answer_pt[trained] - 1))
-        seen = self.seen.get(line, -1) + 1 if known else 0
-        self.seen[line] = min(seen, self.SEEN_MAX)
-        key = self.history[line][2] * (self.SEEN_MAX + 1) + self.seen[line]
-        self.answer_key[line] = key
-        return self.answer_pt[key] >= 8
+        super().observe(line, cycle)
+        return self.answer.observe(line, cycle)
 
     def forget(self, line):
         super().forget(line)
-        self.answer_key.pop(line, None)
-        self.seen.pop(line, None)
+        self.answer.forget(line)
 
 
 def with_predictor(sim, predictor):
     """``sim`` (a :class:`Predictor`) with ``predictor`` as its reuse predictor."""
     sim.pred = predictor
     return sim
-
-
-def with_neighbours(sim):
-    """``sim`` (a :class:`Predictor`) with :class:`NeighbourReusePredictor` as its predictor."""
-    return with_predictor(sim, NeighbourReusePredictor())
 
 
 class ColdFirst:
@@ -975,7 +954,7 @@ PROTOTYPES = {
     "dueling": dueling(Predictor), "ghost_learn": GhostLearn, "dueling_ghost_learn": dueling(GhostLearn),
     "dip_leaders": DipLeaders, "ghost_filter": GhostFilter, "dueling_bip": DuelingBip,
     "ghost_shadow_guard": GhostShadowGuard, "guarded": lambda c: Guarded(c, step_max=4),
-    "guarded_neighbours": lambda c: with_neighbours(Guarded(c, step_max=4)),
+    "guarded_neighbours": lambda c: with_predictor(Guarded(c, step_max=4), NeighbourReusePredictor()),
     "guarded_seen": lambda c: with_predictor(Guarded(c, step_max=4), SeenReusePredictor()),
     "guarded_seen_key": lambda c: with_predictor(Guarded(c, step_max=4), SeenKeyReusePredictor()),
     "guarded_step1": Guarded, "guarded_step2": lambda c: Guarded(c, step_max=2),

@@ -52,8 +52,8 @@ from .runtime import KvAsuConfig
 from .workload import LINE_SHIFT
 
 __all__ = ["FILTER_BITS", "FILTER_TAG_BITS", "GROUP_BITS", "GROUP_TAG_BITS", "INDEX_BITS",
-           "OUTSIDE_CLASS", "SEEN_MAX", "GroupTable", "group_classes", "keys", "neighbour_classes", "online_answers",
-           "study", "main"]
+           "OUTSIDE_CLASS", "SEEN_MAX", "GroupTable", "group_classes", "keys",
+           "neighbour_classes", "online_answers", "plot", "study", "main"]
 
 FILTER_BITS = 11        #: the filter's entries: 2 048, as many as the table's slots
 FILTER_TAG_BITS = 8     #: the line's bits above the index kept per entry
