@@ -80,7 +80,8 @@ comparison, not as references: the chosen mechanism's reference is
 - ``guarded_seen``: ``guarded`` whose *answer* (the prediction scored by the MCC) comes
   from a second table indexed by P4's key and a 3-bit count of the line's earlier accesses
   (:class:`SeenReusePredictor`); the ghost rule keeps P4's table, so the victims are
-  ``guarded``'s. ``guarded_seen_key``: the same count in P4's one table, which the ghost
+  ``guarded``'s. This is the mode as specified (spec-predictor.md P4: ``PT`` and ``PA``);
+  ``guarded`` is its victim choice with the answer the mode had before ``PA``. ``guarded_seen_key``: the same count in P4's one table, which the ghost
   rule then reads too (:class:`SeenKeyReusePredictor`).
 - ``first_sight_shared``, ``first_sight_own``, ``first_sight_own4``, ``first_sight_switch``:
   ``guarded`` whose demotion also covers *first sights*: a missed line that is neither

@@ -5,17 +5,17 @@
 [--workload NAME] [--json F] [--plot F]``
 
 The predictor mode (docs/spec-predictor.md P4) answers "observed again within ``W3``
-ticks?" from a table of 4-bit counters indexed by a 6-bit *key*: the line's burst count
-and the class of its age. This script replays P4's table (its counters, reset value,
-training rule and threshold, from :mod:`golden_model.predictor`) on every workload of the
-predictor's evaluation, outside the block, with every line seen before counted as tracked
-(the block's table forgets lines, so its keys are never better informed than these), and
-scores its answers with compare's MCC (the same line accessed again within
-``REUSE_WINDOW`` cycles). Then it widens the key by a feature the block does not have:
+ticks?" from a table of 4-bit counters, ``PA``, indexed by the line's *key* (its burst
+count and the class of its age, 6 bits) and ``seen``, a 3-bit count of its earlier
+accesses; the key alone indexes ``PT``, which decides only the ghost rule. This script
+replays P4's counters (reset value, training rule and threshold, from
+:mod:`golden_model.predictor`) on every workload of the predictor's evaluation, outside the
+block, with every line seen before counted as tracked (the block's table forgets lines, so
+its keys are never better informed than these), and scores their answers with compare's
+MCC (the same line accessed again within ``REUSE_WINDOW`` cycles), for these keys:
 
-* ``keys``: P4's keys;
-* ``+ seen``: with a 3-bit count of the line's earlier accesses (0 at its first, saturating
-  at ``SEEN_MAX``), which a slot could keep beside ``burst``;
+* ``keys``: the key alone (``PT``'s: an answer without ``seen``);
+* ``+ seen``: the key and ``seen`` (``PA``'s: the block's answer);
 * ``+ neighbours, exact``: with the age classes (P4's classes; 4 for a line not seen) of the
   two neighbouring lines, ``line - 1`` and ``line + 1``, the KV blocks of the adjacent
   tokens of the same layer and head, from an exact record of every line's last access;
@@ -31,8 +31,8 @@ scores its answers with compare's MCC (the same line accessed again within
   neighbour in another group (``line`` at either end of its group) has a class of its own,
   5, so the key tells "not seen" from "not known".
 
-Prints a table and writes JSON. Neither the block nor its model uses any of this; the
-features are not specified (docs/spec-predictor.md, "What the keys can learn").
+Prints a table and writes JSON. The neighbours' features are not specified
+(docs/spec-predictor.md, "What the keys can learn").
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from golden_model.predictor import ABSENT_KEY, PT_INIT, key_of, pt_train
+from golden_model.predictor import ABSENT_KEY, PT_INIT, SEEN_MAX, key_of, pt_train
 
 from .compare import REUSE_WINDOW
 from .metrics import classify, reuse_within
@@ -60,7 +60,6 @@ FILTER_TAG_BITS = 8     #: the line's bits above the index kept per entry
 GROUP_BITS = 3          #: a group is 8 adjacent lines
 INDEX_BITS = (11, 12)   #: the group tables studied: 2 048 and 4 096 groups
 GROUP_TAG_BITS = 6      #: the group's bits above the index kept per entry
-SEEN_MAX = 7            #: ``+ seen``: a 3-bit count of the line's earlier accesses
 _ABSENT_CLASS = ABSENT_KEY & 7      #: P4's class of a line not seen
 OUTSIDE_CLASS = _ABSENT_CLASS + 1   #: a neighbour in another group: not known
 

@@ -222,7 +222,7 @@ def _predictor_shadow_lru():
 
 
 @job("predictor_counters_prove", mode="prove", depth=2, quick=True, timeout=120,
-     doc="P10: PT, PSEL, GSEL never wrap (steps or saturation), epoch steps by one, loop_next is the mode after the PSEL update, k-induction")
+     doc="P10: PT, PA, PSEL, GSEL never wrap (steps or saturation), epoch steps by one, loop_next is the mode after the PSEL update, k-induction")
 def _predictor_counters():
     from .predictor_props import SaturatingCounters
     return SaturatingCounters()

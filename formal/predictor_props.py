@@ -33,6 +33,7 @@ from amaranth.hdl._ast import AnySeq, Initial
 
 from hdl.predictor import (Guard, ListFrom, ListTo, LiveGhostLists, LoopDetector, ReuseTable,
                            ShadowDirectory)
+from hdl.predictor.constants import ANSWER_KEY_WIDTH
 
 from .common import (FormalMemory, ListMoves, assert_list, bypass_agreements, pointer_view,
                      reset_assumptions, small_params)
@@ -89,10 +90,12 @@ class SaturatingCounters(Elaboratable):
         reset_assumptions(m)
         p = small_params(entries=16, probe=4)
         m.submodules.pt = pt = ReuseTable(self.pt_entries)
+        # PA: the same component with 9-bit keys (its high key bits ignored at this size).
+        m.submodules.pa = pa = ReuseTable(self.pt_entries, key_width=ANSWER_KEY_WIDTH)
         # The default table's size: its occupancy reaches every step of PSEL (4, 2, 1).
         m.submodules.loop = loop = LoopDetector(small_params(entries=2048, probe=4))
         m.submodules.guard = guard = Guard(p)
-        for comp in (pt, loop, guard):
+        for comp in (pt, pa, loop, guard):
             for path, member, value in comp.signature.flatten(comp):
                 if member.flow.name == "In" and not (path[-1] == "ready"):
                     m.d.comb += value.eq(AnySeq(Value.cast(value).shape().width))
@@ -115,18 +118,18 @@ class SaturatingCounters(Elaboratable):
                 m.d.comb += Assert(Mux(fq, value == init, ok))
 
         top = 15
-        for i in range(self.pt_entries):
-            step(m, f"pt{i}", pt.counters[i], pt.flush,
-                 lambda q: [pt.counters[i] == q,
-                            pt.counters[i] == q + 1, pt.counters[i] == q - 1], 8)
-            m.d.comb += Assert(pt.counters[i] <= top)
-        for i in range(self.pt_entries):
-            # no wrap: 15 never becomes 0 and 0 never 15 in one step
-            q = Signal(4, name=f"pt_wrap_q{i}", reset_less=True)
-            m.d.sync += q.eq(pt.counters[i])
-            with m.If(started & ~was_reset):
-                m.d.comb += Assert(~((q == 15) & (pt.counters[i] == 0)))
-                m.d.comb += Assert(~((q == 0) & (pt.counters[i] == 15)))
+        for name, table in (("pt", pt), ("pa", pa)):
+            for i in range(self.pt_entries):
+                c = table.counters[i]
+                step(m, f"{name}{i}", c, table.flush,
+                     lambda q, c=c: [c == q, c == q + 1, c == q - 1], 8)
+                m.d.comb += Assert(c <= top)
+                # no wrap: 15 never becomes 0 and 0 never 15 in one step
+                q = Signal(4, name=f"{name}_wrap_q{i}", reset_less=True)
+                m.d.sync += q.eq(c)
+                with m.If(started & ~was_reset):
+                    m.d.comb += Assert(~((q == 15) & (c == 0)))
+                    m.d.comb += Assert(~((q == 0) & (c == 15)))
         psel = loop.psel
         step(m, "psel", psel, loop.flush,
              lambda q: [psel == q] + [

@@ -32,18 +32,21 @@ from .lists import NONE, link_at_head, link_at_tail, move_to_head, unlink, walk_
 from .model import tag_key
 from .records import Op
 
-__all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
-           "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
-           "PSEL_STEP_MAX", "PSEL_STEP_SHIFT", "psel_step",
+__all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PA_ENTRIES", "SEEN_MAX", "PT_MAX",
+           "PT_INIT", "BURST_MAX", "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT",
+           "PSEL_LOOP", "PSEL_DOWN", "PSEL_STEP_MAX", "PSEL_STEP_SHIFT", "psel_step",
            "BIP_MASK", "SIG_SHIFT", "shadow_signature", "GSEL_MAX", "GSEL_INIT", "GSEL_ON",
            "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "EPS_MASK",
-           "key_of", "level_of", "is_sampled", "pt_train", "shadow_capacity", "psel_update",
-           "bimodal_step", "ghost_rule_step", "guard_probe_observed", "guard_probe_dead", "clock_advance"]
+           "key_of", "answer_key", "seen_step", "level_of", "is_sampled", "pt_train",
+           "shadow_capacity", "psel_update", "bimodal_step", "ghost_rule_step",
+           "guard_probe_observed", "guard_probe_dead", "clock_advance"]
 
 # Plain ints for the hot loop, as in the article mode's (golden_model.model).
 _OBSERVE, _QUERY = int(Op.OBSERVE), int(Op.QUERY)
 
 PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
+SEEN_MAX = 7          #: 3-bit count of a line's earlier OBSERVEs (P4)
+PA_ENTRIES = PT_ENTRIES * (SEEN_MAX + 1)   #: the answer's counters (9-bit answer keys, P4)
 PT_MAX = 15           #: 4-bit saturating counters
 PT_INIT = 8           #: reset value; a counter predicts reuse when it is >= PT_INIT
 BURST_MAX = 7         #: 3-bit burst count
@@ -86,6 +89,16 @@ def key_of(burst: int, sage: int, w3: int, wmax: int) -> tuple[int, int, bool]:
     new_burst = min(burst + 1, BURST_MAX) if near else 0
     cls = 0 if sage <= w3 >> 2 else 1 if near else 2 if sage <= wmax else 3
     return new_burst * 8 + cls, new_burst, near
+
+
+def seen_step(seen: int) -> int:
+    """P4: ``seen'`` of an OBSERVE of a live or ghost line whose ``seen`` is ``seen``."""
+    return seen + 1 if seen < SEEN_MAX else SEEN_MAX
+
+
+def answer_key(key: int, seen: int) -> int:
+    """P4: the answer's key, ``key * 8 + seen``: the index into ``PA``."""
+    return key * (SEEN_MAX + 1) + seen
 
 
 def level_of(pred: int, sage: int, w3: int, w1: int) -> int:
@@ -206,7 +219,8 @@ class PredictorState:
         self.flush()
 
     def flush(self) -> None:
-        """P9: every slot's predictor fields 0, both lists and both shadows empty, ``pt`` 8,
+        """P9: every slot's predictor fields 0, both lists and both shadows empty, ``pt`` and
+        ``pa`` 8,
         ``eps`` 0, ``psel`` 0, ``bip`` 0, ``gsel`` 31, the guard's clock 0. (The model frees
         the table and the LRU list itself.)"""
         n = self._entries
@@ -214,9 +228,11 @@ class PredictorState:
         self.burst = [0] * n
         self.pkey = [0] * n
         self.pred = [0] * n
+        self.seen = [0] * n
         self.probe = [0] * n
         self.stamp = [0] * n
         self.pt = [PT_INIT] * PT_ENTRIES
+        self.pa = [PT_INIT] * PA_ENTRIES
         self.eps = 0
         self.ghead = self.gtail = NONE
         self.gcount = 0
@@ -258,6 +274,7 @@ class PredictorState:
         prev, next_ = model._prev, model._next
         head, tail, occupancy = model._head, model._tail, model._occupancy
         ghost, burst_at, pkey_at, pred_at, pt = self.ghost, self.burst, self.pkey, self.pred, self.pt
+        seen_at, pa = self.seen, self.pa
         probe_at, stamp_at, gsel = self.probe, self.stamp, self.gsel
         epoch, epoch_inserts = self.epoch, self.epoch_inserts
         ghead, gtail, gcount, eps = self.ghead, self.gtail, self.gcount, self.eps
@@ -286,11 +303,14 @@ class PredictorState:
                 if slot != NONE:
                     age = t - last_at[slot]
                     sage = age if age < age_cap else age_cap
-                    # Train the counter the previous OBSERVE used, then look up (P4).
+                    # Train the counters the previous OBSERVE used, then look up (P4).
                     key, new_burst, near = key_of(burst_at[slot], sage, w3, wmax)
                     trained = pkey_at[slot]
                     pt[trained] = pt_train(pt[trained], near)
-                    pred = 1 if pt[key] >= PT_INIT else 0
+                    answer_trained = answer_key(trained, seen_at[slot])
+                    pa[answer_trained] = pt_train(pa[answer_trained], near)
+                    seen = seen_step(seen_at[slot])
+                    pred = 1 if pa[answer_key(key, seen)] >= PT_INIT else 0
                     level_after = 3 if pred else 1
                     if not ghost[slot]:
                         # P6.1: a live line.
@@ -303,6 +323,7 @@ class PredictorState:
                         count_at[slot] = count
                         last_at[slot] = t
                         burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
+                        seen_at[slot] = seen
                         if probe_at[slot]:          # P12: a probe reused while live
                             gsel = guard_probe_observed(gsel, epoch, stamp_at[slot])
                             probe_at[slot] = stamp_at[slot] = 0
@@ -320,6 +341,7 @@ class PredictorState:
                     count_at[slot] = 1
                     last_at[slot] = t
                     burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
+                    seen_at[slot] = seen
                     # P12: the insertion clock
                     epoch, epoch_inserts = clock_advance(epoch, epoch_inserts, occupancy + 1)
                     to_tail = False
@@ -343,7 +365,7 @@ class PredictorState:
 
                 # P6.3: absent. No training; the first-sight key.
                 obs_t[0] += 1
-                pred = 1 if pt[ABSENT_KEY] >= PT_INIT else 0
+                pred = 1 if pa[answer_key(ABSENT_KEY, 0)] >= PT_INIT else 0
                 chosen, victim = NONE, NONE
                 best_ghost, best_ghost_age = NONE, -1
                 best_live, best_live_age = NONE, -1
@@ -385,6 +407,7 @@ class PredictorState:
                 count_at[chosen] = 1
                 last_at[chosen] = t
                 burst_at[chosen], pkey_at[chosen], pred_at[chosen] = 0, ABSENT_KEY, pred
+                seen_at[chosen] = 0
                 if loop and self._bimodal_to_tail():   # P11: bimodal insertion
                     head, tail = link_at_tail(prev, next_, chosen, head, tail)
                 else:
@@ -433,7 +456,7 @@ class PredictorState:
                     gcount -= 1
                     tag_at[old] = NONE
                     count_at[old] = last_at[old] = 0
-                    ghost[old] = burst_at[old] = pkey_at[old] = pred_at[old] = 0
+                    ghost[old] = burst_at[old] = pkey_at[old] = pred_at[old] = seen_at[old] = 0
                 evicts += 1
                 if collect:
                     out.append((op, 0, 0, 0, 0, 0, 0, slot, 1, victim))
@@ -469,7 +492,8 @@ class PredictorState:
         for s in range(self._entries):
             if tags[s] == NONE and (model._prev[s] != NONE or model._next[s] != NONE
                                      or self.ghost[s] or self.burst[s] or self.pkey[s]
-                                     or self.pred[s] or self.probe[s] or self.stamp[s]):
+                                     or self.pred[s] or self.probe[s] or self.stamp[s]
+                                     or self.seen[s]):
                 raise AssertionError(f"free slot {s} has state")
         return live, ghosts
 
@@ -479,20 +503,21 @@ class PredictorState:
         live, ghosts = self.lists(model)
         # A ghost revived at the tail breaks "last never decreases from tail to head" only
         # for that line; the order itself is what P6 says, so it is not checked by time.
-        seen: dict[int, int] = {}
+        slot_of: dict[int, int] = {}
         for slot in live + ghosts:
             tag = model._tag[slot]
-            if tag in seen:
-                raise AssertionError(f"tag {tag:#x} in slots {seen[tag]} and {slot}")
-            seen[tag] = slot
+            if tag in slot_of:
+                raise AssertionError(f"tag {tag:#x} in slots {slot_of[tag]} and {slot}")
+            slot_of[tag] = slot
             if slot not in model._windows[model.home_of_tag(tag)]:
                 raise AssertionError(f"tag {tag:#x} in slot {slot}, outside its window")
             if not 1 <= model._count[slot] <= model._count_max:
                 raise AssertionError(f"slot {slot} count {model._count[slot]} out of range")
-            if not 0 <= self.burst[slot] <= BURST_MAX or not 0 <= self.pkey[slot] < PT_ENTRIES:
-                raise AssertionError(f"slot {slot} burst/pkey out of range")
-        if any(not 0 <= v <= PT_MAX for v in self.pt):
-            raise AssertionError(f"prediction table out of range: {self.pt}")
+            if (not 0 <= self.burst[slot] <= BURST_MAX or not 0 <= self.pkey[slot] < PT_ENTRIES
+                    or not 0 <= self.seen[slot] <= SEEN_MAX):
+                raise AssertionError(f"slot {slot} burst/pkey/seen out of range")
+        if any(not 0 <= v <= PT_MAX for v in self.pt + self.pa):
+            raise AssertionError(f"prediction tables out of range: {self.pt}, {self.pa}")
         # P11: the selector and counters in range, each shadow within its bound and holding
         # 16-bit signatures, once each (an OrderedDict cannot hold one twice).
         if not 0 <= self.psel <= PSEL_MAX or not 0 <= self.bip <= BIP_MASK:

@@ -16,10 +16,11 @@ def pmeta_layout():
     the table's ``pmeta`` array in a build with the mode (``BucketTable(pmeta_width=...)``):
     ``ghost`` (the slot holds an evicted line), ``burst`` (accesses in a row within W3),
     ``pkey`` (the key of the line's latest OBSERVE), ``pred`` (its prediction), ``probe``
-    and ``stamp`` (the guard's probe and its epoch): 15 bits."""
-    from ..predictor.constants import BURST_WIDTH, EPOCH_WIDTH, KEY_WIDTH
+    and ``stamp`` (the guard's probe and its epoch), ``seen`` (the line's earlier
+    OBSERVEs): 18 bits."""
+    from ..predictor.constants import BURST_WIDTH, EPOCH_WIDTH, KEY_WIDTH, SEEN_WIDTH
     return data.StructLayout({"ghost": 1, "burst": BURST_WIDTH, "pkey": KEY_WIDTH, "pred": 1,
-                              "probe": 1, "stamp": EPOCH_WIDTH})
+                              "probe": 1, "stamp": EPOCH_WIDTH, "seen": SEEN_WIDTH})
 
 
 def stage_layout(p):

@@ -8,7 +8,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params, config_layout
-from ..predictor.constants import BURST_WIDTH, KEY_WIDTH
+from ..predictor.constants import BURST_WIDTH, KEY_WIDTH, SEEN_WIDTH
 from ..predictor.keys import ReuseKey
 from .decision import marks_after_scrub
 from .interfaces import lanes_layout, pmeta_layout
@@ -18,8 +18,9 @@ __all__ = ["PredictorLanes", "lane_key_layout", "predictor_e2_layout",
 
 
 #: A lane's key as if it were the match (``ReuseKey`` with ``known``): ``key``, ``near``,
-#: ``burst_next``.
-lane_key_layout = data.StructLayout({"key": KEY_WIDTH, "near": 1, "burst_next": BURST_WIDTH})
+#: ``burst_next``, and ``seen_next`` (P4's ``seen'``: its ``seen`` plus one, saturating).
+lane_key_layout = data.StructLayout({"key": KEY_WIDTH, "near": 1, "burst_next": BURST_WIDTH,
+                                     "seen_next": SEEN_WIDTH})
 
 
 def predictor_e2_layout(p):
@@ -55,10 +56,10 @@ class PredictorLanes(wiring.Component):
     """E1b of the predictor mode: the E1b request's lanes registered into E2 (``e2``).
 
     Every lane's key (P4) is made here as if the lane were the match, from its burst and
-    age, so that E2's lookups start from registers. The request right ahead, in E2 now,
-    writes a lane of this window or frees one (``ahead``, E2's feedback): the lane that
-    holds its slot is registered as the write leaves it (its comparisons with the written
-    line are E1a's ``*_ahead``), or emptied.
+    age, and its ``seen'`` from its ``seen``, so that E2's lookups start from registers.
+    The request right ahead, in E2 now, writes a lane of this window or frees one
+    (``ahead``, E2's feedback): the lane that holds its slot is registered as the write
+    leaves it (its comparisons with the written line are E1a's ``*_ahead``), or emptied.
 
     Parameters
     ----------
@@ -105,29 +106,30 @@ class PredictorLanes(wiring.Component):
         ln, e, ahead = self.lanes, self.e2, self.ahead
         mine = self.active & ln.request.valid
 
-        def lane_key(name, burst, sage):
-            """A ``ReuseKey`` of a line known to be there, as a ``lane_key_layout``
-            value."""
+        def lane_key(name, pm, sage):
+            """A ``ReuseKey`` of a line known to be there, with the ``pmeta`` word ``pm``,
+            as a ``lane_key_layout`` value."""
             k = ReuseKey(p)
             m.submodules[name] = k
             value = Signal(lane_key_layout, name=f"{name}_value")
-            m.d.comb += [k.known.eq(1), k.burst.eq(burst), k.sage.eq(sage),
+            top = (1 << SEEN_WIDTH) - 1
+            m.d.comb += [k.known.eq(1), k.burst.eq(pm.burst), k.sage.eq(sage),
                          k.w3.eq(self.cfg.w3),
                          value.key.eq(k.key), value.near.eq(k.near),
-                         value.burst_next.eq(k.burst_next)]
+                         value.burst_next.eq(k.burst_next),
+                         value.seen_next.eq(Mux(pm.seen == top, top, pm.seen + 1))]
             return value
 
         mark_b = marks_after_scrub(m, ln.lane, self.sc_mark_intent, self.sc_mark_value)
         m.d.sync += [e.lanes.eq(ln), e.pm.eq(self.pmeta), e.mark.eq(mark_b),
                      e.lanes.request.valid.eq(mine), e.free.eq(self.free)]
         for i in range(P):
-            m.d.sync += e.key[i].eq(lane_key(f"lane_key{i}", self.pmeta[i].burst,
-                                             ln.lane[i].age))
+            m.d.sync += e.key[i].eq(lane_key(f"lane_key{i}", self.pmeta[i], ln.lane[i].age))
 
         # The write of the request ahead, in the lane of this window that holds its slot:
         # that lane's slot compared with every lane of E2's window beside E2's decision,
         # and picked by the written lane.
-        written_key = lane_key("written_key", ahead.pm.burst, ln.age_ahead)
+        written_key = lane_key("written_key", ahead.pm, ln.age_ahead)
         for i in range(P):
             hit = Signal(name=f"ahead_wrote{i}")
             x, y = ln.lane[i], e.lanes.lane[i]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""E2's learning of the predictor mode: the reuse table's lookup and training (P4, P5), the
+"""E2's learning of the predictor mode: the reuse tables' lookups and trainings (P4, P5), the
 guard (P12), the bimodal insertion (P11) and the reuse level (P10) of the request in E2."""
 
 from amaranth import *
@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 from ..layouts import check_params, config_layout
 from ..onehot import select
 from ..predictor.bimodal import BimodalCounter
-from ..predictor.constants import ABSENT_KEY
+from ..predictor.constants import ABSENT_KEY, ANSWER_KEY_WIDTH, PA_ENTRIES, SEEN_WIDTH
 from ..predictor.guard import Guard
 from ..predictor.keys import ReuseLevel
 from ..predictor.reuse_table import ReuseTable
@@ -23,11 +23,13 @@ __all__ = ["PredictorTraining"]
 class PredictorTraining(wiring.Component):
     """What the mode learns from the request in E2, and what it predicts of the line.
 
-    The reuse table is looked up for every lane as if it were the match (a what-if lookup
-    that assumes that lane's training) from the lane's key registered in E1b, and the
-    match picks one: the match's priority and OR are then in front of a choice, not of the
-    age comparisons, the key, the 64:1 read and its step. An absent line's key is
-    ``ABSENT_KEY`` (a constant lookup) and trains nothing.
+    Both reuse tables are looked up for every lane as if it were the match (a what-if
+    lookup that assumes that lane's training) from the lane's key registered in E1b, and
+    the match picks one: the match's priority and OR are then in front of a choice, not of
+    the age comparisons, the key, the table's read and its step. ``PT`` (the key) decides
+    the ghost rule, ``PA`` (the answer key, ``key * 8 + seen'``) the prediction. An absent
+    line's keys are ``ABSENT_KEY`` and ``ABSENT_KEY * 8`` (constant lookups) and train
+    nothing.
 
     Parameters
     ----------
@@ -51,8 +53,8 @@ class PredictorTraining(wiring.Component):
     flush : In(1)
         Every state to its flush value (P9).
     written : Out(pmeta_layout())
-        The ``pmeta`` word an OBSERVE's write leaves: its key, burst, prediction and the
-        guard's probe.
+        The ``pmeta`` word an OBSERVE's write leaves: its key, burst, ``seen``, prediction
+        and the guard's probe.
     to_tail : Out(1)
         A line that enters the list goes to its tail (the bimodal rule in a loop, else the
         guard's demotion of a revival predicted dead).
@@ -61,12 +63,13 @@ class PredictorTraining(wiring.Component):
 
     Attributes
     ----------
-    reuse, guard, bip : the reuse table, the guard and the bimodal counter.
+    reuse, answer, guard, bip : ``PT``, ``PA``, the guard and the bimodal counter.
     """
 
     def __init__(self, params):
         self._params = p = check_params(params)
         self.reuse = ReuseTable(what_ifs=p.PROBE)
+        self.answer = ReuseTable(PA_ENTRIES, key_width=ANSWER_KEY_WIDTH, what_ifs=p.PROBE)
         self.guard = Guard(p)
         self.bip = BimodalCounter()
         super().__init__({
@@ -88,10 +91,12 @@ class PredictorTraining(wiring.Component):
         p, cfg, flush = self._params, self.cfg, self.flush
         P = p.PROBE
         m.submodules.reuse = pt = self.reuse
+        m.submodules.answer = pa = self.answer
         m.submodules.guard = guard = self.guard
         m.submodules.bip = bip = self.bip
         m.submodules.level = level = ReuseLevel(p)
-        m.d.comb += [pt.flush.eq(flush), guard.flush.eq(flush), bip.flush.eq(flush)]
+        m.d.comb += [pt.flush.eq(flush), pa.flush.eq(flush), guard.flush.eq(flush),
+                     bip.flush.eq(flush)]
         e, d = self.e2, self.decision
         lane, pm, keys = e.lanes.lane, e.pm, e.key
         hp = Signal(pmeta_layout(), name="hit_pm")
@@ -102,21 +107,29 @@ class PredictorTraining(wiring.Component):
         m.d.comb += [level.live.eq(d.present), level.pred.eq(hp.pred), level.sage.eq(h_age),
                      level.w3.eq(cfg.w3), level.w1.eq(cfg.w1), self.level.eq(level.level)]
 
-        # The reuse table: the previous key trained (a live or ghost match), the new key
-        # looked up (what-if per lane, picked by the match).
+        # The reuse tables: the previous keys trained (a live or ghost match), the new keys
+        # looked up (what-if per lane, picked by the match). An answer key is the key with
+        # ``seen`` below it: ``key * 8 + seen``.
         for i in range(P):
-            q = pt.what_if[i]
+            q, a = pt.what_if[i], pa.what_if[i]
             m.d.comb += [q.key.eq(keys[i].key), q.train.eq(d.obs), q.tkey.eq(pm[i].pkey),
-                         q.near.eq(keys[i].near)]
+                         q.near.eq(keys[i].near),
+                         a.key.eq(Cat(keys[i].seen_next, keys[i].key)), a.train.eq(d.obs),
+                         a.tkey.eq(Cat(pm[i].seen, pm[i].pkey)), a.near.eq(keys[i].near)]
         key_near = select(d.hit_lane, [keys[i].near for i in range(P)])
         key_burst_next = select(d.hit_lane, [keys[i].burst_next for i in range(P)])
+        key_seen_next = Mux(d.known, select(d.hit_lane, [keys[i].seen_next for i in range(P)]),
+                            0)
         key_key = Mux(d.known, select(d.hit_lane, [keys[i].key for i in range(P)]),
                       ABSENT_KEY)
         pt_zero = Mux(d.known, select(d.hit_lane, pt.what_if_zero), pt.zero)
         m.d.comb += [
-            self.predict.eq(Mux(d.known, select(d.hit_lane, pt.what_if_predict), pt.predict)),
+            self.predict.eq(Mux(d.known, select(d.hit_lane, pa.what_if_predict), pa.predict)),
             pt.train.valid.eq(d.obs & d.known), pt.train.payload.key.eq(hp.pkey),
             pt.train.payload.near.eq(key_near), pt.lookup.eq(ABSENT_KEY),
+            pa.train.valid.eq(d.obs & d.known),
+            pa.train.payload.key.eq(Cat(hp.seen, hp.pkey)),
+            pa.train.payload.near.eq(key_near), pa.lookup.eq(ABSENT_KEY << SEEN_WIDTH),
         ]
 
         # The guard (P12) and the bimodal rule (P11).
@@ -137,6 +150,7 @@ class PredictorTraining(wiring.Component):
         # The pmeta word of the line written.
         w = self.written
         m.d.comb += [w.ghost.eq(0), w.burst.eq(key_burst_next), w.pkey.eq(key_key),
+                     w.seen.eq(key_seen_next),
                      w.pred.eq(self.predict), w.probe.eq(guard.probe),
                      w.stamp.eq(Mux(guard.probe, guard.epoch_next, 0))]
         return m

@@ -7,6 +7,7 @@ model uses.
 """
 
 __all__ = ["PT_ENTRIES", "PT_WIDTH", "PT_INIT", "BURST_WIDTH", "KEY_WIDTH", "ABSENT_KEY",
+           "SEEN_WIDTH", "PA_ENTRIES", "ANSWER_KEY_WIDTH",
            "SAMPLE_SHIFT", "SIG_WIDTH", "SIG_SHIFT", "PSEL_WIDTH", "PSEL_DOWN", "PSEL_STEP_MAX",
            "PSEL_STEP_SHIFT", "BIP_WIDTH",
            "GSEL_WIDTH", "GSEL_INIT", "GSEL_HIT", "GSEL_DEAD", "EPOCH_WIDTH", "EPOCH_SHIFT",
@@ -18,6 +19,9 @@ PT_INIT = 8          #: reset / flush value; a counter predicts reuse at >= 8 (i
 BURST_WIDTH = 3      #: ``burst`` saturates at 7
 KEY_WIDTH = 6        #: ``key = burst' * 8 + class``
 ABSENT_KEY = 4       #: burst 0, class 4: a line neither live nor a ghost
+SEEN_WIDTH = 3       #: P4: ``seen`` (a line's earlier OBSERVEs) saturates at 7
+ANSWER_KEY_WIDTH = KEY_WIDTH + SEEN_WIDTH  #: P4: the answer's key, ``key * 8 + seen'``
+PA_ENTRIES = 1 << ANSWER_KEY_WIDTH         #: P4: the answer's counters, ``PA``
 SAMPLE_SHIFT = 4     #: P11: windows with ``h mod 16 = 0`` are sampled; shadows of occupancy >> 4
 SIG_WIDTH = 16       #: P11: a shadow holds bits 31..16 of the line's hash
 SIG_SHIFT = 16

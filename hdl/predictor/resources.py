@@ -34,10 +34,12 @@ __all__ = ["COMPONENTS", "measure"]
 def _components(params):
     from . import (Guard, LiveGhostLists, LoopDetector, ReuseKey, ReuseLevel, ReuseTable,
                    ShadowDirectory)
+    from .constants import ANSWER_KEY_WIDTH, PA_ENTRIES
     return {
         "ReuseKey": lambda: ReuseKey(params),
         "ReuseLevel": lambda: ReuseLevel(params),
         "ReuseTable": lambda: ReuseTable(),
+        "ReuseTable_PA": lambda: ReuseTable(PA_ENTRIES, key_width=ANSWER_KEY_WIDTH),
         "Guard": lambda: Guard(params),
         "ShadowDirectory": lambda: ShadowDirectory(max(1, params.ENTRIES >> 4), bimodal=True),
         "LoopDetector": lambda: LoopDetector(params),

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The reuse table ``PT`` of the predictor mode (spec-predictor.md P3, P4, P9).
+"""The reuse tables ``PT`` and ``PA`` of the predictor mode (spec-predictor.md P3, P4, P9).
 
-64 four-bit saturating counters in flip-flops. In one cycle an OBSERVE trains the counter
+Four-bit saturating counters in flip-flops: 64 for ``PT`` (6-bit keys), 512 for ``PA``
+(9-bit answer keys, ``key_width=9``). In one cycle an OBSERVE trains the counter
 its line's previous OBSERVE used (``pkey``) and looks up the counter of its new key; if the
 two are the same entry the lookup reads the trained value (P4). The training is written at
 the end of the cycle, so the lookup of the next cycle reads it from the flip-flops: one
@@ -24,12 +25,16 @@ from .constants import KEY_WIDTH, PT_ENTRIES, PT_INIT, PT_WIDTH
 
 __all__ = ["ReuseTable", "train_layout", "what_if_layout"]
 
-train_layout = data.StructLayout({"key": KEY_WIDTH, "near": 1})
 
-#: A what-if lookup: ``key``, looked up as if ``PT[tkey]`` were trained with ``near`` this
-#: cycle (when ``train``) and not by ``ReuseTable.train``.
-what_if_layout = data.StructLayout({"key": KEY_WIDTH, "train": 1, "tkey": KEY_WIDTH,
-                                    "near": 1})
+def train_layout(key_width=KEY_WIDTH):
+    """A training: the counter ``key`` steps up if ``near``, else down."""
+    return data.StructLayout({"key": key_width, "near": 1})
+
+
+def what_if_layout(key_width=KEY_WIDTH):
+    """A what-if lookup: ``key``, looked up as if the counter ``tkey`` were trained with
+    ``near`` this cycle (when ``train``) and not by ``ReuseTable.train``."""
+    return data.StructLayout({"key": key_width, "train": 1, "tkey": key_width, "near": 1})
 
 
 class ReuseTable(wiring.Component):
@@ -37,10 +42,10 @@ class ReuseTable(wiring.Component):
 
     Ports
     -----
-    train : In(stream.Signature(train_layout, always_ready=True))
+    train : In(stream.Signature(train_layout(key_width), always_ready=True))
         ``valid``: train ``PT[key]`` this cycle: ``+1`` (saturating at 15) if ``near``,
         else ``-1`` (saturating at 0). Always taken.
-    lookup : In(KEY_WIDTH)
+    lookup : In(key_width)
         The key looked up this cycle.
     value : Out(PT_WIDTH)
         ``PT[lookup]`` after this cycle's training (combinational).
@@ -50,9 +55,9 @@ class ReuseTable(wiring.Component):
         ``value == 0``: a ghost revival with this key is a candidate of the ghost rule.
     flush : In(1)
         Every counter to 8 at the end of the cycle (the training of the cycle is lost).
-    counters : Out(ArrayLayout(PT_WIDTH, 64))
+    counters : Out(ArrayLayout(PT_WIDTH, entries))
         The counters (registers, reset 8), for the tests and the formal views.
-    what_if : In(ArrayLayout(what_if_layout, what_ifs))
+    what_if : In(ArrayLayout(what_if_layout(key_width), what_ifs))
         Only with ``what_ifs``: the what-if lookups of this cycle (see the module).
     what_if_value : Out(ArrayLayout(PT_WIDTH, what_ifs))
         ``PT[key]`` after the training each assumes (combinational; ``train`` and this
@@ -63,18 +68,24 @@ class ReuseTable(wiring.Component):
     Parameters
     ----------
     entries : int
-        The number of counters (default 64, the spec's; a power of two at most
-        ``2 ** KEY_WIDTH``, smaller only for formal runs: the key's high bits are then
+        The number of counters (default 64, ``PT``'s; a power of two at most
+        ``2 ** key_width``, smaller only for formal runs: the key's high bits are then
         ignored).
+    key_width : int
+        The keys' width (default 6, ``PT``'s; 9 for ``PA``).
     what_ifs : int
         The number of what-if lookups (default 0: no such ports).
     """
 
-    def __init__(self, entries=PT_ENTRIES, *, what_ifs=0):
+    def __init__(self, entries=PT_ENTRIES, *, key_width=KEY_WIDTH, what_ifs=0):
+        if not isinstance(key_width, int) or isinstance(key_width, bool):
+            raise TypeError(f"key_width must be an integer, not {key_width!r}")
+        if key_width < 1:
+            raise ValueError(f"key_width must be at least 1, not {key_width}")
         if not isinstance(entries, int) or isinstance(entries, bool):
             raise TypeError(f"entries must be an integer, not {entries!r}")
-        if entries < 2 or entries & (entries - 1) or entries > 1 << KEY_WIDTH:
-            raise ValueError(f"entries must be a power of two in 2..{1 << KEY_WIDTH}, "
+        if entries < 2 or entries & (entries - 1) or entries > 1 << key_width:
+            raise ValueError(f"entries must be a power of two in 2..{1 << key_width}, "
                              f"not {entries}")
         if not isinstance(what_ifs, int) or isinstance(what_ifs, bool):
             raise TypeError(f"what_ifs must be an integer, not {what_ifs!r}")
@@ -83,8 +94,8 @@ class ReuseTable(wiring.Component):
         self._entries = entries
         self._what_ifs = what_ifs
         ports = {
-            "train": In(stream.Signature(train_layout, always_ready=True)),
-            "lookup": In(KEY_WIDTH),
+            "train": In(stream.Signature(train_layout(key_width), always_ready=True)),
+            "lookup": In(key_width),
             "value": Out(PT_WIDTH),
             "predict": Out(1),
             "zero": Out(1),
@@ -93,7 +104,7 @@ class ReuseTable(wiring.Component):
         }
         if what_ifs:
             ports.update({
-                "what_if": In(data.ArrayLayout(what_if_layout, what_ifs)),
+                "what_if": In(data.ArrayLayout(what_if_layout(key_width), what_ifs)),
                 "what_if_value": Out(data.ArrayLayout(PT_WIDTH, what_ifs)),
                 "what_if_predict": Out(what_ifs),
                 "what_if_zero": Out(what_ifs),
@@ -113,8 +124,8 @@ class ReuseTable(wiring.Component):
         tkey = self.train.payload.key[:bits]
         lkey = self.lookup[:bits]
         # Every counter's trained value is made beside it (a 4-bit saturating step from the
-        # register), so a lookup of the entry being trained is one 64:1 choice of trained
-        # values, not a 64:1 read followed by the step.
+        # register), so a lookup of the entry being trained is one N:1 choice of trained
+        # values, not a N:1 read followed by the step.
         def trained_value(value, near):
             """The training's saturating step: +1 up to 15 if ``near``, else -1 down to 0."""
             return Mux(near, Mux(value == top, top, value + 1), Mux(value == 0, 0, value - 1))
@@ -134,7 +145,7 @@ class ReuseTable(wiring.Component):
             self.predict.eq(self.value >= PT_INIT),
             self.zero.eq(self.value == 0),
         ]
-        # A what-if lookup: the 64:1 read of its key (early: the key is), then the step its
+        # A what-if lookup: the N:1 read of its key (early: the key is), then the step its
         # assumed training makes if it trains that entry.
         for i in range(self._what_ifs):
             q = self.what_if[i]

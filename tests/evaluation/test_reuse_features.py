@@ -12,7 +12,8 @@ from golden_model import KvAsuModel, Op
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_replayed_table_answers_as_the_predictor_mode(seed):
-    """Where no line is forgotten, the replay's answers are the model's OBSERVE answers."""
+    """Where no line is forgotten, the replay's answers with the ``+ seen`` key (P4's
+    answer key) are the model's OBSERVE answers."""
     print(f"seed {seed}")
     rng = random.Random(seed)
     lines = rng.sample(range(1 << 20), 40)
@@ -29,9 +30,12 @@ def test_replayed_table_answers_as_the_predictor_mode(seed):
         assert r.tracked
         answers.append(r.tlevel >= 3)
     k = rf.keys(line_arr, cycle_arr)
-    replay = rf.online_answers(line_arr, k["key"], k["trains"], k["near"])
+    replay = rf.online_answers(line_arr, k["key"] * (rf.SEEN_MAX + 1) + k["seen"], k["trains"],
+                               k["near"])
     assert 0 < sum(answers) < len(answers)
     assert replay.tolist() == answers
+    # the key alone (PT's, which decides only the ghost rule) answers otherwise
+    assert rf.online_answers(line_arr, k["key"], k["trains"], k["near"]).tolist() != answers
 
 
 def test_filter_equals_the_exact_record_until_lines_share_an_entry():

@@ -43,18 +43,27 @@ def test_first_observe_predicts_reuse_and_query_levels():
 
 
 def test_training_uses_the_previous_key_and_lookup_reads_the_trained_value():
-    """P4: an OBSERVE after a long gap trains PT[previous key] down; the second long gap
-    trains and reads PT[3] (class 3, burst 0) in the same request."""
+    """P4: an OBSERVE after a long gap trains PT[previous key] and PA[previous answer key]
+    down; the answer is PA's at key * 8 + seen'; once seen saturates, an OBSERVE trains and
+    reads the same PA entry, and reads the trained value."""
     m = predictor()
-    m.request(0, Op.OBSERVE, 0x100)                     # key 4, PT[4] = 8
-    r = m.request(FAR, Op.OBSERVE, 0x100)               # trains PT[4] -> 7; key 3, PT[3] = 8
+    pr = m._predictor
+    r = m.request(0, Op.OBSERVE, 0x100)                 # key 4, seen 0: PA[32] = 8
+    assert r.tlevel == 3 and pr.seen[r.slot] == 0 and pr.pkey[r.slot] == 4
+    r = m.request(FAR, Op.OBSERVE, 0x100)               # trains PT[4], PA[32] -> 7; PA[25] = 8
     assert r.tlevel == 3 and r.tlevel_before == 0       # age saturated: level 0 before
-    assert m._predictor.pt[4] == 7
-    r = m.request(2 * FAR, Op.OBSERVE, 0x100)           # trains PT[3] -> 7 and reads it: 0
-    assert r.tlevel == 1 and m._predictor.pt[3] == 7
-    r = m.request(2 * FAR + 8, Op.OBSERVE, 0x100)       # near: trains PT[3] -> 8; key 8+0
-    assert r.tlevel_before == 1 and m._predictor.pt[3] == 8
-    assert m._predictor.burst[r.slot] == 1 and m._predictor.pkey[r.slot] == 8
+    assert pr.pt[4] == 7 and pr.pa[32] == 7 and pr.seen[r.slot] == 1
+    r = m.request(2 * FAR, Op.OBSERVE, 0x100)           # trains PT[3] -> 7 (read: 7), PA[25] -> 7
+    assert pr.pt[3] == 7 and pr.pa[25] == 7
+    assert r.tlevel == 3 and pr.seen[r.slot] == 2       # the answer: PA[26] = 8
+    for k in range(3, 8):                               # seen 3 .. 7: PA[27..31] read at 8
+        r = m.request((k + 1) * FAR, Op.OBSERVE, 0x100)
+        assert r.tlevel == 3 and pr.seen[r.slot] == k and pr.pa[24 + k - 1] == 7
+    r = m.request(9 * FAR, Op.OBSERVE, 0x100)           # seen stays 7: trains PA[31] and reads 7
+    assert r.tlevel == 1 and pr.seen[r.slot] == 7 and pr.pa[31] == 7
+    r = m.request(9 * FAR + 8, Op.OBSERVE, 0x100)       # near: trains PT[3] and PA[31] up
+    assert r.tlevel_before == 1 and pr.pa[31] == 8
+    assert pr.burst[r.slot] == 1 and pr.pkey[r.slot] == 8
 
 
 def _cold_line(m: KvAsuModel, addr: int, cycle: int) -> int:
@@ -338,7 +347,7 @@ class Reference:
     def flush(self):
         self.slots = [None] * self.p.ENTRIES
         self.lru, self.ghosts = [], []          # tail first
-        self.pt, self.eps = [8] * 64, 0
+        self.pt, self.pa, self.eps = [8] * 64, [8] * 512, 0
         self.sa, self.sb = [], []               # P11 shadows, LRU end first
         self.psel, self.bip, self.sbip = 0, 0, 0
         self.gsel = 31                          # P12
@@ -433,15 +442,17 @@ class Reference:
         if line is not None:
             s = self.sage(line, t)
             near = s <= self.w3
-            k = line["pkey"]
+            k, ak = line["pkey"], line["pkey"] * 8 + line["seen"]
             self.pt[k] = min(self.pt[k] + 1, 15) if near else max(self.pt[k] - 1, 0)
+            self.pa[ak] = min(self.pa[ak] + 1, 15) if near else max(self.pa[ak] - 1, 0)
             burst = min(line["burst"] + 1, 7) if near else 0
             cls = 0 if s <= self.w3 // 4 else 1 if near else 2 if s <= p.WMAX else 3
             key = burst * 8 + cls
-            pred = self.pt[key] >= 8
+            seen = min(line["seen"] + 1, 7)
+            pred = self.pa[key * 8 + seen] >= 8
             if not line["ghost"]:
                 line["count"] = 1 if t - line["last"] > self.w1 else min(line["count"] + 1, p.COUNT_MAX)
-                line.update(last=t, burst=burst, pkey=key, pred=pred)
+                line.update(last=t, burst=burst, pkey=key, pred=pred, seen=seen)
                 if line["probe"]:                   # P12: reused while live
                     line["probe"] = False
                     if (self.epoch - line["stamp"]) % 8 >= 3:
@@ -453,7 +464,7 @@ class Reference:
                 return Response(op, 1, before, 1, 3 if pred else 1, line["count"],
                                 int(before >= mt), slot)
             self.ghosts.remove(slot)
-            line.update(ghost=False, count=1, last=t, burst=burst, pkey=key, pred=pred)
+            line.update(ghost=False, count=1, last=t, burst=burst, pkey=key, pred=pred, seen=seen)
             self.advance(len(self.lru) + 1)
             at_tail = False
             if loop:
@@ -466,7 +477,7 @@ class Reference:
                     line.update(probe=True, stamp=self.epoch)
             self.link(slot, at_tail)
             return Response(op, 0, 0, 1, 3 if pred else 1, 1, int(mt == 0), slot)
-        pred = self.pt[4] >= 8
+        pred = self.pa[4 * 8 + 0] >= 8
         free = [s for s in window if self.slots[s] is None]
         ghosts = [s for s in window if self.slots[s] and self.slots[s]["ghost"]]
         live = [s for s in window if self.slots[s] and not self.slots[s]["ghost"]]
@@ -485,7 +496,7 @@ class Reference:
             self.lru.remove(slot)
         self.advance(len(self.lru) + 1)
         self.slots[slot] = {"tag": tag, "ghost": False, "count": 1, "last": t, "burst": 0,
-                            "pkey": 4, "pred": pred, "probe": False}
+                            "pkey": 4, "pred": pred, "probe": False, "seen": 0}
         self.link(slot, loop and self.bimodal_at_tail())
         return Response(op, 0, 0, 1, 3 if pred else 1, 1, int(mt == 0), slot,
                         int(victim is not None), victim or 0)

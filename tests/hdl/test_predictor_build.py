@@ -38,7 +38,7 @@ def test_predictor_build_ports_and_generation():
     options = CoreOptions(predictor=True, protection="none")
     top = KvAsu(SMALL, options)
     assert top.regs.predictor is True and "policy" in top.core.signature.members
-    assert top.core.table.pmeta_width == 15
+    assert top.core.table.pmeta_width == 18      # ghost, burst 3, pkey 6, pred, probe, stamp 3, seen 3
     with pytest.raises(ValueError, match="observe=True"):
         KvAsuCore(SMALL, options, observe=True)
     assert generate_main(["--predictor", "--protection", "none", "--param", "ENTRIES=16",

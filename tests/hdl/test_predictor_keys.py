@@ -21,6 +21,8 @@ def test_constants_are_the_models():
     assert c.PT_ENTRIES == gm.PT_ENTRIES and (1 << c.PT_WIDTH) - 1 == gm.PT_MAX
     assert c.PT_INIT == gm.PT_INIT and (1 << c.BURST_WIDTH) - 1 == gm.BURST_MAX
     assert c.ABSENT_KEY == gm.ABSENT_KEY and c.SAMPLE_SHIFT == gm.SAMPLE_SHIFT
+    assert (1 << c.SEEN_WIDTH) - 1 == gm.SEEN_MAX and c.PA_ENTRIES == gm.PA_ENTRIES
+    assert gm.answer_key(gm.ABSENT_KEY, 0) == c.ABSENT_KEY << c.SEEN_WIDTH
     assert c.SIG_SHIFT == gm.SIG_SHIFT and c.SIG_WIDTH == 32 - gm.SIG_SHIFT
     assert (1 << c.PSEL_WIDTH) - 1 == gm.PSEL_MAX and 1 << (c.PSEL_WIDTH - 1) == gm.PSEL_LOOP
     assert c.PSEL_DOWN == gm.PSEL_DOWN and (1 << c.BIP_WIDTH) - 1 == gm.BIP_MASK

@@ -1,7 +1,7 @@
 # amaranth: UnusedElaboratable=no
 # SPDX-License-Identifier: Apache-2.0
-"""hdl.predictor.ReuseTable (``PT``, spec-predictor.md P4, P9) against the golden model's
-rule ``pt_train``, cycle by cycle: a training and a lookup every cycle, the same entry
+"""hdl.predictor.ReuseTable (``PT`` and ``PA``, spec-predictor.md P4, P9) against the golden
+model's rule ``pt_train``, cycle by cycle: a training and a lookup every cycle, the same entry
 often (the forward), runs into both saturations, and flushes."""
 
 import os
@@ -16,27 +16,32 @@ from hdl.predictor import ReuseTable
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261201"))
 
 
+TABLES = {"PT": (gm.PT_ENTRIES, 6), "PA": (gm.PA_ENTRIES, 9)}
+
+
+@pytest.mark.parametrize("table", TABLES)
 @pytest.mark.parametrize("bias", [0.0, 0.5, 0.9], ids=["random", "mixed", "saturating"])
-def test_reuse_table_matches_model(bias):
-    seed = f"{SEED}-pt-{bias}"
+def test_reuse_table_matches_model(bias, table):
+    seed = f"{SEED}-pt-{bias}" + ("" if table == "PT" else f"-{table}")
     print(f"seed {seed}")
     rng = random.Random(seed)
-    dut = ReuseTable()
+    entries, key_width = TABLES[table]
+    dut = ReuseTable(entries, key_width=key_width)
     forwards = [0]
     saturated = [0]
 
     async def bench(ctx):
-        pt = [gm.PT_INIT] * gm.PT_ENTRIES
-        hot = rng.sample(range(gm.PT_ENTRIES), 3)
+        pt = [gm.PT_INIT] * entries
+        hot = rng.sample(range(entries), 3)
         drift = rng.random() < 0.5
         for cycle in range(1500):
             if cycle % 250 == 0:
                 drift = not drift          # long runs one way: both saturations
             train = rng.random() < 0.85
-            tkey = rng.choice(hot) if rng.random() < 0.6 else rng.randrange(gm.PT_ENTRIES)
+            tkey = rng.choice(hot) if rng.random() < 0.6 else rng.randrange(entries)
             near = (rng.random() < 0.5) if rng.random() > bias else drift
             lkey = tkey if rng.random() < 0.4 else (rng.choice(hot) if rng.random() < 0.5
-                                                     else rng.randrange(gm.PT_ENTRIES))
+                                                     else rng.randrange(entries))
             flush = rng.random() < 0.003
             ctx.set(dut.train.valid, train)
             ctx.set(dut.train.payload.key, tkey)
@@ -54,10 +59,10 @@ def test_reuse_table_matches_model(bias):
             assert ctx.get(dut.predict) == int(value >= gm.PT_INIT)
             assert ctx.get(dut.zero) == int(value == 0)
             await ctx.tick()
-            pt = [gm.PT_INIT] * gm.PT_ENTRIES if flush else after
-            # The entries this cycle touched every cycle, all 64 every 16th and after flushes.
+            pt = [gm.PT_INIT] * entries if flush else after
+            # The entries this cycle touched every cycle, all every 16th and after flushes.
             if cycle % 16 == 0 or flush:
-                assert [ctx.get(dut.counters[i]) for i in range(gm.PT_ENTRIES)] == pt, cycle
+                assert [ctx.get(dut.counters[i]) for i in range(entries)] == pt, cycle
             else:
                 for i in {tkey, lkey}:
                     assert ctx.get(dut.counters[i]) == pt[i], (cycle, i)
@@ -70,25 +75,29 @@ def test_reuse_table_matches_model(bias):
     assert saturated[0] > 20          # and training at 0 or 15
 
 
-def test_reuse_table_what_if_lookups_match_model():
+@pytest.mark.parametrize("table", TABLES)
+def test_reuse_table_what_if_lookups_match_model(table):
     """Each what-if lookup reads its key as its own assumed training would leave the table
     (the model's ``pt_train`` applied to that entry only), whatever the real training."""
-    seed = f"{SEED}-pt-what-if"
+    seed = f"{SEED}-pt-what-if" + ("" if table == "PT" else f"-{table}")
     print(f"seed {seed}")
     rng = random.Random(seed)
-    dut = ReuseTable(what_ifs=3)
+    entries, key_width = TABLES[table]
+    dut = ReuseTable(entries, key_width=key_width, what_ifs=3)
     own_forwards = [0]
+    # keys from a few entries (forwards) spread over the whole table (high key bits too)
+    pool = sorted(rng.sample(range(entries), 8))
 
     async def bench(ctx):
-        pt = [gm.PT_INIT] * gm.PT_ENTRIES
+        pt = [gm.PT_INIT] * entries
         for cycle in range(1200):
-            train, tkey, near = rng.random() < 0.8, rng.randrange(8), rng.random() < 0.5
+            train, tkey, near = rng.random() < 0.8, rng.choice(pool), rng.random() < 0.5
             ctx.set(dut.train.valid, train)
             ctx.set(dut.train.payload.key, tkey)
             ctx.set(dut.train.payload.near, near)
             asked = []
             for i in range(3):
-                q = (rng.random() < 0.7, rng.randrange(8), rng.randrange(8),
+                q = (rng.random() < 0.7, rng.choice(pool), rng.choice(pool),
                      rng.random() < 0.5)
                 for name, v in zip(("train", "tkey", "key", "near"), q):
                     ctx.set(getattr(dut.what_if[i], name), v)
@@ -130,6 +139,18 @@ def test_reuse_table_reset_is_eight():
 def test_reuse_table_entries_validated(bad, exc):
     with pytest.raises(exc, match="entries"):
         ReuseTable(bad)
+
+
+@pytest.mark.parametrize("bad,exc", [(0, ValueError), ("9", TypeError), (True, TypeError)])
+def test_reuse_table_key_width_validated(bad, exc):
+    with pytest.raises(exc, match="key_width"):
+        ReuseTable(key_width=bad)
+
+
+def test_reuse_table_entries_within_key_width():
+    ReuseTable(512, key_width=9)
+    with pytest.raises(ValueError, match="2..64"):
+        ReuseTable(512)
 
 
 @pytest.mark.parametrize("bad,exc", [(-1, ValueError), ("2", TypeError), (True, TypeError)])
