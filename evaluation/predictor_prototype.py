@@ -179,6 +179,8 @@ from pathlib import Path
 import mmh3
 import numpy as np
 
+from golden_model.predictor import PA_ENTRIES, answer_key, seen_step
+
 from . import decoder, real_attention
 from .baselines import simulate_belady, simulate_lru
 from .metrics import classify, reuse_within
@@ -437,16 +439,14 @@ class SeenKeyReusePredictor(ReusePredictor):
     (0 at its first, saturating at 7; forgotten with the line): one table of 64 x 8
     counters, for the answer and the ghost rule alike."""
 
-    SEEN_MAX = 7
-
     def __init__(self):
-        super().__init__(keys=64 * (self.SEEN_MAX + 1))
+        super().__init__(keys=PA_ENTRIES)
         self.seen: dict = {}
 
     def widen(self, key, line, tick):
         seen = self.seen.get(line)
-        self.seen[line] = 0 if seen is None else min(seen + 1, self.SEEN_MAX)
-        return key * (self.SEEN_MAX + 1) + self.seen[line]
+        self.seen[line] = 0 if seen is None else seen_step(seen)
+        return answer_key(key, self.seen[line])
 
     def forget(self, line):
         super().forget(line)

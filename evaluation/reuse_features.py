@@ -44,7 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from golden_model.predictor import ABSENT_KEY, PT_INIT, SEEN_MAX, key_of, pt_train
+from golden_model.predictor import (ABSENT_KEY, PT_INIT, SEEN_MAX, answer_key, key_of, pt_train,
+                                    seen_step)
 
 from .compare import REUSE_WINDOW
 from .metrics import classify, reuse_within
@@ -92,7 +93,7 @@ def keys(lines: np.ndarray, cycles: np.ndarray, config: KvAsuConfig = KvAsuConfi
     for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
         tick = cycle >> shift
         seen[i] = earlier.get(line, 0)
-        earlier[line] = min(seen[i] + 1, SEEN_MAX)
+        earlier[line] = seen_step(seen[i])
         if line in last:
             key[i], burst[line], near[i] = key_of(burst[line], min(tick - last[line], wmax + 1),
                                                   w3, wmax)
@@ -214,7 +215,7 @@ def study(lines: np.ndarray, cycles: np.ndarray, filter_bits=(FILTER_BITS,),
     labels = reuse_within(lines, cycles, REUSE_WINDOW)
     k = keys(lines, cycles)
     row = {"accesses": int(len(lines)), "base_rate": round(float(labels.mean()), 4)}
-    variants = {"keys": k["key"], "seen": k["key"] * (SEEN_MAX + 1) + k["seen"]}
+    variants = {"keys": k["key"], "seen": answer_key(k["key"], k["seen"])}
     for name, bits in (("neighbours_exact", None),
                        *((f"neighbours_filter{b}", b) for b in filter_bits)):
         nb = neighbour_classes(lines, cycles, filter_bits=bits)

@@ -275,11 +275,6 @@ class Campaign:
             self.detail = f"unit: {failed[0]} ({len(failed)} failed)"
         return failed
 
-    def _unit(self, path: str) -> list[str]:
-        """The unit tests of ``path``'s part of the RTL (:func:`unit_tests_for`) that
-        fail on the sources as they are."""
-        return self._unit_failures(unit_tests_for(path))
-
     def _soak(self, build: str) -> bool:
         module = "verif.soak" if build == "article" else "verif.predictor_soak"
         args = ["-m", module, "--config", self.configs[build], "--requests", str(self.requests),
@@ -332,7 +327,7 @@ class Campaign:
                     if passed and self.faults and "article" in changed:
                         passed = self._upsets()
                     if passed and self.unit:
-                        failed = self._unit(site.path)
+                        failed = self._unit_failures(unit_tests_for(site.path))
                         passed = not failed
                     outcome = "survived" if passed else "killed"
         finally:

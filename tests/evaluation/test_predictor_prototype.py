@@ -135,6 +135,7 @@ def test_seen_predictor_answers_as_the_studys_seen_key_and_keeps_p4s_counter():
     import numpy as np
 
     from evaluation import reuse_features as rf
+    from golden_model.predictor import answer_key
 
     seed = 6
     print(f"seed {seed}")
@@ -146,8 +147,7 @@ def test_seen_predictor_answers_as_the_studys_seen_key_and_keeps_p4s_counter():
         cycles.append(cycle)
     line_arr, cycle_arr = np.array(lines, np.int64), np.array(cycles, np.int64)
     k = rf.keys(line_arr, cycle_arr)
-    replay = rf.online_answers(line_arr, k["key"] * (rf.SEEN_MAX + 1) + k["seen"], k["trains"],
-                               k["near"])
+    replay = rf.online_answers(line_arr, answer_key(k["key"], k["seen"]), k["trains"], k["near"])
     seen, plain = pp.SeenReusePredictor(), pp.ReusePredictor()
     answers, counters = [], []
     for line, c in zip(lines, cycles):

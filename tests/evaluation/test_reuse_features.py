@@ -8,6 +8,7 @@ import pytest
 
 from evaluation import reuse_features as rf
 from golden_model import KvAsuModel, Op
+from golden_model.predictor import answer_key
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -30,8 +31,7 @@ def test_replayed_table_answers_as_the_predictor_mode(seed):
         assert r.tracked
         answers.append(r.tlevel >= 3)
     k = rf.keys(line_arr, cycle_arr)
-    replay = rf.online_answers(line_arr, k["key"] * (rf.SEEN_MAX + 1) + k["seen"], k["trains"],
-                               k["near"])
+    replay = rf.online_answers(line_arr, answer_key(k["key"], k["seen"]), k["trains"], k["near"])
     assert 0 < sum(answers) < len(answers)
     assert replay.tolist() == answers
     # the key alone (PT's, which decides only the ghost rule) answers otherwise
