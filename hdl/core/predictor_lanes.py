@@ -55,8 +55,9 @@ def predictor_write_layout(p):
 class PredictorLanes(wiring.Component):
     """E1b of the predictor mode: the E1b request's lanes registered into E2 (``e2``).
 
-    Every lane's key (P4) is made here as if the lane were the match, from its burst and
-    age, and its ``seen'`` from its ``seen``, so that E2's lookups start from registers.
+    Every lane's key and ``seen'`` (P4) are made here as if the lane were the match, from
+    its burst, age and ``seen`` (a ``ReuseKey`` per lane), so that E2's lookups start from
+    registers.
     The request right ahead, in E2 now, writes a lane of this window or frees one
     (``ahead``, E2's feedback): the lane that holds its slot is registered as the write
     leaves it (its comparisons with the written line are E1a's ``*_ahead``), or emptied.
@@ -112,12 +113,10 @@ class PredictorLanes(wiring.Component):
             k = ReuseKey(p)
             m.submodules[name] = k
             value = Signal(lane_key_layout, name=f"{name}_value")
-            top = (1 << SEEN_WIDTH) - 1
             m.d.comb += [k.known.eq(1), k.burst.eq(pm.burst), k.sage.eq(sage),
-                         k.w3.eq(self.cfg.w3),
+                         k.seen.eq(pm.seen), k.w3.eq(self.cfg.w3),
                          value.key.eq(k.key), value.near.eq(k.near),
-                         value.burst_next.eq(k.burst_next),
-                         value.seen_next.eq(Mux(pm.seen == top, top, pm.seen + 1))]
+                         value.burst_next.eq(k.burst_next), value.seen_next.eq(k.seen_next)]
             return value
 
         mark_b = marks_after_scrub(m, ln.lane, self.sc_mark_intent, self.sc_mark_value)

@@ -11,14 +11,14 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
-from .constants import ABSENT_KEY, BURST_WIDTH, KEY_WIDTH
+from .constants import ABSENT_KEY, BURST_WIDTH, KEY_WIDTH, SEEN_WIDTH
 
 __all__ = ["ReuseKey", "ReuseLevel"]
 
 
 class ReuseKey(wiring.Component):
-    """P4: the key an OBSERVE computes for its line, the burst it leaves and the training
-    outcome.
+    """P4: the key an OBSERVE computes for its line, the burst and the count of accesses it
+    leaves, and the training outcome.
 
     Ports
     -----
@@ -28,6 +28,8 @@ class ReuseKey(wiring.Component):
         The slot's ``burst`` (accesses in a row with gaps ``<= W3``).
     sage : In(TS_WIDTH)
         The slot's saturated age ``min(t - last, WMAX + 1)``.
+    seen : In(3)
+        The slot's ``seen`` (its line's earlier OBSERVEs, saturating at 7).
     w3 : In(TS_WIDTH - 1)
         The active ``W3``.
     near : Out(1)
@@ -38,6 +40,8 @@ class ReuseKey(wiring.Component):
     key : Out(6)
         ``burst' * 8 + class``, ``class`` 0 if ``sage <= W3 >> 2``, 1 if ``sage <= W3``,
         2 if ``sage <= WMAX``, else 3; ``4`` (burst 0, class 4) when not ``known``.
+    seen_next : Out(3)
+        ``seen'``: ``min(seen + 1, 7)``; 0 when not ``known`` (a line that enters).
 
     Parameters
     ----------
@@ -53,10 +57,12 @@ class ReuseKey(wiring.Component):
             "known": In(1),
             "burst": In(BURST_WIDTH),
             "sage": In(ts),
+            "seen": In(SEEN_WIDTH),
             "w3": In(ts - 1),
             "near": Out(1),
             "burst_next": Out(BURST_WIDTH),
             "key": Out(KEY_WIDTH),
+            "seen_next": Out(SEEN_WIDTH),
         })
 
     def elaborate(self, platform):
@@ -77,14 +83,17 @@ class ReuseKey(wiring.Component):
             m.d.comb += cls.eq(3)
         burst_max = (1 << BURST_WIDTH) - 1
         inc = Mux(self.burst == burst_max, burst_max, self.burst + 1)
+        seen_max = (1 << SEEN_WIDTH) - 1
         with m.If(self.known):
             m.d.comb += [
                 self.near.eq(near),
                 self.burst_next.eq(Mux(near, inc, 0)),
                 self.key.eq(Cat(cls, Const(0, 1), self.burst_next)),
+                self.seen_next.eq(Mux(self.seen == seen_max, seen_max, self.seen + 1)),
             ]
         with m.Else():
-            m.d.comb += [self.near.eq(0), self.burst_next.eq(0), self.key.eq(ABSENT_KEY)]
+            m.d.comb += [self.near.eq(0), self.burst_next.eq(0), self.key.eq(ABSENT_KEY),
+                         self.seen_next.eq(0)]
         return m
 
 

@@ -15,6 +15,8 @@ A caller that does not know its training key early (the core's E2, where the key
 from the lane the match picks) can also ask *what-if* lookups: each names a key and the
 training it assumes, and reads the counter as that training would leave it. The core makes
 one per lane, in parallel with the match, and picks one by the match (docs/rtl-predictor.md).
+Its prediction and zero test are read from flags kept beside each counter and chosen by the
+assumed training, so that neither waits for the step.
 """
 
 from amaranth import *
@@ -146,17 +148,28 @@ class ReuseTable(wiring.Component):
             self.zero.eq(self.value == 0),
         ]
         # A what-if lookup: the N:1 read of its key (early: the key is), then the step its
-        # assumed training makes if it trains that entry.
+        # assumed training makes if it trains that entry. The prediction and the zero test
+        # do not wait for the step: each is a flag of the counter as it is, chosen by the
+        # assumed training (a step up predicts from 7, a step down from 9; a step down
+        # reaches 0 from 1, a step up never), and each flag is made beside its counter, so
+        # a lookup is an N:1 choice of flags followed by one 3:1 choice.
+        assert PT_WIDTH == 4 and PT_INIT == 8, "the flags are written for 4-bit counters " \
+            "that predict from 8 (their bit 3)"
+        ge7 = Array(c[3] | (c[:3] == 7) for c in pt)
+        ge9 = Array(c[3] & (c[:3] != 0) for c in pt)
+        is0 = Array(c == 0 for c in pt)
+        le1 = Array(c[1:] == 0 for c in pt)
         for i in range(self._what_ifs):
             q = self.what_if[i]
+            key = q.key[:bits]
             read = Signal(PT_WIDTH, name=f"what_if{i}_read")
-            m.d.comb += read.eq(table[q.key[:bits]])
-            value = self.what_if_value[i]
+            same = Signal(name=f"what_if{i}_same")
+            m.d.comb += [read.eq(table[key]), same.eq(q.train & (q.tkey[:bits] == key))]
             m.d.comb += [
-                value.eq(Mux(q.train & (q.tkey[:bits] == q.key[:bits]),
-                             trained_value(read, q.near), read)),
-                self.what_if_predict[i].eq(value >= PT_INIT),
-                self.what_if_zero[i].eq(value == 0),
+                self.what_if_value[i].eq(Mux(same, trained_value(read, q.near), read)),
+                self.what_if_predict[i].eq(Mux(same, Mux(q.near, ge7[key], ge9[key]),
+                                               read[3])),
+                self.what_if_zero[i].eq(Mux(same, ~q.near & le1[key], is0[key])),
             ]
 
         with m.If(self.flush):

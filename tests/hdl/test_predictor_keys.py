@@ -1,7 +1,7 @@
 # amaranth: UnusedElaboratable=no
 # SPDX-License-Identifier: Apache-2.0
 """hdl.predictor's key and level (spec-predictor.md P4, P5) against the golden model's
-``key_of`` and ``level_of``; its constants against the model's."""
+``key_of``, ``seen_step`` and ``level_of``; its constants against the model's."""
 
 import os
 import random
@@ -52,17 +52,22 @@ def test_key_matches_model(ts_width, exhaustive):
     cases = _cases(p, exhaustive, rng, 600)
 
     async def bench(ctx):
-        for burst, sage, w3 in cases:
+        for n, (burst, sage, w3) in enumerate(cases):
+            seen = n % (gm.SEEN_MAX + 1)      # every count, saturated ones included
             ctx.set(dut.burst, burst)
             ctx.set(dut.sage, sage)
+            ctx.set(dut.seen, seen)
             ctx.set(dut.w3, w3)
             ctx.set(dut.known, 1)
             key, new_burst, near = gm.key_of(burst, sage, w3, p.WMAX)
-            got = (ctx.get(dut.key), ctx.get(dut.burst_next), ctx.get(dut.near))
-            assert got == (key, new_burst, int(near)), (burst, sage, w3)
+            got = (ctx.get(dut.key), ctx.get(dut.burst_next), ctx.get(dut.near),
+                   ctx.get(dut.seen_next))
+            assert got == (key, new_burst, int(near), gm.seen_step(seen)), (burst, sage, w3,
+                                                                           seen)
             ctx.set(dut.known, 0)             # absent: the first-sight key, no training
-            got = (ctx.get(dut.key), ctx.get(dut.burst_next), ctx.get(dut.near))
-            assert got == (gm.ABSENT_KEY, 0, 0), (burst, sage, w3)
+            got = (ctx.get(dut.key), ctx.get(dut.burst_next), ctx.get(dut.near),
+                   ctx.get(dut.seen_next))
+            assert got == (gm.ABSENT_KEY, 0, 0, 0), (burst, sage, w3, seen)
 
     sim = Simulator(dut)
     sim.add_testbench(bench)
