@@ -120,6 +120,55 @@ def test_reuse_table_what_if_lookups_match_model(table):
     assert own_forwards[0] > 200
 
 
+@pytest.mark.parametrize("table", TABLES)
+def test_reuse_table_what_if_at_every_counter_value(table):
+    """Every counter value 0..15, each what-if training (none, a step up, a step down; the
+    same entry or another): the what-if's value, prediction and zero test are the model's.
+    The prediction and the zero test are read from flags chosen by the assumed training, so
+    the values at the thresholds (0, 1, 7, 8, 9, 15) are the cases that tell them apart."""
+    entries, key_width = TABLES[table]
+    dut = ReuseTable(entries, key_width=key_width, what_ifs=1)
+    key, other = entries - 1, 1            # (the top entry: every key bit in play)
+    checked = [0]
+
+    async def bench(ctx):
+        for target in range(gm.PT_MAX + 1):
+            # Flush to 8, then train ``key`` one step per cycle to ``target``.
+            ctx.set(dut.flush, 1)
+            await ctx.tick()
+            ctx.set(dut.flush, 0)
+            value = gm.PT_INIT
+            ctx.set(dut.train.payload.key, key)
+            while value != target:
+                near = target > value
+                ctx.set(dut.train.valid, 1)
+                ctx.set(dut.train.payload.near, near)
+                await ctx.tick()
+                value = gm.pt_train(value, near)
+            ctx.set(dut.train.valid, 0)
+            assert ctx.get(dut.counters[key]) == target
+            q = dut.what_if[0]
+            ctx.set(q.key, key)
+            for train in (0, 1):
+                for tkey in (key, other):
+                    for near in (0, 1):
+                        ctx.set(q.train, train)
+                        ctx.set(q.tkey, tkey)
+                        ctx.set(q.near, near)
+                        want = gm.pt_train(target, near) if train and tkey == key else target
+                        got = (ctx.get(dut.what_if_value[0]), ctx.get(dut.what_if_predict[0]),
+                               ctx.get(dut.what_if_zero[0]))
+                        assert got == (want, int(want >= gm.PT_INIT), int(want == 0)), \
+                            (target, train, tkey, near)
+                        checked[0] += 1
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert checked[0] == 16 * 8
+
+
 def test_reuse_table_reset_is_eight():
     dut = ReuseTable()
 
