@@ -9,9 +9,9 @@ from amaranth.lib.wiring import In, Out
 from ..layouts import check_params, config_layout
 from ..onehot import select
 from ..predictor.bimodal import BimodalCounter
-from ..predictor.constants import ABSENT_KEY, ANSWER_KEY_WIDTH, PA_ENTRIES, SEEN_WIDTH
+from ..predictor.constants import ABSENT_KEY, ANSWER_KEY_WIDTH, PA_ENTRIES
 from ..predictor.guard import Guard
-from ..predictor.keys import ReuseLevel
+from ..predictor.keys import ReuseLevel, answer_key
 from ..predictor.reuse_table import ReuseTable
 from .interfaces import pmeta_layout
 from .predictor_decision import predictor_decision_layout
@@ -108,14 +108,13 @@ class PredictorTraining(wiring.Component):
                      level.w3.eq(cfg.w3), level.w1.eq(cfg.w1), self.level.eq(level.level)]
 
         # The reuse tables: the previous keys trained (a live or ghost match), the new keys
-        # looked up (what-if per lane, picked by the match). An answer key is the key with
-        # ``seen`` below it: ``key * 8 + seen``.
+        # looked up (what-if per lane, picked by the match); ``PA`` by the answer keys.
         for i in range(P):
             q, a = pt.what_if[i], pa.what_if[i]
             m.d.comb += [q.key.eq(keys[i].key), q.train.eq(d.obs), q.tkey.eq(pm[i].pkey),
                          q.near.eq(keys[i].near),
-                         a.key.eq(Cat(keys[i].seen_next, keys[i].key)), a.train.eq(d.obs),
-                         a.tkey.eq(Cat(pm[i].seen, pm[i].pkey)), a.near.eq(keys[i].near)]
+                         a.key.eq(answer_key(keys[i].key, keys[i].seen_next)), a.train.eq(d.obs),
+                         a.tkey.eq(answer_key(pm[i].pkey, pm[i].seen)), a.near.eq(keys[i].near)]
         key_near = select(d.hit_lane, [keys[i].near for i in range(P)])
         key_burst_next = select(d.hit_lane, [keys[i].burst_next for i in range(P)])
         key_seen_next = Mux(d.known, select(d.hit_lane, [keys[i].seen_next for i in range(P)]),
@@ -128,8 +127,8 @@ class PredictorTraining(wiring.Component):
             pt.train.valid.eq(d.obs & d.known), pt.train.payload.key.eq(hp.pkey),
             pt.train.payload.near.eq(key_near), pt.lookup.eq(ABSENT_KEY),
             pa.train.valid.eq(d.obs & d.known),
-            pa.train.payload.key.eq(Cat(hp.seen, hp.pkey)),
-            pa.train.payload.near.eq(key_near), pa.lookup.eq(ABSENT_KEY << SEEN_WIDTH),
+            pa.train.payload.key.eq(answer_key(hp.pkey, hp.seen)),
+            pa.train.payload.near.eq(key_near), pa.lookup.eq(answer_key(ABSENT_KEY, 0)),
         ]
 
         # The guard (P12) and the bimodal rule (P11).

@@ -13,7 +13,18 @@ from amaranth.lib.wiring import In, Out
 from ..layouts import check_params
 from .constants import ABSENT_KEY, BURST_WIDTH, KEY_WIDTH, SEEN_WIDTH
 
-__all__ = ["ReuseKey", "ReuseLevel"]
+__all__ = ["ReuseKey", "ReuseLevel", "answer_key"]
+
+
+def answer_key(key, seen):
+    """P4: the answer's key ``key * 8 + seen``, the index into ``PA``, of a key (``KEY_WIDTH``
+    bits) and a count of earlier accesses (``SEEN_WIDTH`` bits; an integer is widened to
+    them), as a value."""
+    if isinstance(seen, int):
+        seen = Const(seen, SEEN_WIDTH)
+    if len(Value.cast(seen)) != SEEN_WIDTH:
+        raise ValueError(f"seen must be {SEEN_WIDTH} bits wide, not {seen!r}")
+    return Cat(seen, key)
 
 
 class ReuseKey(wiring.Component):

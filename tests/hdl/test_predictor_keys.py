@@ -12,6 +12,7 @@ from amaranth.sim import Simulator
 import golden_model.predictor as gm
 from regmap import Params
 from hdl.predictor import ReuseKey, ReuseLevel
+from hdl.predictor.keys import answer_key
 from hdl.predictor import constants as c
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261201"))
@@ -32,6 +33,18 @@ def test_constants_are_the_models():
     assert c.GSEL_DEAD == gm.GSEL_DEAD and (1 << c.EPOCH_WIDTH) - 1 == gm.EPOCH_MASK
     assert c.EPOCH_SHIFT == gm.EPOCH_SHIFT and c.PROBE_EXPIRY == gm.PROBE_EXPIRY
     assert (1 << c.EPS_WIDTH) - 1 == gm.EPS_MASK
+
+
+def test_answer_key_is_the_models():
+    """The RTL's ``answer_key`` (the index into ``PA``) is the model's for every key and count,
+    and refuses a count of another width."""
+    from amaranth import Const, Signal
+    for key in range(c.PT_ENTRIES):
+        for seen in range(gm.SEEN_MAX + 1):
+            got = Const.cast(answer_key(Const(key, c.KEY_WIDTH), seen))
+            assert (got.value, len(got)) == (gm.answer_key(key, seen), c.ANSWER_KEY_WIDTH)
+    with pytest.raises(ValueError, match="seen must be 3 bits"):
+        answer_key(Const(0, c.KEY_WIDTH), Signal(2))
 
 
 def _cases(params, exhaustive, rng, n):
