@@ -19,9 +19,13 @@ __all__ = ["ReuseKey", "ReuseLevel", "answer_key"]
 def answer_key(key, seen):
     """P4: the answer's key ``key * 8 + seen``, the index into ``PA``, of a key (``KEY_WIDTH``
     bits) and a count of earlier accesses (``SEEN_WIDTH`` bits; an integer is widened to
-    them), as a value."""
+    the width of its field), as a value."""
+    if isinstance(key, int):
+        key = Const(key, KEY_WIDTH)
     if isinstance(seen, int):
         seen = Const(seen, SEEN_WIDTH)
+    if len(Value.cast(key)) != KEY_WIDTH:
+        raise ValueError(f"key must be {KEY_WIDTH} bits wide, not {key!r}")
     if len(Value.cast(seen)) != SEEN_WIDTH:
         raise ValueError(f"seen must be {SEEN_WIDTH} bits wide, not {seen!r}")
     return Cat(seen, key)

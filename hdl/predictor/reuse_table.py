@@ -121,7 +121,9 @@ class ReuseTable(wiring.Component):
         pt = [Signal(PT_WIDTH, init=PT_INIT, name=f"pt{i}") for i in range(n)]
         for i, c in enumerate(pt):
             m.d.comb += self.counters[i].eq(c)
-        table = Array(pt)
+        # The counters as one vector, read by a key as one word select.
+        words = Signal(n * PT_WIDTH, name="words")
+        m.d.comb += words.eq(Cat(pt))
 
         tkey = self.train.payload.key[:bits]
         lkey = self.lookup[:bits]
@@ -138,12 +140,14 @@ class ReuseTable(wiring.Component):
             t = Signal(PT_WIDTH, name=f"pt{i}_trained")
             m.d.comb += t.eq(trained_value(c, near))
             stepped.append(t)
-        trained = Array(stepped)
+        trained = Signal(n * PT_WIDTH, name="trained")
+        m.d.comb += trained.eq(Cat(stepped))
 
         # The lookup reads the flip-flops, or the trained value when it is the same entry.
         forward = self.train.valid & (tkey == lkey)
         m.d.comb += [
-            self.value.eq(Mux(forward, trained[lkey], table[lkey])),
+            self.value.eq(Mux(forward, trained.word_select(lkey, PT_WIDTH),
+                              words.word_select(lkey, PT_WIDTH))),
             self.predict.eq(self.value >= PT_INIT),
             self.zero.eq(self.value == 0),
         ]
@@ -155,21 +159,32 @@ class ReuseTable(wiring.Component):
         # a lookup is an N:1 choice of flags followed by one 3:1 choice.
         assert PT_WIDTH == 4 and PT_INIT == 8, "the flags are written for 4-bit counters " \
             "that predict from 8 (their bit 3)"
-        ge7 = Array(c[3] | (c[:3] == 7) for c in pt)
-        ge9 = Array(c[3] & (c[:3] != 0) for c in pt)
-        is0 = Array(c == 0 for c in pt)
-        le1 = Array(c[1:] == 0 for c in pt)
+        # Each flag of every counter is one bit of an N-bit vector, read by a key as one
+        # bit select.
+        def flags(name, flag):
+            vector = Signal(n, name=name)
+            m.d.comb += vector.eq(Cat(flag(c) for c in pt))
+            return vector
+        ge8 = flags("ge8", lambda c: c[3])
+        ge7 = flags("ge7", lambda c: c[3] | (c[:3] == 7))
+        ge9 = flags("ge9", lambda c: c[3] & (c[:3] != 0))
+        is0 = flags("is0", lambda c: c == 0)
+        le1 = flags("le1", lambda c: c[1:] == 0)
         for i in range(self._what_ifs):
             q = self.what_if[i]
             key = q.key[:bits]
+
+            def flag(vector, key=key):
+                return vector.bit_select(key, 1)
             read = Signal(PT_WIDTH, name=f"what_if{i}_read")
             same = Signal(name=f"what_if{i}_same")
-            m.d.comb += [read.eq(table[key]), same.eq(q.train & (q.tkey[:bits] == key))]
+            m.d.comb += [read.eq(words.word_select(key, PT_WIDTH)),
+                         same.eq(q.train & (q.tkey[:bits] == key))]
             m.d.comb += [
                 self.what_if_value[i].eq(Mux(same, trained_value(read, q.near), read)),
-                self.what_if_predict[i].eq(Mux(same, Mux(q.near, ge7[key], ge9[key]),
-                                               read[3])),
-                self.what_if_zero[i].eq(Mux(same, ~q.near & le1[key], is0[key])),
+                self.what_if_predict[i].eq(Mux(same, Mux(q.near, flag(ge7), flag(ge9)),
+                                               flag(ge8))),
+                self.what_if_zero[i].eq(Mux(same, ~q.near & flag(le1), flag(is0))),
             ]
 
         with m.If(self.flush):

@@ -37,14 +37,20 @@ def test_constants_are_the_models():
 
 def test_answer_key_is_the_models():
     """The RTL's ``answer_key`` (the index into ``PA``) is the model's for every key and count,
-    and refuses a count of another width."""
+    given as values or as integers (each widened to its field: the index is 9 bits), and
+    refuses a key or a count of another width."""
     from amaranth import Const, Signal
     for key in range(c.PT_ENTRIES):
         for seen in range(gm.SEEN_MAX + 1):
+            want = (gm.answer_key(key, seen), c.ANSWER_KEY_WIDTH)
             got = Const.cast(answer_key(Const(key, c.KEY_WIDTH), seen))
-            assert (got.value, len(got)) == (gm.answer_key(key, seen), c.ANSWER_KEY_WIDTH)
+            assert (got.value, len(got)) == want
+            got = Const.cast(answer_key(key, Const(seen, c.SEEN_WIDTH)))
+            assert (got.value, len(got)) == want
     with pytest.raises(ValueError, match="seen must be 3 bits"):
         answer_key(Const(0, c.KEY_WIDTH), Signal(2))
+    with pytest.raises(ValueError, match="key must be 6 bits"):
+        answer_key(Signal(5), 0)
 
 
 def _cases(params, exhaustive, rng, n):
