@@ -96,15 +96,16 @@ class ReuseKey(wiring.Component):
             m.d.comb += cls.eq(2)
         with m.Else():
             m.d.comb += cls.eq(3)
-        burst_max = (1 << BURST_WIDTH) - 1
-        inc = Mux(self.burst == burst_max, burst_max, self.burst + 1)
-        seen_max = (1 << SEEN_WIDTH) - 1
+        def saturating_inc(value):
+            """``value + 1``, staying at its field's largest value."""
+            top = (1 << len(value)) - 1
+            return Mux(value == top, top, value + 1)
         with m.If(self.known):
             m.d.comb += [
                 self.near.eq(near),
-                self.burst_next.eq(Mux(near, inc, 0)),
+                self.burst_next.eq(Mux(near, saturating_inc(self.burst), 0)),
                 self.key.eq(Cat(cls, Const(0, 1), self.burst_next)),
-                self.seen_next.eq(Mux(self.seen == seen_max, seen_max, self.seen + 1)),
+                self.seen_next.eq(saturating_inc(self.seen)),
             ]
         with m.Else():
             m.d.comb += [self.near.eq(0), self.burst_next.eq(0), self.key.eq(ABSENT_KEY),
