@@ -11,7 +11,10 @@ least one line), as the evaluation report sizes its banks (1/8, 1/4, 1/2).
 ``TRACE.npz`` is any golden-model trace (:mod:`golden_model.trace`, as
 ``evaluation.workload.write_trace`` and the real-decoder CLI write them). Its OBSERVEs, in
 order, are the access stream; every other request is ignored. Line ``= addr >> LINE_SHIFT``
-(``meta["params"]["line_shift"]`` if the trace gives it, else 8).
+(``meta["params"]["line_shift"]`` if the trace gives it, an integer 0..63, else 8). Cycles
+from 2^63 on are moved down by a multiple of 2^32 (every policy here uses only their
+differences; the KV-ASU's timestamps, ``(cycle >> TICK_SHIFT) mod 2^TS_WIDTH``, use fewer
+than 32 bits); a trace whose cycles span more than 2^63 is refused.
 
 Every policy serves the same stream with a bank of ``N`` lines. An access to a resident
 line is a hit; any other access is a miss, and the line is installed, evicting one line if
@@ -109,14 +112,24 @@ def default_entries(bank_lines: int, distinct_lines: int | None = None) -> int:
 
 
 def access_stream(trace) -> tuple[np.ndarray, np.ndarray]:
-    """``(lines, cycles)`` (int64) of the trace's OBSERVEs, in order."""
+    """``(lines, cycles)`` (int64) of the trace's OBSERVEs, in order (the module docstring
+    says how ``line_shift`` and cycles from 2^63 on are read); ``ValueError`` for a
+    ``line_shift`` that is not an integer 0..63 or cycles that span more than 2^63."""
     shift = LINE_SHIFT
     params = trace.meta.get("params")
-    if isinstance(params, dict) and isinstance(params.get("line_shift"), int):
+    if isinstance(params, dict) and "line_shift" in params:
         shift = params["line_shift"]
+        if not isinstance(shift, int) or isinstance(shift, bool) or not 0 <= shift <= 63:
+            raise ValueError(f'meta["params"]["line_shift"] must be an integer 0..63, '
+                             f"not {shift!r}")
     observe = trace.op == 0
     lines = (trace.addr[observe] >> np.uint64(shift)).astype(np.int64)
-    return lines, trace.cycle[observe].astype(np.int64)
+    cycles = np.asarray(trace.cycle[observe], dtype=np.uint64)
+    if len(cycles) and int(cycles.max()) > _INT64_MAX:
+        cycles = cycles - np.uint64((int(cycles.min()) >> 32) << 32)
+        if int(cycles.max()) > _INT64_MAX:
+            raise ValueError("the trace's cycles span more than 2^63")
+    return lines, cycles.astype(np.int64)
 
 
 def bank_of_share(distinct_lines: int, k: int) -> int:
@@ -400,6 +413,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     distinct = int(len(np.unique(lines)))
     if entries is None:
         entries = default_entries(bank_lines, distinct)
+    _model(entries, "predictor")  # a table that cannot be built fails before any run
     say = progress or (lambda message: None)
     n = len(lines)
     label = reuse_within(lines, cycles, window)
@@ -496,6 +510,8 @@ def parse_bank(text: str) -> tuple[int | None, int | None]:
     if value < 1:
         raise ValueError(f"must be at least 1, not {text}" if share is None
                          else f"K of 1/K must be at least 1, not {share}")
+    if value > _INT64_MAX:
+        raise ValueError(f"must be at most 2^63 - 1, not {text}")
     return (None, value) if share is None else (value, None)
 
 
@@ -517,12 +533,16 @@ def main(argv=None) -> int:
         bank_share, bank_lines = parse_bank(args.bank_lines)
     except ValueError as error:
         ap.error(f"--bank-lines: {error}")
-    if args.entries is not None and (args.entries < 2 or args.entries & (args.entries - 1)):
-        ap.error(f"--entries must be a power of two, at least 2, not {args.entries}")
+    if args.entries is not None and (args.entries < 4 or args.entries & (args.entries - 1)):
+        ap.error(f"--entries must be a power of two, at least 4 (the table's PROBE), "
+                 f"not {args.entries}")
     if args.window < 0:
         ap.error(f"--window must be >= 0, not {args.window}")
     if not args.trace.is_file():
         ap.error(f"{args.trace}: no such file")
+    if args.json and (args.json.is_dir() or not args.json.parent.is_dir()):
+        ap.error(f"--json {args.json}: " + ("a folder" if args.json.is_dir()
+                                              else "no such folder to write it in"))
     try:
         trace = load_trace(args.trace)
         lines, cycles = access_stream(trace)
@@ -537,6 +557,9 @@ def main(argv=None) -> int:
     except (ValueError, TypeError, OSError) as error:
         text = str(error)
         ap.error(text if text.startswith(str(args.trace)) else f"{args.trace}: {text}")
+    except MemoryError:
+        ap.error(f"not enough memory for a KV-ASU table of {args.entries} entries"
+                 if args.entries else "not enough memory for this trace")
     doc["trace"] = str(args.trace)
     print("\n".join(_format(doc)))
     if args.json:

@@ -22,7 +22,7 @@ test, no report), and puts them through :func:`evaluation.compare_report.run` (e
   policies (LIRS, ARC, S3-FIFO) beat LRU, which loses the hot set to the scan.
 
 It writes ``DIR/evaluation-fresh.md``, ``DIR/eval/fresh.json`` and one figure per workload
-(``DIR/eval/fresh_<workload>.png``). ``make eval-fresh`` runs it (about 6 minutes here).
+(``DIR/eval/fresh_<workload>.png``). ``make eval-fresh`` runs it (about 23 minutes here).
 The traces stay fresh only while nothing is tuned on them: a mechanism or constant chosen
 by looking at this report needs new seeds and a new text here.
 
@@ -163,7 +163,11 @@ def trace_streams(paths) -> dict:
 
     out = {}
     for path in paths:
-        lines, cycles = access_stream(load_trace(path))
+        trace = load_trace(path)
+        try:
+            lines, cycles = access_stream(trace)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
         if len(lines) == 0:
             raise ValueError(f"{path}: the trace has no OBSERVE, so no access stream")
         name = Path(path).name

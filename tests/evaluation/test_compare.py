@@ -197,6 +197,42 @@ def test_only_observes_are_accesses(tmp_path):
     assert got.tolist() == [1, 2, 3, 2] and cycles.tolist() == [0, 2, 4, 5]
 
 
+@pytest.mark.parametrize("shift", [-1, 64, 6.0, "6", True, None])
+def test_a_line_shift_that_is_not_an_integer_0_to_63_is_refused(tmp_path, shift):
+    path = tmp_path / "s.npz"
+    save_trace(path, np.arange(4), np.zeros(4, np.uint8), np.arange(4, dtype=np.uint64),
+               np.zeros(4, np.uint8), meta={"params": {"line_shift": shift}})
+    with pytest.raises(ValueError, match="line_shift"):
+        cmp.access_stream(__import__("golden_model").load_trace(path))
+
+
+def test_a_line_shift_of_the_trace_is_used(tmp_path):
+    path = tmp_path / "s.npz"
+    save_trace(path, np.arange(3), np.zeros(3, np.uint8), np.array([0, 64, 128], np.uint64),
+               np.zeros(3, np.uint8), meta={"params": {"line_shift": 6}})
+    lines, _ = cmp.access_stream(__import__("golden_model").load_trace(path))
+    assert lines.tolist() == [0, 1, 2]
+
+
+def test_cycles_from_2_63_on_are_moved_down_by_a_multiple_of_2_32(tmp_path):
+    start = 2**64 - 3000
+    cycles = np.uint64(start) + np.arange(2000, dtype=np.uint64)
+    trace = __import__("golden_model").load_trace(_write(tmp_path / "c.npz", np.arange(2000) % 50,
+                                                         cycles=cycles))
+    lines, got = cmp.access_stream(trace)
+    assert got.dtype == np.int64 and 0 <= got.min() and got.max() < 2**63
+    assert (np.diff(got) == 1).all()                     # every difference kept
+    assert int(got[0]) % 2**32 == start % 2**32          # and the low 32 bits (timestamps)
+    small = cmp.compare(lines, got, 10, libcachesim=False)
+    base = cmp.compare(lines, got - got[0] + start % 2**32, 10, libcachesim=False)
+    assert small["policies"]["kv_asu_predictor"] == {**base["policies"]["kv_asu_predictor"],
+                                                     "seconds": small["policies"]["kv_asu_predictor"]["seconds"]}
+    wide = np.array([0, 2**63 + 2**40], np.uint64)
+    with pytest.raises(ValueError, match="span more than 2"):
+        cmp.access_stream(__import__("golden_model").load_trace(_write(tmp_path / "w.npz", [1, 2],
+                                                                       cycles=wide)))
+
+
 @pytest.mark.parametrize("argv,message", [
     (["missing.npz", "--bank-lines", "4"], "no such file"),
     (["{t}", "--bank-lines", "0"], "at least 1"),
@@ -204,15 +240,23 @@ def test_only_observes_are_accesses(tmp_path):
     (["{t}", "--bank-lines", "2/8"], "a number of lines or 1/K"),
     (["{t}", "--bank-lines", "lots"], "a number of lines or 1/K"),
     (["{t}", "--bank-lines", "4", "--entries", "100"], "power of two"),
+    (["{t}", "--bank-lines", "4", "--entries", "2"], "at least 4"),
+    (["{t}", "--bank-lines", str(2**64)], "at most 2^63 - 1"),
+    (["{t}", "--bank-lines", "4", "--json", "{tmp}/no/such/folder.json"], "no such folder"),
+    (["{t}", "--bank-lines", "4", "--json", "{tmp}"], "a folder"),
     (["{empty}", "--bank-lines", "4"], "no OBSERVE"),
     (["{bad}", "--bank-lines", "4"], "not a KV-ASU trace"),
+    (["{shift}", "--bank-lines", "4"], "line_shift"),
 ])
 def test_bad_arguments_give_clear_errors(tmp_path, capsys, argv, message):
     t = _write(tmp_path / "t.npz", np.arange(10))
     empty = _write(tmp_path / "e.npz", np.arange(4), ops=np.ones(4, np.uint8))
     bad = tmp_path / "b.npz"
     np.savez(bad, x=np.arange(3))
-    argv = [a.format(t=t, empty=empty, bad=bad) for a in argv]
+    shift = tmp_path / "s.npz"
+    save_trace(shift, np.arange(4), np.zeros(4, np.uint8), np.arange(4, dtype=np.uint64),
+               np.zeros(4, np.uint8), meta={"params": {"line_shift": -1}})
+    argv = [a.format(t=t, empty=empty, bad=bad, shift=shift, tmp=tmp_path) for a in argv]
     with pytest.raises(SystemExit) as exit_info:
         cmp.main(argv)
     assert exit_info.value.code == 2

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from evaluation import decoder, fresh
+from evaluation import compare_report, decoder, fresh
 from evaluation.predictor_prototype import TRAINING_NAMES
 from evaluation.workload import preset
 from golden_model.trace import save_trace
@@ -119,7 +119,28 @@ def test_the_cli_runs_on_given_traces(tmp_path):
 
 def test_the_cli_refuses_a_trace_it_cannot_use(tmp_path, capsys):
     empty = _trace(tmp_path / "e.npz", np.arange(4), op=1)              # QUERYs only
-    for argv, message in (([str(tmp_path / "missing.npz")], "no such file"), ([str(empty)], "no OBSERVE")):
+    shift = tmp_path / "s.npz"
+    save_trace(shift, np.arange(4), np.zeros(4, np.uint8), np.arange(4, dtype=np.uint64),
+               np.zeros(4, np.uint8), meta={"params": {"line_shift": 70}})
+    for argv, message in (([str(tmp_path / "missing.npz")], "no such file"), ([str(empty)], "no OBSERVE"),
+                          ([str(shift)], "s.npz: meta")):
         with pytest.raises(SystemExit) as exit_info:
             fresh.main(["--trace", argv[0], "--docs", str(tmp_path / "o")])
         assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_case_without_a_gap_is_not_counted_for_the_half_gap_target():
+    """Where Belady is no better than LRU (one line read again and again) the half-gap target
+    says nothing: the row is not counted as meeting it, and the summary says how many such
+    rows there were."""
+    def bank(lru, belady, mine):
+        pol = {"lru": {"hit_rate": lru}, "belady": {"hit_rate": belady}, "arc": {"hit_rate": lru},
+               "kv_asu_article": {"mcc": 0.0},
+               "kv_asu_predictor": {"hit_rate": mine, "gap_closed": None, "mcc": 0.0}}
+        return {"bank_lines": 1, "best_libcachesim": "arc", "policies": pol}
+    comparison = {"one line": {"split": "given", "banks": {"1/2": bank(0.99, 0.99, 0.99)}},
+                  "loop": {"split": "given", "banks": {"1/2": bank(0.0, 0.5, 0.3)}}}
+    rows = compare_report.targets(comparison)
+    assert [r["half_gap"] for r in rows] == [None, True]
+    text = compare_report.targets_summary("All", rows)
+    assert "met in 1 of 1 cases with a gap to close (1 without one" in text
