@@ -231,6 +231,8 @@
 `define KVASU_ACT_W2_RESET                       32'h00000032
 `define KVASU_ACT_W1_RESET                       32'h0000007D
 `define KVASU_ACT_HASH_SEED_RESET                32'h00000000
+`define KVASU_ACT_POLICY_RESET                   32'h00000000
+`define KVASU_ACT_MODE_RESET                     32'h00000000
 `define KVASU_ERR_FIRST_MEM_RESET                32'h00000000
 
 // Statistics: 64-bit counters, by index.

@@ -5,7 +5,8 @@ The generated table is checked into ``docs/`` and a test keeps it equal to this 
 the docs can never drift from the map the RTL and the model use.
 """
 
-from . import ID, MODE_DEFAULTS, REGISTERS, VERSION, Params, build_word
+from . import ID, REGISTERS, VERSION, Params
+from .headers import reset_value
 
 
 def markdown(params: Params | None = None) -> str:
@@ -16,16 +17,8 @@ def markdown(params: Params | None = None) -> str:
         "|---|---|---|---|---|",
     ]
     for reg in REGISTERS:
-        if reg.reset is not None:
-            reset = f"{params.value_of(reg.reset):#x}"
-        elif reg.build is not None:
-            reset = f"{build_word(reg.build):#x}"
-        elif reg.fields:
-            reset = f"{sum(f.reset << f.bit for f in reg.fields):#x}"
-        elif reg.active_of in MODE_DEFAULTS:
-            reset = f"{MODE_DEFAULTS[reg.active_of]:#x}"
-        else:
-            reset = "0" if reg.access != "ro" or reg.stat else "live"
+        value = reset_value(reg, params)
+        reset = "live" if value is None else f"{value:#x}"
         doc = reg.doc
         for f in reg.fields:
             kind = "action, reads 0" if f.action else ("rw" if reg.access != "ro" else "ro")

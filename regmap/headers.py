@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import (AXIL_ADDR_WIDTH, ID, MEM_IDS, OPS, RELEASE, REGISTERS, STAT_REGISTERS, VERSION,
-               Params, build_word)
+from . import (AXIL_ADDR_WIDTH, ID, MEM_IDS, MODE_DEFAULTS, OPS, RELEASE, REGISTERS,
+               STAT_REGISTERS, VERSION, Params, build_word)
 
-__all__ = ["Define", "definitions", "c_header", "verilog_header"]
+__all__ = ["Define", "definitions", "c_header", "verilog_header", "reset_value"]
 
 
 class Define(NamedTuple):
@@ -41,16 +41,20 @@ class Define(NamedTuple):
     doc: str | None = None
 
 
-def _reset_value(reg, params: Params) -> int | None:
+def reset_value(reg, params: Params) -> int | None:
+    """``reg``'s value after reset in a build of ``params``; ``None`` for a live value
+    (OCCUPANCY, CYCLE), which has none to state."""
     if reg.reset is not None:
         return params.value_of(reg.reset)
     if reg.build is not None:
         return build_word(reg.build)
     if reg.fields:
         return sum(f.reset << f.bit for f in reg.fields)
+    if reg.active_of in MODE_DEFAULTS:      # ACT_MODE, ACT_POLICY: their shadow's reset
+        return MODE_DEFAULTS[reg.active_of]
     if reg.access != "ro" or reg.stat:
         return 0
-    return None           # a live value (OCCUPANCY, CYCLE): no reset value to state
+    return None
 
 
 def definitions(params: Params | None = None) -> list[str | Define]:
@@ -90,7 +94,7 @@ def definitions(params: Params | None = None) -> list[str | Define]:
     out.append("Reset values of the default build (P_* and the clamped configuration "
                "defaults depend on a build's parameters).")
     for reg in REGISTERS:
-        value = _reset_value(reg, params)
+        value = reset_value(reg, params)
         if value is not None and not reg.wide:
             out.append(Define(f"KVASU_{reg.name}_RESET", value, "word"))
     out.append("Statistics: 64-bit counters, by index.")

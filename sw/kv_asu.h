@@ -6,6 +6,16 @@
  * write32, called with the byte address base + offset (a 32-bit AXI4-Lite access each).
  * kvasu_init_mmio() installs hooks for a memory-mapped block (volatile loads/stores).
  *
+ * Ordering: the driver writes CTRL and then reads STATUS for the answer, so a write32 must
+ * have reached the block (its AXI write response received) before the next read32 is
+ * issued: the block's read and write channels are independent, and a read can overtake a
+ * posted write. kvasu_init_mmio's hooks are plain volatile loads and stores; map the block
+ * so that a store completes before a later load is issued (on Arm, Device-nGnRnE and a DSB
+ * after each store: supply your own write32 with the barrier), or give hooks that wait for
+ * the write response. A refused write answers SLVERR; where the bus turns SLVERR on a
+ * store into a fault, the write32 hook must absorb it (the driver reads STATUS.ERROR for
+ * the answer and never needs BRESP).
+ *
  * A device handle is not locked: one caller at a time. In particular a 64-bit read is a
  * LO then a HI read through the block's single HI latch (docs/registers.md), so no other
  * master may read a LO word in between.
@@ -90,11 +100,13 @@ void kvasu_init_mmio(kvasu_dev *dev, uintptr_t base);
 kvasu_status kvasu_identify(const kvasu_dev *dev, kvasu_info *info);
 
 /* Write the shadow configuration (C3..HASH_SEED, POLICY, MODE) and commit it. A refused
-   commit (an illegal set, or the predictor mode on a build without it) returns
-   KVASU_ERR_REFUSED and leaves the block as it was: active configuration and modes,
-   ENABLE, table and statistics untouched, STATUS.ERROR clear again, and the shadows
-   restored to the active values. Waits for nothing: the flush of a seed or policy change
-   runs on (see kvasu_wait_idle). To change one field, kvasu_get_config() first. */
+   commit (an illegal set, a reserved bit of POLICY or MODE, or the predictor mode on a
+   build without it) returns KVASU_ERR_REFUSED and leaves the block as it was: active
+   configuration and modes, ENABLE, table and statistics untouched, STATUS.ERROR clear
+   again, and the shadows restored to the active values. A STATUS.ERROR set before the call (an earlier refused
+   write) is cleared first, so that it is not taken for this commit's answer. Waits for
+   nothing: the flush of a seed or policy change runs on (see kvasu_wait_idle). To change
+   one field, kvasu_get_config() first. */
 kvasu_status kvasu_configure(const kvasu_dev *dev, const kvasu_config *cfg);
 /* Read the active (committed) configuration, POLICY and MODE included. */
 kvasu_status kvasu_get_config(const kvasu_dev *dev, kvasu_config *cfg);

@@ -230,6 +230,8 @@
 #define KVASU_ACT_W2_RESET                       0x00000032u
 #define KVASU_ACT_W1_RESET                       0x0000007Du
 #define KVASU_ACT_HASH_SEED_RESET                0x00000000u
+#define KVASU_ACT_POLICY_RESET                   0x00000000u
+#define KVASU_ACT_MODE_RESET                     0x00000000u
 #define KVASU_ERR_FIRST_MEM_RESET                0x00000000u
 
 /* Statistics: 64-bit counters, by index. */

@@ -67,7 +67,11 @@ def _expected() -> dict[str, int]:
             want[f"KVASU_{reg.name}_{f.name}_MASK"] = f.mask
         if reg.reset is not None:
             want[f"KVASU_{reg.name}_RESET"] = p.value_of(reg.reset)
-    want["KVASU_CTRL_RESET"] = sum(f.reset << f.bit for f in regmap.REG["CTRL"].fields)
+        elif reg.build is None and reg.fields:  # CTRL, STATUS, MODE, POLICY, ...: by field
+            want[f"KVASU_{reg.name}_RESET"] = sum(f.reset << f.bit for f in reg.fields)
+        elif reg.active_of and regmap.REG[reg.active_of].mode:     # ACT_MODE, ACT_POLICY
+            want[f"KVASU_{reg.name}_RESET"] = sum(
+                f.reset << f.bit for f in regmap.REG[reg.active_of].fields)
     for index, reg in enumerate(STAT_REGISTERS):
         want[f"KVASU_{reg.name}"] = index
     return want

@@ -126,6 +126,9 @@ def build(build_name: str, build_dir: Path) -> Path:
         subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O1",
                         "-I", str(SW), "-c", str(SW / "kv_asu.c"), "-o", str(driver_obj)],
                        check=True)
+        # Verilator's makefile links the object as a library, not a prerequisite: without
+        # this the test would keep the driver it was linked with before.
+        (build_dir / "obj" / "firmware_test").unlink(missing_ok=True)
     obj = build_dir / "obj"
     obj.mkdir(parents=True, exist_ok=True)
     upsets = []
