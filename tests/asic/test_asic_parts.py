@@ -152,6 +152,57 @@ def test_replace_memories_refuses_an_asynchronous_read_port():
         flow.replace_memories(netlist, "top", min_words=16)
 
 
+def _cell(kind, inputs, outputs):
+    return {"hide_name": 0, "type": kind, "parameters": {}, "attributes": {},
+            "port_directions": {**{p: "input" for p in inputs}, **{p: "output" for p in outputs}},
+            "connections": {**inputs, **outputs}}
+
+
+def test_split_boundary_fanout_gives_each_flop_and_macro_pin_a_net_of_its_own():
+    # clk (2) and a port (3) in; an AND gate's output (10) feeds three flip-flops, one gate
+    # and the output port; a flip-flop's Q (20) feeds two pins of one macro; 30 feeds one
+    # flip-flop only; a constant feeds a macro pin.
+    cells = {
+        "and": _cell("$_AND_", {"A": [3], "B": [20]}, {"Y": [10]}),
+        "inv": _cell("$_NOT_", {"A": [10]}, {"Y": [30]}),
+        "f0": _cell("DFF_X1", {"D": [10], "CK": [2]}, {"Q": [20]}),
+        "f1": _cell("DFF_X1", {"D": [10], "CK": [2]}, {"Q": [21]}),
+        "f2": _cell("DFF_X1", {"D": [10], "CK": [2]}, {"Q": [22]}),
+        "f3": _cell("DFF_X1", {"D": [30], "CK": [2]}, {"Q": [23]}),
+        "ram": _cell("sram_16x3_1r1w", {"W0_A_0": [20], "W0_A_1": [20], "W0_D_0": ["0"]},
+                     {"R0_Q_0": [24]}),
+    }
+    netlist = {"modules": {
+        "top": {"ports": {"clk": {"direction": "input", "bits": [2]},
+                          "a": {"direction": "input", "bits": [3]},
+                          "y": {"direction": "output", "bits": [10]}},
+                "cells": cells, "netnames": {"n": {"hide_name": 0, "bits": [10], "attributes": {}}}},
+        "DFF_X1": {"attributes": {"blackbox": 1}}}}
+    assert flow.split_boundary_fanout(netlist, "top") == 5
+    assert list(netlist["modules"]) == ["top"]
+    module = netlist["modules"]["top"]
+    bufs = {c["connections"]["Y"][0]: c["connections"]["A"][0]
+            for n, c in module["cells"].items() if c["type"] == "$_BUF_"}
+    d_pins = [module["cells"][f]["connections"]["D"][0] for f in ("f0", "f1", "f2")]
+    ram = module["cells"]["ram"]["connections"]
+    addr = [ram["W0_A_0"][0], ram["W0_A_1"][0]]
+    assert len(set(d_pins + addr)) == 5 and not {10, 20} & set(d_pins + addr)
+    assert [bufs[b] for b in d_pins] == [10] * 3 and [bufs[b] for b in addr] == [20] * 2
+    assert module["cells"]["f3"]["connections"]["D"] == [30]        # one pin: left alone
+    assert {module["cells"][f]["connections"]["CK"][0] for f in ("f0", "f1", "f2", "f3")} == {2}
+    assert ram["W0_D_0"] == ["0"] and module["ports"]["y"]["bits"] == [10]
+    assert module["cells"]["and"]["connections"]["Y"] == [10]
+    names = set(module["cells"]) & set(module["netnames"])
+    assert not names                                  # Yosys: one namespace for both
+
+
+def test_split_boundary_fanout_needs_the_pins_directions():
+    cell = _cell("DFF_X1", {"D": [4]}, {"Q": [5]})
+    del cell["port_directions"]
+    with pytest.raises(ValueError, match="read_liberty -lib"):
+        flow.split_boundary_fanout({"modules": {"t": {"cells": {"f": cell}, "netnames": {}}}}, "t")
+
+
 @pytest.mark.skipif(shutil.which("sta") is None, reason="OpenSTA not installed (make asic)")
 def test_opensta_times_macro_to_macro_path(tmp_path):
     """OpenSTA reads the generated macro Liberty; a read port feeding another macro's
