@@ -79,12 +79,19 @@ class RegisterMirror:
 
     ``predictor``: the block is a build with the predictor mode (``CoreOptions.predictor``,
     docs/spec-predictor.md P2): ``POLICY.MODE = 1`` commits (else it is refused) and
-    ``P_POLICIES`` says so."""
+    ``P_POLICIES`` says so.
+
+    ``model`` must start in the article's policy, as the block does after reset
+    (spec-predictor.md P2: ``POLICY = ACT_POLICY = 0``); the mirror switches it with the
+    commits it sees, and a ``ValueError`` says so for a model built in another."""
 
     def __init__(self, params: Params, model, generations: TableGenerations | None = None,
                  *, predictor: bool = False):
         if not isinstance(predictor, bool):
             raise TypeError(f"predictor must be a bool, not {predictor!r}")
+        if int(getattr(model, "policy_register", MODE_DEFAULTS["POLICY"])) != MODE_DEFAULTS["POLICY"]:
+            raise ValueError("the model must start in the article's policy (POLICY = 0), as "
+                             "the block does after reset; commit POLICY through the mirror")
         self.params = params
         self.model = model
         self.predictor = predictor

@@ -159,3 +159,13 @@ def test_table_generations_follow_d12():
     for n in range(14):
         mirror.write(4 + n, ctrl.offset, flush | enable)
     assert gens.used == 0 and mirror.sweeps == 1
+
+
+def test_a_model_built_in_the_predictor_policy_is_refused():
+    """The block starts in the article's policy (spec-predictor.md P2); a mirror over a
+    model that does not would read ACT_POLICY 1 after reset and count flushes the model
+    never makes."""
+    p = Params()
+    with pytest.raises(ValueError, match="article's policy"):
+        RegisterMirror(p, KvAsuModel(policy="predictor"), predictor=True)
+    RegisterMirror(p, KvAsuModel(), predictor=True)          # the block's reset state
