@@ -133,18 +133,21 @@ class Murmur3Hash64(wiring.Component):
         device needs. Each named multiply saves 2 DSPs per 32x32 multiply (``c1`` and
         ``c2`` hold two each, unless the key's upper half is constant zero).
 
+    Ports
+    -----
+    key : In(64)
+        The key; bits 31:0 are the first 4-byte block, 63:32 the second.
+    seed : In(32)
+        The seed, sampled in the same cycle as ``key``.
+    hash : Out(32)
+        The hash of the key and seed presented ``latency`` cycles earlier. Undefined for the
+        first ``latency`` cycles after power-up (the registers have no reset).
+
     Attributes
     ----------
     latency : int
         Cycles from ``key``/``seed`` to ``hash``: ``3 + 4 * mul_stages`` (11 by default),
         8 for ``mul_stages = 0``.
-    key : Signal(64), in
-        The key; bits 31:0 are the first 4-byte block, 63:32 the second.
-    seed : Signal(32), in
-        The seed, sampled in the same cycle as ``key``.
-    hash : Signal(32), out
-        The hash of the key and seed presented ``latency`` cycles earlier. Undefined for the
-        first ``latency`` cycles after power-up (the registers have no reset).
     """
 
     def __init__(self, *, mul_stages=2, lut_cross_products=False):

@@ -66,6 +66,13 @@ class LruList(wiring.Component):
         ``registered=False`` only element 0). For the formal views.
     observe : Out(LruObservationSignature(params, registered=registered))
         Only with ``observe=True``: the pointer writes in flight and the bypass state.
+    sweep_en : In(1), sweep_addr : In(SLOT_WIDTH)
+        Only with ``protection``: the recovery's sweep (the zero code word to that word of
+        every bank instead of the bank's write).
+    err_uncorrectable, err_corrected : Out(1), err_mem : Out(MEM_ID_WIDTH), err_slot : Out(SLOT_WIDTH)
+        Only with ``protection``: a read port failed its check or corrected a bit in the
+        cycle before (registered; the memory, ``regmap.MEM_IDS``, and the word of the
+        first, uncorrectable first).
 
     Parameters
     ----------
@@ -83,14 +90,8 @@ class LruList(wiring.Component):
     protection : str
         ``"none"`` (default) or a ``hdl.ecc.PROTECTIONS`` code: every bank a
         ``hdl.protect.ProtectedMemory`` of ``memory`` (docs/spec-decisions.md D11),
-        which corrects what it can at every read port and adds the ports
-        ``sweep_en`` In(1), ``sweep_addr`` In(SLOT_WIDTH) (the recovery's sweep: the zero
-        code word to that word of every bank instead of the bank's write) and
-        ``err_uncorrectable``, ``err_corrected`` Out(1), ``err_mem`` Out(MEM_ID_WIDTH), ``err_slot``
-        Out(SLOT_WIDTH) (a read port failed its check or corrected a bit in the cycle
-        before: the report is registered; the memory, ``regmap.MEM_IDS``, and the word of
-        the first, uncorrectable first). Every
-        read port is checked, used or not.
+        which corrects what it can at every read port and adds the ports ``sweep_*`` and
+        ``err_*`` (above). Every read port is checked, used or not.
 
     Attributes
     ----------

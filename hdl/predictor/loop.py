@@ -50,7 +50,6 @@ class LoopDetector(wiring.Component):
     flush : In(1)
         Both shadows empty, ``PSEL`` and ``SB``'s counter 0 at the end of the cycle (with
         ``stages=2`` not in the cycle right after an OBSERVE: ``ShadowDirectory``'s rule).
-    shadow_lru, shadow_bip : the two ``ShadowDirectory`` (attributes, after elaboration).
 
     Parameters
     ----------
@@ -61,6 +60,11 @@ class LoopDetector(wiring.Component):
         The shadows' ``stages`` (1, or 2 by default: see ``ShadowDirectory``).
     observe_shadows : bool
         Build the shadows with their ``observe`` ports (default ``False``).
+
+    Attributes
+    ----------
+    shadow_lru, shadow_bip : ShadowDirectory
+        The two shadow directories, ``SA`` and ``SB`` (made by the constructor).
     """
 
     def __init__(self, params=None, *, stages=2, observe_shadows=False):

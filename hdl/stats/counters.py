@@ -116,14 +116,12 @@ class StatisticsCounters(CountersTestbenchAccess, wiring.Component):
         effect in ``d``) and stage E writes the sum back from a register, so
         :attr:`read_latency` is 3; a visit takes the sum of a visit of its counter still
         in flight from stage E instead of the memory word.
-        With two stages the check is stage B's. Adds the ports
-        ``err_uncorrectable``, ``err_corrected`` Out(1) and ``err_index``
-        Out(range(count)): the visit checked this cycle found that, in that counter.
+        With two stages the check is stage B's. Adds the ports ``err_*`` (below).
     src_loc_at : int
         As for any Amaranth elaboratable (where an unused-instance warning points).
 
-    Attributes
-    ----------
+    Ports
+    -----
     inc : In(count)
         Bit ``i`` high: counter ``i`` counts this cycle.
     clear : In(1)
@@ -137,6 +135,8 @@ class StatisticsCounters(CountersTestbenchAccess, wiring.Component):
     rd_data : Out(width)
         The sampled value, valid :attr:`read_latency` cycles after ``rd_en`` only
         (undefined otherwise).
+    err_uncorrectable, err_corrected : Out(1), err_index : Out(range(count))
+        Only with ``protection``: the visit checked this cycle found that, in that counter.
 
     Testbench helpers (amaranth.sim): :meth:`peek` (exact value of a counter),
     :meth:`poke` (preload a counter), :meth:`pre_values` (the pre-counters).

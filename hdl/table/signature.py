@@ -60,7 +60,7 @@ class BucketTableSignature(wiring.Signature):
         Mark lane ``b`` of that row stale. The mark is written in the next cycle, from
         registers (``sc_mark_*``), and is dropped for a slot written (``wr_en``) in this
         cycle or in that one, whose write wins.
-    bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row : Out
+    bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row : Out
         The window read in bank order (bank ``b``: row ``bk_row[b]``), one cycle after
         ``rd_slot`` straight from the block RAMs, or with ``output_register`` two cycles
         after it from their output registers and the bypass registers (the table at the
