@@ -52,7 +52,7 @@ class CoreCovers(CoreHarness):
             "query_miss": took & (rsp.op == QUERY) & ~rsp.present,
             "evict_removes": took & (rsp.op == EVICT) & rsp.victim_valid,
             "evict_nothing_nonempty": stat("evicts_empty") & (self.occupancy != 0),
-            "evict_nothing_empty": took & (rsp.op == EVICT) & ~rsp.victim_valid,
+            "evict_nothing_empty": stat("evicts_empty") & (self.occupancy == 0),
             "evict_any_removes": took & (rsp.op == EVICT_ANY) & rsp.victim_valid,
             "observe_t3": stat("obs_t3"),
             "flush_nonempty": self.flush & (self.occupancy != 0),
