@@ -28,7 +28,11 @@ Policies (JSON names):
 - ``arc``, ``lirs``, ``s3fifo``, ``sieve``, ``wtinylfu``, and the learned ``lrb`` and
   ``glcache``: `libCacheSim <https://github.com/1a1a11a/libCacheSim>`_ 0.3.5 (objects of
   size 1, one request per access, the access index as the clock). ``lcs_lru`` and
-  ``lcs_belady`` are libCacheSim's own LRU and Belady, to check the project's against.
+  ``lcs_belady`` are libCacheSim's own LRU and Belady, to check the project's against:
+  ``lru`` equals ``lcs_lru`` hit for hit; ``belady`` may bypass (not install a line whose
+  next use is further than every resident line's) and libCacheSim's always installs, so
+  ``lcs_belady`` is at most ``belady`` and close to it in a large bank, far below it in a
+  bank of one or two lines.
   Each runs in a child process of its own, so that a policy the library stops with an
   abort is reported (``hit_rate`` ``null`` and an ``error``), not fatal. Three have a queue
   that is a share of the cache, and the library's share is empty in a small bank (no hit
