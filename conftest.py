@@ -18,6 +18,17 @@ def fast_build_root(tmp_path_factory, worker_id):
     return root
 
 
+@pytest.fixture(autouse=True)
+def _print_module_seed(request):
+    """Print the seed of a test module that draws its random cases from a module-level
+    ``SEED`` (``KV_ASU_TEST_SEED``, or the module's default), so that the output pytest
+    shows for a failing test says how to run it again with the same cases."""
+    seed = getattr(request.module, "SEED", None)
+    if isinstance(seed, int):
+        print(f"{request.node.nodeid}: seed {seed} (KV_ASU_TEST_SEED={seed} repeats it)")
+    yield
+
+
 #: The test modules that take minutes, longest first as measured on a clean clone (where
 #: every Verilator build is made from nothing). They are collected first, so that `make
 #: test` (``--dist loadscope --no-loadscope-reorder``: one module per worker at a time,

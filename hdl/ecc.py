@@ -23,7 +23,11 @@ PROTECTIONS = ("auto", "secded", "parity", "none")
 
 def check_protection(protection, name="protection"):
     """Refuse (``ValueError``) a ``protection=`` value that is not one of ``PROTECTIONS``;
-    ``name`` is the parameter's name in the message."""
+    ``name`` is the parameter's name in the message; ``TypeError`` for a value that is not a
+    str."""
+    if not isinstance(protection, str):
+        raise TypeError(f"{name} must be a str, one of {', '.join(PROTECTIONS)}, not "
+                        f"{protection!r}")
     if protection not in PROTECTIONS:
         raise ValueError(f"{name} must be one of {', '.join(PROTECTIONS)}, not {protection!r}")
 

@@ -101,7 +101,12 @@ def to_verilog(elaboratable, *, name, emit_src=False):
 
 
 def generate(params=None, options=None, *, name="kv_asu"):
-    """Return the Verilog text of ``KvAsu(params, options)`` as module ``name``."""
+    """Return the Verilog text of ``KvAsu(params, options)`` as module ``name`` (a Verilog
+    identifier: a letter or ``_``, then letters, digits, ``_`` or ``$``)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, not {name!r}")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", name):
+        raise ValueError(f"name must be a Verilog identifier, not {name!r}")
     check_core_params(params)           # before any Elaboratable exists
     CoreOptions.cast(options)
     top = KvAsu(params, options)
@@ -153,11 +158,17 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output Verilog file")
     add_build_arguments(parser)
     args = parser.parse_args(argv)
+    if args.out.is_dir() or args.out.name == "" or any(
+            parent.exists() and not parent.is_dir() for parent in args.out.parents):
+        parser.error(f"--out {args.out}: not a file path this can write")
     try:
         params, options = build_from_args(args)
         text = generate(params, options)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"error: not enough memory to elaborate {params}", file=sys.stderr)
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)

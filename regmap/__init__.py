@@ -194,7 +194,9 @@ def param_overrides(items) -> dict[str, int]:
     """``{NAME: value}`` from the ``NAME=VALUE`` strings of a command line's ``--param``
     (names in any case, values in decimal, ``0x`` or ``0b``); a ``ValueError`` naming the
     item for an unknown name or a value that is not an integer. The values themselves are
-    checked by ``Params``."""
+    checked by ``Params``; a parameter given twice is refused too."""
+    if isinstance(items, (str, bytes)) or not all(isinstance(i, str) for i in items):
+        raise TypeError(f"param_overrides wants a list of 'NAME=VALUE' strings, not {items!r}")
     overrides = {}
     for item in items:
         given, sep, value = item.partition("=")
@@ -203,6 +205,8 @@ def param_overrides(items) -> dict[str, int]:
             why = "no '='" if not sep else f"no parameter {given.strip()!r}"
             raise ValueError(f"--param wants NAME=VALUE with NAME one of "
                              f"{', '.join(PARAM_NAMES)}, not {item!r} ({why})")
+        if name in overrides:
+            raise ValueError(f"--param {name} given twice")
         try:
             overrides[name] = int(value, 0)
         except ValueError:

@@ -204,12 +204,14 @@ async def _switch(tb: KvAsuTB, policy: int):
     tb.cov.hit(f"predictor.switch_to_{policy}")
 
 
-@tb_test(timeout_ms=2000)
+def _not_a_predictor_build(cfg):
+    return (None if (cfg.get("options") or {}).get("predictor") else
+            "only on a build with CoreOptions.predictor")
+
+
+@tb_test(timeout_ms=2000, skip=_not_a_predictor_build)
 async def predictor_random(tb: KvAsuTB):
     """Seeded random traffic in POLICY.MODE = 1 with switches to 0 and back."""
-    if not tb.predictor_build:
-        tb.log.warning("predictor_random: only on a build with CoreOptions.predictor")
-        return
     tb.log.info("predictor_random: seed %d", tb.seed)
     rng = tb.rng
     stim = PredictorStimulus(tb)
@@ -272,15 +274,12 @@ async def predictor_random(tb: KvAsuTB):
         tb.cov.hit(f"predictor.{k.replace(' ', '_')}", v)
 
 
-@tb_test(timeout_ms=2000)
+@tb_test(timeout_ms=2000, skip=_not_a_predictor_build)
 async def predictor_nonblocking(tb: KvAsuTB):
     """MODE.NONBLOCKING with POLICY.MODE = 1 (D13 rule 2 in its second form): loops with
     EVICTs back to back and right behind OBSERVEs, every request decided by the front
     door (``verif.tb.front``) and every drop predicted; then the same traffic blocking, in
     which the RTL's ``ready`` must be the rule's. Predictor build only."""
-    if not tb.predictor_build:
-        tb.log.warning("predictor_nonblocking: only on a build with CoreOptions.predictor")
-        return
     tb.log.info("predictor_nonblocking: seed %d", tb.seed)
     front = tb.use_front_door()
     assert await tb.commit(POLICY=POLICY_MODE, MODE=NONBLOCKING) == AxiResp.OKAY

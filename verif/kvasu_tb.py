@@ -343,11 +343,24 @@ def _default_timeout_ms():
     return int(50 * max(1.0, scale))
 
 
-def tb_test(timeout_ms=None):
-    """Decorator: a cocotb test that gets a started ``KvAsuTB`` and finishes it."""
+def tb_test(timeout_ms=None, *, skip=None):
+    """Decorator: a cocotb test that gets a started ``KvAsuTB`` and finishes it.
+
+    ``skip``: a function of the run configuration (``load_config()``, with ``Params`` of it
+    as ``cfg["p"]``) that returns why the test does not apply to this run, or ``None``; a
+    test it rules out is reported as skipped (``cocotb.skipif``), not as a pass that did
+    nothing."""
     timeout_ms = timeout_ms or _default_timeout_ms()
+    reason = None
+    if skip is not None:
+        cfg = load_config()
+        reason = skip({**cfg, "p": Params(**cfg["params"])})
+
     def deco(fn):
         async def wrapper(dut):
+            if reason:      # run all the same: selected by name (cocotb then runs it)
+                logging.getLogger(f"kvasu.{fn.__name__}").warning("not run: %s", reason)
+                return
             tb = KvAsuTB(dut, name=fn.__name__)
             await tb.start()
             await fn(tb)
@@ -357,6 +370,7 @@ def tb_test(timeout_ms=None):
         wrapper.__qualname__ = fn.__qualname__
         wrapper.__doc__ = fn.__doc__
         wrapper.__module__ = fn.__module__
-        return cocotb.test(timeout_time=timeout_ms, timeout_unit="ms")(wrapper) \
+        test = cocotb.test(timeout_time=timeout_ms, timeout_unit="ms")(wrapper) \
             if timeout_ms else cocotb.test()(wrapper)
+        return cocotb.skipif(True, reason=reason)(test) if reason else test
     return deco

@@ -6,7 +6,7 @@ from amaranth import *
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..layouts import STAT_NAMES, config_layout, response_layout
+from ..layouts import STAT_NAMES, check_params, config_layout, response_layout
 from ..lru import LruCmd
 from ..tlevel import TLevel
 from .interfaces import ForwardSignature, decision_layout
@@ -80,9 +80,12 @@ class Commit(wiring.Component):
     POISONED_FIELDS = ("present", "any_free", "vict_t0", "take", "wr_lane", "wr", "inv")
 
     def __init__(self, params, *, registered, protected=False):
-        self._params = params
-        self.registered = bool(registered)
-        self.protected = bool(protected)
+        self._params = params = check_params(params)
+        for name, value in (("registered", registered), ("protected", protected)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, not {value!r}")
+        self.registered = registered
+        self.protected = protected
         if self.protected and not self.registered:
             raise ValueError("Commit(protected=True) needs registered=True")
         p = params

@@ -8,6 +8,7 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
+from ..layouts import check_params
 from ..onehot import select
 from .interfaces import decision_layout, stage_layout
 
@@ -73,7 +74,7 @@ class Decision(wiring.Component):
     """
 
     def __init__(self, params):
-        self._params = p = params
+        self._params = p = check_params(params)
         P = p.PROBE
 
         def lanes(width):

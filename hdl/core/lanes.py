@@ -6,7 +6,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..layouts import config_layout
+from ..layouts import check_params, config_layout
 from ..table import probe_order
 from ..tlevel import saturated_age
 from .age_order import Sides, age_stamp, chosen, register_age_order
@@ -59,7 +59,7 @@ class LaneCompare(wiring.Component):
     def __init__(self, params, options):
         if not isinstance(options, CoreOptions):
             raise TypeError(f"options must be a CoreOptions, not {options!r}")
-        self._params = p = params
+        self._params = p = check_params(params)
         self.split = options.split_evaluation
         P = p.PROBE
         self._pb = P.bit_length() - 1       # the bits of a bank number

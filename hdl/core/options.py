@@ -122,6 +122,9 @@ class CoreOptions:
             raise ValueError("CoreOptions.hash_lut_cross_products needs DSP multiplies "
                              "(hash_mul_stages 1, 2 or 3); with 0 every product is in LUTs")
         object.__setattr__(self, "hash_lut_cross_products", names)
+        for name in ("block_ram", "tag_compare"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"CoreOptions.{name} must be a str, not {getattr(self, name)!r}")
         if self.block_ram not in RAM_IMPLEMENTATIONS:
             raise ValueError(f"CoreOptions.block_ram must be one of {RAM_IMPLEMENTATIONS}, "
                              f"not {self.block_ram!r}")

@@ -5,6 +5,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..layouts import check_params
 from .decision import (Decision, LaneData, choice_layout, decide_data, decide_lanes,
                        lane_fields, marks_after_scrub, sat_inc, select)
 from .interfaces import ForwardSignature, decision_layout, lanes_layout
@@ -60,7 +61,7 @@ class Versions(wiring.Component):
     def __init__(self, params, options):
         if not isinstance(options, CoreOptions):
             raise TypeError(f"options must be a CoreOptions, not {options!r}")
-        self._params = p = params
+        self._params = p = check_params(params)
         self.split = options.split_evaluation
         super().__init__({
             "lanes": In(lanes_layout(p)),

@@ -11,7 +11,7 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
-from ..layouts import config_layout
+from ..layouts import check_params, config_layout
 from ..table import sides_layout
 from ..tlevel import saturated_age
 from .interfaces import stage_layout, window_layout
@@ -71,7 +71,7 @@ class WindowRead(wiring.Component):
     def __init__(self, params, options):
         if not isinstance(options, CoreOptions):
             raise TypeError(f"options must be a CoreOptions, not {options!r}")
-        self._params = p = params
+        self._params = p = check_params(params)
         self.m_stage = options.m_stage
         P, sw, rows = p.PROBE, p.SLOT_WIDTH, p.ENTRIES // p.PROBE
 

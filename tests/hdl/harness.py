@@ -125,7 +125,12 @@ class CoreBench:
         assert 1 <= c["c2"] <= c["c3"] <= params.COUNT_MAX, c
         assert 0 <= c["w3"] <= c["w2"] <= c["w1"] <= params.WMAX, c
 
-    def run(self, script, *, rsp_ready=None, max_cycles=20000, vcd=None, monitors=()):
+    def run(self, script, *, rsp_ready=None, max_cycles=20000, vcd=None, monitors=(),
+            must_finish=True):
+        """Present ``script`` and collect what the core does. With ``must_finish`` (the
+        default) an ``AssertionError`` says so when the script was not all presented, or a
+        taken request got no response, within ``max_cycles``: a core that stops taking
+        requests must not pass a test that compares only what it took."""
         core = self.core
         results = {"accepted": [], "responses": [], "rsp_cycles": [], "stats": [0] * len(STAT_NAMES),
                    "occupancy": [], "events": [], "flushing_cycles": 0,
@@ -212,6 +217,9 @@ class CoreBench:
                         and ctx.get(core.idle):
                     break
             results["cycles"] = cycle
+            results["presented"] = idx
+            results["finished"] = (idx >= len(items) and
+                                   len(results["responses"]) == len(results["accepted"]))
 
         sim = Simulator(self.top)
         sim.add_clock(1e-8)
@@ -223,6 +231,11 @@ class CoreBench:
                 sim.run()
         else:
             sim.run()
+        if must_finish and not results["finished"]:
+            raise AssertionError(
+                f"the script did not finish in {max_cycles} cycles: {results['presented']} of "
+                f"{len(items)} items presented, {len(results['accepted'])} requests taken, "
+                f"{len(results['responses'])} responses")
         results["responses"] = [decode(self.params, r) for r in results["responses"]]
         results["stats"] = dict(zip(STAT_NAMES, results["stats"]))
         return results

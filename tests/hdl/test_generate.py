@@ -103,3 +103,30 @@ def test_command_line_errors_name_the_argument_and_write_nothing(tmp_path, capsy
     assert not out.exists()
     assert parse_params(["entries=0x10", "TS_WIDTH=0b110"]).as_dict()["ENTRIES"] == 16
     assert parse_params(["TS_WIDTH=0b110"]).TS_WIDTH == 6
+
+
+def test_bad_output_paths_names_and_repeated_params_are_refused_up_front(tmp_path, capsys):
+    """Refused before anything is elaborated: an output path that is a folder or lies under
+    a file, a module name that is not a Verilog identifier, a parameter given twice, and
+    build options of the wrong type."""
+    from hdl.core import CoreOptions
+    from hdl.generate import generate
+    from regmap import param_overrides
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for out in (tmp_path, afile / "x.v"):
+        with pytest.raises(SystemExit):
+            main(["--out", str(out)])
+        assert "not a file path" in capsys.readouterr().err
+    assert main(["--out", str(tmp_path / "k.v"), "--param", "ENTRIES=64",
+                 "--param", "entries=128"]) == 2
+    assert "ENTRIES given twice" in capsys.readouterr().err
+    for name, error in (("", ValueError), ("my core", ValueError), ("1abc", ValueError),
+                        (5, TypeError), (None, TypeError)):
+        with pytest.raises(error, match="name must be"):
+            generate(name=name)
+    with pytest.raises(TypeError, match="list of 'NAME=VALUE'"):
+        param_overrides("ENTRIES=64")
+    for field, value in (("block_ram", None), ("tag_compare", 1), ("protection", ["none"])):
+        with pytest.raises(TypeError, match=f"CoreOptions.{field} must be a str"):
+            CoreOptions(**{field: value})
