@@ -100,6 +100,8 @@ class Match(wiring.Component):
     """
 
     def __init__(self, widths, implementation="generic"):
+        if not hasattr(widths, "__iter__") or isinstance(widths, str):
+            raise TypeError(f"widths must be a sequence of field widths, not {widths!r}")
         widths = tuple(widths)
         if not widths:
             raise ValueError("widths must name at least one field")

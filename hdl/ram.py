@@ -33,13 +33,24 @@ from amaranth.lib.wiring import In, Out
 
 from .ecc import Code, check_protection, choose_protection
 
-__all__ = ["RegisteredReadRam", "IMPLEMENTATIONS", "dp16kd_mode"]
+__all__ = ["RegisteredReadRam", "IMPLEMENTATIONS", "dp16kd_mode", "check_memory"]
 
 #: The implementations of ``RegisteredReadRam``.
 IMPLEMENTATIONS = ("generic", "dp16kd")
 
 # DP16KD data widths and the words of one block in each (16 Kib, plus parity bits).
 _DP16KD_MODES = ((1, 16384), (2, 8192), (4, 4096), (9, 2048), (18, 1024), (36, 512))
+
+
+def check_memory(memory):
+    """``memory`` if it can be a ``memory`` parameter: a class of elaboratables (such as
+    ``amaranth.lib.memory.Memory``) or another callable that makes one (a function, a
+    ``functools.partial``); ``TypeError`` otherwise (``None``, or a class such as ``int``
+    that makes no elaboratable)."""
+    if not callable(memory) or (isinstance(memory, type)
+                                and not issubclass(memory, Elaboratable)):
+        raise TypeError(f"memory must be a memory class, not {memory!r}")
+    return memory
 
 
 def dp16kd_mode(width, depth):
@@ -60,7 +71,7 @@ class RegisteredReadRam(wiring.Component):
     Parameters
     ----------
     shape : shape-castable
-        The word.
+        The word (at least 1 bit).
     depth : int
         Words (at least 1).
     memory : class
@@ -114,15 +125,19 @@ class RegisteredReadRam(wiring.Component):
         if implementation not in IMPLEMENTATIONS:
             raise ValueError(f"implementation must be one of {IMPLEMENTATIONS}, "
                              f"not {implementation!r}")
-        if not callable(memory):
-            raise TypeError(f"memory must be a memory class, not {memory!r}")
+        check_memory(memory)
+        try:
+            width = Shape.cast(shape).width
+        except TypeError:
+            raise TypeError(f"shape must be shape-castable, not {shape!r}") from None
+        if width < 1:
+            raise ValueError(f"shape must be at least 1 bit wide, not {shape!r}")
         check_protection(protection)
         self.shape, self.depth, self.implementation = shape, depth, implementation
         ports = {
             "wr_addr": In(range(depth)), "wr_data": In(shape), "wr_en": In(1),
             "rd_addr": In(range(depth)), "rd_data": Out(shape),
         }
-        width = Shape.cast(shape).width
         if protection == "auto":
             protection = choose_protection(width, depth)
         code = Code(protection, width)

@@ -36,7 +36,8 @@ class Scrubber(wiring.Component):
     ----------
     params : regmap.Params
     lag : int
-        Cycles from a request's acceptance to its evaluation stage in the core.
+        Cycles from a request's acceptance to its evaluation stage in the core (at least
+        0; default 0).
 
     Ports
     -----
@@ -52,6 +53,10 @@ class Scrubber(wiring.Component):
 
     def __init__(self, params=None, *, lag=0):
         params = check_params(params)
+        if not isinstance(lag, int) or isinstance(lag, bool):
+            raise TypeError(f"lag must be a non-negative integer, not {lag!r}")
+        if lag < 0:
+            raise ValueError(f"lag must be a non-negative integer, not {lag!r}")
         self._params = params
         self._lag = lag
         self.rows = params.ENTRIES // params.PROBE

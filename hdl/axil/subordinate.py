@@ -12,6 +12,20 @@ from .signatures import (AxiLiteObservationSignature, AxiLiteSignature, AxiResp,
 __all__ = ["AxiLiteSubordinate"]
 
 
+def _offsets(name, offsets):
+    """The byte offsets of the parameter ``name`` as a ``frozenset`` of integers;
+    ``TypeError`` for anything else (their values are checked by the caller)."""
+    try:
+        offsets = frozenset(offsets)
+    except TypeError:
+        raise TypeError(f"{name} must be an iterable of byte offsets, "
+                        f"not {offsets!r}") from None
+    for offset in offsets:
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            raise TypeError(f"{name} offset {offset!r} is not an integer")
+    return offsets
+
+
 class AxiLiteSubordinate(wiring.Component):
     """AXI4-Lite subordinate with 32-bit data in front of a register file: the handshakes
     and the response codes.
@@ -62,9 +76,9 @@ class AxiLiteSubordinate(wiring.Component):
 
     def __init__(self, addr_width, *, readable, writable, observe=False, src_loc_at=0):
         check_addr_width(addr_width, minimum=3)
-        readable, writable = frozenset(readable), frozenset(writable)
+        readable, writable = _offsets("readable", readable), _offsets("writable", writable)
         for offset in readable:
-            if not isinstance(offset, int) or offset % 4 or not 0 <= offset < 1 << addr_width:
+            if offset % 4 or not 0 <= offset < 1 << addr_width:
                 raise ValueError(f"readable offset {offset!r} is not a word inside the "
                                  f"{1 << addr_width}-byte window")
         if not writable <= readable:

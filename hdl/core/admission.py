@@ -8,14 +8,39 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
-from ..layouts import request_layout
+from ..layouts import check_params, request_layout
 from ..table import GEN_WIDTH
 from .generations import table_generations
 from .interfaces import stage_layout
+from .options import CoreOptions
 
-__all__ = ["Admission"]
+__all__ = ["Admission", "MAX_GEN_WIDTH", "check_gen_width"]
 
 OBSERVE = regmap.OPS["OBSERVE"]
+
+#: The widest table generation: every slot's word stores the generation, and with 16 bits
+#: the clear sweep already runs only once in 65536 flushes, so more bits would cost block
+#: RAM in every slot and buy nothing.
+MAX_GEN_WIDTH = 16
+
+
+def _check_int(name, value, minimum):
+    """``TypeError`` unless ``value`` is an ``int`` (not a ``bool``), ``ValueError`` if it is
+    below ``minimum``."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, not {value!r}")
+    return value
+
+
+def check_gen_width(gen_width):
+    """``gen_width`` if it is an integer 1 .. ``MAX_GEN_WIDTH``; ``TypeError`` /
+    ``ValueError`` otherwise."""
+    _check_int("gen_width", gen_width, 1)
+    if gen_width > MAX_GEN_WIDTH:
+        raise ValueError(f"gen_width must be at most {MAX_GEN_WIDTH}, not {gen_width!r}")
+    return gen_width
 
 
 class Admission(wiring.Component):
@@ -43,9 +68,9 @@ class Admission(wiring.Component):
     options : CoreOptions
         ``serial``: one request in flight at most.
     fifo_depth : int
-        Responses the response FIFO holds: the credits.
+        Responses the response FIFO holds: the credits (at least 1).
     evict_gap : int
-        An EVICT / EVICT_ANY is refused while an OBSERVE accepted in one of the
+        At least 1. An EVICT / EVICT_ANY is refused while an OBSERVE accepted in one of the
         ``evict_gap`` previous cycles could still move the LRU tail or a slot of the LRU
         list's chain (the EVICT reads the table in R at the tail the POPs in flight leave,
         which shows E2's TOUCH / INSERT ``tail_lag`` cycles later). A QUERY gives no LRU
@@ -62,6 +87,9 @@ class Admission(wiring.Component):
         accepted in one of the ``predictor_gap`` previous cycles (``None``:
         ``evict_gap``), so that the lists' ends and the ``gtail2`` prefetch are settled
         at its R and at its FREEs' (docs/rtl-predictor.md, "EVICT in this mode").
+    gen_width : int
+        Bits of the table generation (default ``hdl.table.GEN_WIDTH``; 1 ..
+        ``MAX_GEN_WIDTH``).
 
     Ports
     -----
@@ -114,17 +142,24 @@ class Admission(wiring.Component):
 
     def __init__(self, params, options, *, fifo_depth, evict_gap, evict_evict_gap=None,
                  predictor_gap=None, gen_width=GEN_WIDTH):
+        params = check_params(params)
+        if not isinstance(options, CoreOptions):
+            raise TypeError(f"options must be a CoreOptions, not {options!r}")
         self._params, self._options = params, options
+        _check_int("fifo_depth", fifo_depth, 1)
+        _check_int("evict_gap", evict_gap, 1)
         self.fifo_depth, self.evict_gap = fifo_depth, evict_gap
         self.evict_evict_gap = evict_gap if evict_evict_gap is None else evict_evict_gap
-        if not 1 <= self.evict_evict_gap <= evict_gap:
+        _check_int("evict_evict_gap", self.evict_evict_gap, 1)
+        if self.evict_evict_gap > evict_gap:
             raise ValueError(f"evict_evict_gap must be 1 .. evict_gap ({evict_gap}), not "
                              f"{self.evict_evict_gap!r}")
         self.predictor_gap = evict_gap if predictor_gap is None else predictor_gap
-        if not isinstance(self.predictor_gap, int) or self.predictor_gap < evict_gap:
-            raise ValueError(f"predictor_gap must be an int of at least evict_gap "
-                             f"({evict_gap}), not {predictor_gap!r}")
-        self.gen_width = gen_width
+        _check_int("predictor_gap", self.predictor_gap, 1)
+        if self.predictor_gap < evict_gap:
+            raise ValueError(f"predictor_gap must be at least evict_gap ({evict_gap}), not "
+                             f"{self.predictor_gap!r}")
+        self.gen_width = check_gen_width(gen_width)
         self.rows = params.ENTRIES // params.PROBE
         super().__init__({
             "req": In(stream.Signature(request_layout(params))),

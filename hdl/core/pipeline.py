@@ -24,7 +24,7 @@ from ..layouts import response_layout
 from ..lru import LruList
 from ..scrubber import Scrubber, connect_scrubber
 from ..table import GEN_WIDTH, BucketTable
-from .admission import Admission
+from .admission import Admission, check_gen_width
 from .commit import Commit
 from .commit_wiring import connect_commit, connect_response
 from .interfaces import pmeta_layout, stage_layout
@@ -42,6 +42,31 @@ from .window import WindowRead
 __all__ = ["KvAsuCore"]
 
 
+def check_hash(hash, options):
+    """Raise ``TypeError`` / ``ValueError`` unless ``hash`` can be ``KvAsuCore``'s hash
+    with ``options`` (see its ``hash`` parameter)."""
+    if not isinstance(hash, wiring.Component):
+        raise TypeError(f"hash must be a wiring.Component, not {hash!r}")
+    members = hash.signature.members
+    for name, flow in (("key", wiring.In), ("seed", wiring.In), ("hash", wiring.Out)):
+        if name not in members or members[name].flow != flow:
+            raise TypeError(f"hash must have the ports key In(64), seed In(32) and hash "
+                            f"Out(32), not {hash.signature!r}")
+    latency = getattr(hash, "latency", None)
+    if not isinstance(latency, int) or isinstance(latency, bool):
+        raise TypeError(f"hash.latency must be an integer, not {latency!r}")
+    if latency < 0:
+        raise ValueError(f"hash.latency must be at least 0, not {latency}")
+    if isinstance(hash, Murmur3Hash64):
+        built = (hash.mul_stages, hash.lut_cross_products)
+        said = (options.hash_mul_stages, options.hash_lut_cross_products)
+        if built != said:
+            raise ValueError(f"hash is a Murmur3Hash64 with mul_stages={built[0]}, "
+                             f"lut_cross_products={sorted(built[1])} (latency {latency}), "
+                             f"but the options say hash_mul_stages={said[0]}, "
+                             f"hash_lut_cross_products={sorted(said[1])}")
+
+
 class KvAsuCore(wiring.Component):
     """KV-ASU core: answers OBSERVE / QUERY / EVICT / EVICT_ANY requests.
 
@@ -55,8 +80,12 @@ class KvAsuCore(wiring.Component):
         ``predictor``, which adds the predictor mode selected by the ``policy`` port.
     hash : wiring.Component or None
         The hash (ports ``key`` In(64), ``seed`` In(32), ``hash`` Out(32), attribute
-        ``latency``); ``None``: ``Murmur3Hash64`` as ``options`` say. The formal harness
-        gives an abstract hash.
+        ``latency``, an integer of at least 0, from which the core's timing follows);
+        ``None``: ``Murmur3Hash64`` as ``options`` say. A ``Murmur3Hash64`` given must be
+        the one ``options`` describe (``hash_mul_stages``, ``hash_lut_cross_products``),
+        else the options would misstate the build's hash and its latency; another
+        component stands in for it with a latency of its own (the formal harness gives an
+        abstract hash).
     memory : class
         The memory the table and the LRU list are built from (default
         ``amaranth.lib.memory.Memory``; the formal harness gives its register model).
@@ -64,7 +93,10 @@ class KvAsuCore(wiring.Component):
         Add the ``observe`` port (``False`` by default: real builds leave it out).
     gen_width : int
         Bits of the table generation (``hdl.table.GEN_WIDTH``, docs/spec-decisions.md
-        D12); the formal harness uses fewer, which changes no logic but the width.
+        D12); the formal harness uses fewer, which changes no logic but the width. 1 to
+        16 (``admission.MAX_GEN_WIDTH``): every slot's word stores the generation, and at
+        16 bits the clear sweep already runs only once in 65536 flushes, so a wider one
+        would cost block RAM in every slot and buy nothing.
 
     Ports
     -----
@@ -86,6 +118,7 @@ class KvAsuCore(wiring.Component):
         options = CoreOptions.cast(options)
         if not isinstance(observe, bool):
             raise TypeError(f"observe must be a bool, not {observe!r}")
+        check_gen_width(gen_width)
         if options.predictor and observe:
             raise ValueError("observe=True (the formal views) is not built for "
                              "CoreOptions.predictor")
@@ -96,6 +129,7 @@ class KvAsuCore(wiring.Component):
         if hash is None:
             hash = Murmur3Hash64(mul_stages=options.hash_mul_stages,
                                  lut_cross_products=options.hash_lut_cross_products)
+        check_hash(hash, options)
         self.hash = hash
         self.hash_latency = hash.latency
         self.timing = timing = PipelineTiming(options, hash.latency)

@@ -50,8 +50,10 @@ class PredictorCarry(wiring.Component):
 
     def __init__(self, params, *, hash_latency):
         self._params = p = check_params(params)
-        if (not isinstance(hash_latency, int) or isinstance(hash_latency, bool)
-                or hash_latency < 0):
+        if not isinstance(hash_latency, int) or isinstance(hash_latency, bool):
+            raise TypeError(f"hash_latency must be a non-negative integer, not "
+                            f"{hash_latency!r}")
+        if hash_latency < 0:
             raise ValueError(f"hash_latency must be a non-negative integer, not "
                              f"{hash_latency!r}")
         self._hash_latency = hash_latency

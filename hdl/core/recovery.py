@@ -62,10 +62,11 @@ class Recovery(wiring.Component):
     """
 
     def __init__(self, entries, settle=2):
-        if not isinstance(entries, int) or entries < 1:
-            raise ValueError(f"entries must be a positive integer, not {entries!r}")
-        if not isinstance(settle, int) or settle < 1:
-            raise ValueError(f"settle must be a positive integer, not {settle!r}")
+        for name, value in (("entries", entries), ("settle", settle)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{name} must be a positive integer, not {value!r}")
+            if value < 1:
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
         self.entries, self.settle = entries, settle
         super().__init__({
             "error": In(1), "idle": In(1),

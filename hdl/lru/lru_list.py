@@ -12,6 +12,7 @@ import regmap
 from ..ecc import check_protection
 from ..layouts import check_params
 from ..error_report import collect_errors
+from ..ram import check_memory
 from .layouts import CHAIN, LruCmd, LruObservationSignature, lru_command_layout, tail_lag
 from .stages import (chain_registers, chain_update, command_stages, drive_observation,
                      evict_choice, links, pointer_arrays)
@@ -119,7 +120,7 @@ class LruList(wiring.Component):
         self.observed = observe
         self.params = params
         self.registered = registered
-        self.memory = memory
+        self.memory = check_memory(memory)
         self.tail_lag = tail_lag(registered)
         sw = params.SLOT_WIDTH
         ports = {

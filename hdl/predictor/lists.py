@@ -34,6 +34,7 @@ from ..layouts import check_params
 from ..lru import LruObservationSignature, tail_lag
 from ..lru.banks import XorCodedArray
 from ..lru.stages import drive_observation
+from ..ram import check_memory
 
 __all__ = ["ListFrom", "ListTo", "LiveGhostLists", "move_layout"]
 
@@ -118,7 +119,7 @@ class LiveGhostLists(wiring.Component):
         self._params = params
         self.registered = registered
         self.observed = observe
-        self._memory = memory
+        self._memory = check_memory(memory)
         self.tail_lag = tail_lag(registered)
         sw = params.SLOT_WIDTH
         ports = {

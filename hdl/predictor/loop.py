@@ -71,6 +71,10 @@ class LoopDetector(wiring.Component):
         params = check_params(params)
         if not isinstance(observe_shadows, bool):
             raise TypeError(f"observe_shadows must be a bool, not {observe_shadows!r}")
+        if not isinstance(stages, int) or isinstance(stages, bool):
+            raise TypeError(f"stages must be 1 or 2, not {stages!r}")
+        if stages not in (1, 2):
+            raise ValueError(f"stages must be 1 or 2, not {stages!r}")
         self._params = params
         self.depth = max(1, params.ENTRIES >> SAMPLE_SHIFT)
         self.shadow_lru = ShadowDirectory(self.depth, bimodal=False, stages=stages,

@@ -120,7 +120,9 @@ class ShadowDirectory(wiring.Component):
             raise TypeError(f"sig_width must be an integer, not {sig_width!r}")
         if not 1 <= sig_width <= 32:
             raise ValueError(f"sig_width must be 1..32, not {sig_width}")
-        if stages not in (1, 2) or isinstance(stages, bool):
+        if not isinstance(stages, int) or isinstance(stages, bool):
+            raise TypeError(f"stages must be 1 or 2, not {stages!r}")
+        if stages not in (1, 2):
             raise ValueError(f"stages must be 1 or 2, not {stages!r}")
         self.depth, self.bimodal, self.sig_width = depth, bimodal, sig_width
         self.stages = stages

@@ -139,8 +139,15 @@ class KvAsuRegisters(wiring.Component):
         if not isinstance(predictor, bool):
             raise TypeError(f"predictor must be a bool, not {predictor!r}")
         self.predictor = predictor
-        if not isinstance(stat_lag, int) or stat_lag < 1:
+        if not isinstance(stat_lag, int) or isinstance(stat_lag, bool):
+            raise TypeError(f"stat_lag must be a positive integer, not {stat_lag!r}")
+        if stat_lag < 1:
             raise ValueError(f"stat_lag must be a positive integer, not {stat_lag!r}")
+        # (checked here too, so that the message names this parameter, not the counters')
+        if not isinstance(stats_stages, int) or isinstance(stats_stages, bool):
+            raise TypeError(f"stats_stages must be 2 or 3, not {stats_stages!r}")
+        if stats_stages not in (2, 3):
+            raise ValueError(f"stats_stages must be 2 or 3, not {stats_stages!r}")
         self.mode_reset = regmap.check_mode_reset(mode_reset)
         self.params = params
         self.stat_lag = stat_lag

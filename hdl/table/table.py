@@ -11,7 +11,7 @@ from ..layouts import check_params
 from ..match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
 from ..ecc import check_protection
 from ..error_report import collect_errors
-from ..ram import IMPLEMENTATIONS
+from ..ram import IMPLEMENTATIONS, check_memory
 from .banks import bank_arrays, bank_pmeta, bank_writes, meta_write_where
 from .bypass import bank_window, bank_window_registered
 from .layouts import GEN_WIDTH
@@ -36,7 +36,7 @@ class BucketTable(wiring.Component):
         The memory every array is built from (default ``amaranth.lib.memory.Memory``; the
         formal harness gives its register model).
     gen_width : int
-        Bits of ``generation`` (default ``GEN_WIDTH``).
+        Bits of ``generation`` (default ``GEN_WIDTH``; at least 1).
     output_register : bool
         The window arrays with a registered read (see above): ``bk_*`` two cycles after
         ``rd_slot`` instead of one.
@@ -77,14 +77,16 @@ class BucketTable(wiring.Component):
                  output_register=False, ram="generic", match="generic", protection="none",
                  pmeta_width=0):
         params = check_params(params)
-        if not isinstance(pmeta_width, int) or isinstance(pmeta_width, bool) or pmeta_width < 0:
-            raise ValueError(f"pmeta_width must be a non-negative integer, not {pmeta_width!r}")
+        for name, value, minimum in (("pmeta_width", pmeta_width, 0),
+                                     ("gen_width", gen_width, 1)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{name} must be an integer, not {value!r}")
+            if value < minimum:
+                raise ValueError(f"{name} must be at least {minimum}, not {value!r}")
         if pmeta_width and protection != "none":
             raise ValueError("pmeta_width needs protection='none' (the predictor's array has "
                              "no check bits)")
         self.pmeta_width = pmeta_width
-        if not isinstance(gen_width, int) or gen_width < 1:
-            raise ValueError(f"gen_width must be a positive integer, not {gen_width!r}")
         if not isinstance(output_register, bool):
             raise TypeError(f"output_register must be a bool, not {output_register!r}")
         if ram not in IMPLEMENTATIONS:
@@ -100,7 +102,7 @@ class BucketTable(wiring.Component):
         check_protection(protection)
         self.protection = protection
         self.params = params
-        self.memory = memory
+        self.memory = check_memory(memory)
         self.output_register = output_register
         self.ram = ram
         self.match = match

@@ -333,9 +333,11 @@ def test_ports_and_parameters():
     assert len(dut.inc) == 14 and len(dut.rd_data) == 64
     assert dut.max_gap == 30 and dut.pre_width == 5
     assert StatisticsCounters(stages=2).read_latency == 1
-    for bad in ((1, 64), (13, 0), ("13", 64)):
+    for bad in ((1, 64), (13, 0)):
         with pytest.raises(ValueError):
             StatisticsCounters(*bad)
+    with pytest.raises(TypeError, match="count"):
+        StatisticsCounters("13", 64)
     with pytest.raises(ValueError, match="stages"):
         StatisticsCounters(stages=4)
 
