@@ -129,6 +129,7 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
     print(f"predictor soak: {total} requests, seed {seed}, params {params.as_dict()}",
           file=out, flush=True)
     exe = fast.build(params, build_dir, options=OPTIONS)
+    latency = fast.build_latency(params, OPTIONS)
     traffic = Traffic(params, rng)
     done, start, chunks, axi_codes, switches, sweeps = 0, time.monotonic(), 0, {}, 0, 0
     stats_total = {}
@@ -158,7 +159,8 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
                           seed=rng.getrandbits(32), master=axi_master(rng))
         model = KvAsuModel(params)
-        checked = fast.check(params, model, requests, axi, result, predictor=True)
+        checked = fast.check(params, model, requests, axi, result, predictor=True,
+                             latency=latency)
         for code, count in checked["axi_responses"].items():
             axi_codes[code] = axi_codes.get(code, 0) + count
         sweeps += checked["sweeps"]

@@ -212,6 +212,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
     rng = random.Random(seed)
     print(f"soak: {total} requests, seed {seed}, params {params.as_dict()}", file=out, flush=True)
     exe = fast.build(params, build_dir)
+    latency = fast.build_latency(params)
     traffic = Traffic(params, rng)
     done, start, sim_s, sim_cycles = 0, time.monotonic(), 0.0, 0
     chunk_index, axi_codes, sweeps = 0, {}, 0
@@ -231,7 +232,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
                           seed=rng.getrandbits(32), master=axi_master(rng))
         model = KvAsuModel(params)
-        checked = fast.check(params, model, requests, axi, result)
+        checked = fast.check(params, model, requests, axi, result, latency=latency)
         for code, count in checked["axi_responses"].items():
             axi_codes[code] = axi_codes.get(code, 0) + count
         sweeps += checked["sweeps"]

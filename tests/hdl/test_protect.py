@@ -73,9 +73,13 @@ def test_every_component_refuses_an_unknown_protection_alike(build):
         "CoreOptions": lambda v: CoreOptions(protection=v),
     }[build]
     name = "CoreOptions.protection" if build == "CoreOptions" else "protection"
-    for bad in ("ecc", None, "SECDED"):
+    for bad in ("ecc", "SECDED"):
         with pytest.raises(ValueError, match=re.escape(
                 f"{name} must be one of auto, secded, parity, none, not {bad!r}")):
+            make(bad)
+    for bad in (None, 1):
+        with pytest.raises(TypeError, match=re.escape(
+                f"{name} must be a str, one of auto, secded, parity, none, not {bad!r}")):
             make(bad)
 
 

@@ -23,10 +23,10 @@ The files: ``records.py`` (the records above and the failures), ``verilate.py`` 
 """
 
 from .verilate import VERILATOR_MAKEFLAGS, build, memory_arrays, public_config, verilator
-from .scoreboard import check
+from .scoreboard import build_latency, check
 from .records import AxiMaster, AxiOp, FastResult, Fault, Hang, MemoryArray, Mismatch, SoftError
 from .drive import encode, read_result, run
 
 __all__ = ["AxiOp", "AxiMaster", "Fault", "FastResult", "MemoryArray", "build", "memory_arrays",
            "public_config", "run", "read_result", "encode", "verilator", "VERILATOR_MAKEFLAGS",
-           "check", "Mismatch", "Hang", "SoftError"]
+           "check", "build_latency", "Mismatch", "Hang", "SoftError"]

@@ -14,12 +14,56 @@ from ..codec import Codec
 from ..regmirror import LIVE, RegisterMirror, Resp
 from .records import FastResult, Mismatch
 
-__all__ = ["check"]
+__all__ = ["check", "build_latency"]
+
+
+def build_latency(params: Params, options=None) -> int:
+    """The request-to-response latency, in cycles, of the core built with ``params`` and
+    ``options`` (a ``CoreOptions``; ``None``: the defaults), for ``check``'s ``latency``."""
+    import warnings
+    from amaranth.hdl import UnusedElaboratable
+    from hdl.core import KvAsuCore
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        return KvAsuCore(params, options).latency
+
+
+def _timing_problems(result: FastResult, latency: int | None, always_ready: bool) -> list:
+    """What the recorded cycles break of the stream rules (spec section 4, D13 rule 3): one
+    request accepted per edge, one response handed over per edge, each response at least
+    ``latency`` edges after its request's acceptance (at least one without ``latency``);
+    with a consumer always ready and ``latency`` known, each exactly at ``max(accept +
+    latency, the response before + 1)``."""
+    acc = result.accept_cycle.astype(np.int64)
+    rsp = result.response_cycle.astype(np.int64)
+    problems = []
+    for name, cycles in (("accepted", acc), ("answered", rsp)):
+        same = np.nonzero(np.diff(cycles) <= 0)[0]
+        if len(same):
+            i = int(same[0]) + 1
+            problems.append(f"requests {i - 1} and {i} {name} at cycles {int(cycles[i - 1])} "
+                            f"and {int(cycles[i])}: one per edge, in order")
+    low = 1 if latency is None else latency
+    early = np.nonzero(rsp - acc < low)[0]
+    if len(early):
+        i = int(early[0])
+        problems.append(f"response {i} at cycle {int(rsp[i])}, {int(rsp[i] - acc[i])} cycles "
+                        f"after its request's acceptance, sooner than {low}")
+    if always_ready and latency is not None and len(acc):
+        index = np.arange(len(acc), dtype=np.int64)
+        due = np.maximum.accumulate(acc + latency - index) + index
+        late = np.nonzero(rsp != due)[0]
+        if len(late):
+            i = int(late[0])
+            problems.append(f"response {i} at cycle {int(rsp[i])}, due at {int(due[i])} (the "
+                            f"consumer always ready, latency {latency})")
+    return problems
 
 
 def check(params: Params, model, requests, axi_ops, result: FastResult, *,
           max_report: int = 5, soft_errors=(), decision_lag: int | None = None,
-          stat_lag: int | None = None, predictor: bool = False) -> dict:
+          stat_lag: int | None = None, predictor: bool = False, latency: int | None = None,
+          always_ready: bool = False) -> dict:
     """Replay the recorded run through ``model`` and the register mirror; compare all.
 
     ``requests`` are the same (not_before, op, addr, min_tlevel) given to :func:`run`.
@@ -46,6 +90,12 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     ``predictor``: the block is a build with the predictor mode (``CoreOptions.predictor``):
     the register mirror commits ``POLICY`` to the model (``RegisterMirror(predictor=...)``).
 
+    The recorded cycles are checked too: one request accepted and one response handed over
+    per edge, in order, each response at least ``latency`` cycles after its request's
+    acceptance (``latency``: the build's, :func:`build_latency`; ``None``: one), and, with
+    ``always_ready`` (the run's consumer always ready, ``run(ready_permille=1000)``) and
+    ``latency`` given, exactly when the rule of D13 rule 3 offers it.
+
     The counts returned include ``sweeps``, the clear sweeps (D12) the mirror applied.
     """
     codec = Codec(params)
@@ -69,6 +119,9 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     n = len(requests)
     if len(result.accept_cycle) != n:
         raise Mismatch(f"{n} requests sent, {len(result.accept_cycle)} responses received")
+    timing = _timing_problems(result, latency, always_ready)
+    if timing:
+        raise Mismatch("the stream's timing: " + "; ".join(timing[:max_report]))
     mirror = RegisterMirror(params, model, predictor=predictor)
     ops = np.array([r[1] for r in requests], dtype=np.uint64)
     addrs = np.array([r[2] for r in requests], dtype=np.uint64)
