@@ -8,7 +8,9 @@ pseudo-random shift chain and folds every output bit into a multiple-input signa
 register (MISR) that ends in one pin. So:
 
 * every path nextpnr times is a register-to-register path: the core's own paths, plus at
-  most one XOR of harness logic in front of a MISR flip-flop;
+  most one XOR of harness logic in front of a MISR flip-flop (the reset comes from a pin
+  and is not timed: nextpnr takes a pin's paths as asynchronous; docs/fpga.md, "Why an
+  out-of-context harness", gives what they measure);
 * no core logic can be optimised away (every output reaches the ``misr_out`` pin through
   the MISR);
 * the reported Fmax is the core's, as it would be when integrated behind registered ports.
