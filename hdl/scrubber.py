@@ -24,7 +24,7 @@ from amaranth import *
 from amaranth.lib import wiring, data
 from amaranth.lib.wiring import In, Out
 
-from .layouts import check_params
+from .layouts import check_int, check_params
 
 __all__ = ["Scrubber", "connect_scrubber"]
 
@@ -53,10 +53,7 @@ class Scrubber(wiring.Component):
 
     def __init__(self, params=None, *, lag=0):
         params = check_params(params)
-        if not isinstance(lag, int) or isinstance(lag, bool):
-            raise TypeError(f"lag must be a non-negative integer, not {lag!r}")
-        if lag < 0:
-            raise ValueError(f"lag must be a non-negative integer, not {lag!r}")
+        check_int("lag", lag, 0)
         self._params = params
         self._lag = lag
         self.rows = params.ENTRIES // params.PROBE

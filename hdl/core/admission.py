@@ -8,39 +8,15 @@ from amaranth.lib.wiring import In, Out
 
 import regmap
 
-from ..layouts import check_params, request_layout
-from ..table import GEN_WIDTH
+from ..layouts import check_int, check_params, request_layout
+from ..table import GEN_WIDTH, check_gen_width
 from .generations import table_generations
 from .interfaces import stage_layout
 from .options import CoreOptions
 
-__all__ = ["Admission", "MAX_GEN_WIDTH", "check_gen_width"]
+__all__ = ["Admission"]
 
 OBSERVE = regmap.OPS["OBSERVE"]
-
-#: The widest table generation: every slot's word stores the generation, and with 16 bits
-#: the clear sweep already runs only once in 65536 flushes, so more bits would cost block
-#: RAM in every slot and buy nothing.
-MAX_GEN_WIDTH = 16
-
-
-def _check_int(name, value, minimum):
-    """``TypeError`` unless ``value`` is an ``int`` (not a ``bool``), ``ValueError`` if it is
-    below ``minimum``."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer, not {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, not {value!r}")
-    return value
-
-
-def check_gen_width(gen_width):
-    """``gen_width`` if it is an integer 1 .. ``MAX_GEN_WIDTH``; ``TypeError`` /
-    ``ValueError`` otherwise."""
-    _check_int("gen_width", gen_width, 1)
-    if gen_width > MAX_GEN_WIDTH:
-        raise ValueError(f"gen_width must be at most {MAX_GEN_WIDTH}, not {gen_width!r}")
-    return gen_width
 
 
 class Admission(wiring.Component):
@@ -146,16 +122,16 @@ class Admission(wiring.Component):
         if not isinstance(options, CoreOptions):
             raise TypeError(f"options must be a CoreOptions, not {options!r}")
         self._params, self._options = params, options
-        _check_int("fifo_depth", fifo_depth, 1)
-        _check_int("evict_gap", evict_gap, 1)
+        check_int("fifo_depth", fifo_depth, 1)
+        check_int("evict_gap", evict_gap, 1)
         self.fifo_depth, self.evict_gap = fifo_depth, evict_gap
         self.evict_evict_gap = evict_gap if evict_evict_gap is None else evict_evict_gap
-        _check_int("evict_evict_gap", self.evict_evict_gap, 1)
+        check_int("evict_evict_gap", self.evict_evict_gap, 1)
         if self.evict_evict_gap > evict_gap:
             raise ValueError(f"evict_evict_gap must be 1 .. evict_gap ({evict_gap}), not "
                              f"{self.evict_evict_gap!r}")
         self.predictor_gap = evict_gap if predictor_gap is None else predictor_gap
-        _check_int("predictor_gap", self.predictor_gap, 1)
+        check_int("predictor_gap", self.predictor_gap, 1)
         if self.predictor_gap < evict_gap:
             raise ValueError(f"predictor_gap must be at least evict_gap ({evict_gap}), not "
                              f"{self.predictor_gap!r}")

@@ -23,8 +23,8 @@ from ..hash import Murmur3Hash64
 from ..layouts import response_layout
 from ..lru import LruList
 from ..scrubber import Scrubber, connect_scrubber
-from ..table import GEN_WIDTH, BucketTable
-from .admission import Admission, check_gen_width
+from ..table import GEN_WIDTH, BucketTable, check_gen_width
+from .admission import Admission
 from .commit import Commit
 from .commit_wiring import connect_commit, connect_response
 from .interfaces import pmeta_layout, stage_layout
@@ -94,7 +94,7 @@ class KvAsuCore(wiring.Component):
     gen_width : int
         Bits of the table generation (``hdl.table.GEN_WIDTH``, docs/spec-decisions.md
         D12); the formal harness uses fewer, which changes no logic but the width. 1 to
-        16 (``admission.MAX_GEN_WIDTH``): every slot's word stores the generation, and at
+        16 (``hdl.table.MAX_GEN_WIDTH``): every slot's word stores the generation, and at
         16 bits the clear sweep already runs only once in 65536 flushes, so a wider one
         would cost block RAM in every slot and buy nothing.
 

@@ -7,7 +7,7 @@ from amaranth import *
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..layouts import check_params
+from ..layouts import check_int, check_params
 from ..predictor.constants import SIG_WIDTH
 from .interfaces import pmeta_layout
 
@@ -50,12 +50,7 @@ class PredictorCarry(wiring.Component):
 
     def __init__(self, params, *, hash_latency):
         self._params = p = check_params(params)
-        if not isinstance(hash_latency, int) or isinstance(hash_latency, bool):
-            raise TypeError(f"hash_latency must be a non-negative integer, not "
-                            f"{hash_latency!r}")
-        if hash_latency < 0:
-            raise ValueError(f"hash_latency must be a non-negative integer, not "
-                             f"{hash_latency!r}")
+        check_int("hash_latency", hash_latency, 0)
         self._hash_latency = hash_latency
         P = p.PROBE
         super().__init__({

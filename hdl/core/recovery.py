@@ -21,6 +21,8 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..layouts import check_int
+
 __all__ = ["Recovery", "connect_recovery", "settle_cycles"]
 
 
@@ -62,11 +64,8 @@ class Recovery(wiring.Component):
     """
 
     def __init__(self, entries, settle=2):
-        for name, value in (("entries", entries), ("settle", settle)):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"{name} must be a positive integer, not {value!r}")
-            if value < 1:
-                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        check_int("entries", entries, 1)
+        check_int("settle", settle, 1)
         self.entries, self.settle = entries, settle
         super().__init__({
             "error": In(1), "idle": In(1),

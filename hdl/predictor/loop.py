@@ -7,7 +7,7 @@ from amaranth import *
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..layouts import check_params
+from ..layouts import check_int, check_params
 from ..onehot import select
 from .constants import (PSEL_DOWN, PSEL_STEP_MAX, PSEL_STEP_SHIFT, PSEL_WIDTH, SAMPLE_SHIFT,
                         SIG_WIDTH)
@@ -71,10 +71,7 @@ class LoopDetector(wiring.Component):
         params = check_params(params)
         if not isinstance(observe_shadows, bool):
             raise TypeError(f"observe_shadows must be a bool, not {observe_shadows!r}")
-        if not isinstance(stages, int) or isinstance(stages, bool):
-            raise TypeError(f"stages must be 1 or 2, not {stages!r}")
-        if stages not in (1, 2):
-            raise ValueError(f"stages must be 1 or 2, not {stages!r}")
+        check_int("stages", stages, 1, 2)
         self._params = params
         self.depth = max(1, params.ENTRIES >> SAMPLE_SHIFT)
         self.shadow_lru = ShadowDirectory(self.depth, bimodal=False, stages=stages,

@@ -34,6 +34,7 @@ from amaranth import *
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..layouts import check_int
 from .bimodal import BimodalCounter
 from .constants import BIP_WIDTH, SIG_WIDTH
 
@@ -120,10 +121,7 @@ class ShadowDirectory(wiring.Component):
             raise TypeError(f"sig_width must be an integer, not {sig_width!r}")
         if not 1 <= sig_width <= 32:
             raise ValueError(f"sig_width must be 1..32, not {sig_width}")
-        if not isinstance(stages, int) or isinstance(stages, bool):
-            raise TypeError(f"stages must be 1 or 2, not {stages!r}")
-        if stages not in (1, 2):
-            raise ValueError(f"stages must be 1 or 2, not {stages!r}")
+        check_int("stages", stages, 1, 2)
         self.depth, self.bimodal, self.sig_width = depth, bimodal, sig_width
         self.stages = stages
         self.observed = observe

@@ -10,7 +10,7 @@ import regmap
 from regmap import CONFIG_NAMES, MODE_NAMES, REGISTERS
 
 from ..axil import AxiLiteSubordinate
-from ..layouts import STAT_NAMES, check_params
+from ..layouts import STAT_NAMES, check_int, check_params
 from ..stats import StatisticsCounters
 from .ctrl import commit_checks, register_writes, statistics_clear
 from .kinds import ACTIONS, register_kind
@@ -139,15 +139,9 @@ class KvAsuRegisters(wiring.Component):
         if not isinstance(predictor, bool):
             raise TypeError(f"predictor must be a bool, not {predictor!r}")
         self.predictor = predictor
-        if not isinstance(stat_lag, int) or isinstance(stat_lag, bool):
-            raise TypeError(f"stat_lag must be a positive integer, not {stat_lag!r}")
-        if stat_lag < 1:
-            raise ValueError(f"stat_lag must be a positive integer, not {stat_lag!r}")
+        check_int("stat_lag", stat_lag, 1)
         # (checked here too, so that the message names this parameter, not the counters')
-        if not isinstance(stats_stages, int) or isinstance(stats_stages, bool):
-            raise TypeError(f"stats_stages must be 2 or 3, not {stats_stages!r}")
-        if stats_stages not in (2, 3):
-            raise ValueError(f"stats_stages must be 2 or 3, not {stats_stages!r}")
+        check_int("stats_stages", stats_stages, 2, 3)
         self.mode_reset = regmap.check_mode_reset(mode_reset)
         self.params = params
         self.stat_lag = stat_lag

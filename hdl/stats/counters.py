@@ -12,6 +12,7 @@ from amaranth.lib.wiring import In, Out
 from regmap import STAT_NAMES
 
 from ..ecc import check_protection
+from ..layouts import check_int
 from ..protect import ProtectedMemory
 from .coded import coded_engine
 from .engine import plain_engine
@@ -144,18 +145,9 @@ class StatisticsCounters(CountersTestbenchAccess, wiring.Component):
 
     def __init__(self, count=len(STAT_NAMES), width=64, *, stages=3, protection="none",
                  src_loc_at=0):
-        if not isinstance(count, int) or isinstance(count, bool):
-            raise TypeError(f"count must be an integer >= 2, not {count!r}")
-        if count < 2:
-            raise ValueError(f"count must be an integer >= 2, not {count!r}")
-        if not isinstance(width, int) or isinstance(width, bool):
-            raise TypeError(f"width must be a positive integer, not {width!r}")
-        if width < 1:
-            raise ValueError(f"width must be a positive integer, not {width!r}")
-        if not isinstance(stages, int) or isinstance(stages, bool):
-            raise TypeError(f"stages must be 2 or 3, not {stages!r}")
-        if stages not in (2, 3):
-            raise ValueError(f"stages must be 2 or 3, not {stages!r}")
+        check_int("count", count, 2)
+        check_int("width", width, 1)
+        check_int("stages", stages, 2, 3)
         check_protection(protection)
         self.protection = protection
         self.count = count

@@ -86,8 +86,9 @@ One concern per file, in the order ``BucketTable.elaborate`` builds a bank:
 ==================== ===================================================================
 """
 
-from .layouts import GEN_WIDTH, probe_order, sides_layout
+from .layouts import GEN_WIDTH, MAX_GEN_WIDTH, check_gen_width, probe_order, sides_layout
 from .signature import BucketTableSignature
 from .table import BucketTable
 
-__all__ = ["BucketTable", "BucketTableSignature", "probe_order", "sides_layout", "GEN_WIDTH"]
+__all__ = ["BucketTable", "BucketTableSignature", "probe_order", "sides_layout", "GEN_WIDTH",
+           "MAX_GEN_WIDTH", "check_gen_width"]

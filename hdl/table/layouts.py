@@ -6,11 +6,24 @@ slot's bank and row."""
 from amaranth import Array, Const
 from amaranth.lib import data
 
-__all__ = ["GEN_WIDTH", "sides_layout", "probe_order", "split_slot", "in_bank"]
+from ..layouts import check_int
+
+__all__ = ["GEN_WIDTH", "MAX_GEN_WIDTH", "check_gen_width", "sides_layout", "probe_order",
+           "split_slot", "in_bank"]
 
 #: Bits of the table generation (docs/spec-decisions.md D12): ``2**GEN_WIDTH`` generations,
 #: so every ``2**GEN_WIDTH``-th flush or reset sweeps the valid bits.
 GEN_WIDTH = 4
+#: The widest generation a build may choose: every slot's word stores the generation, and
+#: with 16 bits the clear sweep already runs only once in 65536 flushes, so more bits would
+#: cost block RAM in every slot and buy nothing.
+MAX_GEN_WIDTH = 16
+
+
+def check_gen_width(gen_width):
+    """``gen_width`` if it is an integer 1 .. ``MAX_GEN_WIDTH``; ``TypeError`` /
+    ``ValueError`` otherwise."""
+    return check_int("gen_width", gen_width, 1, MAX_GEN_WIDTH)
 
 
 def sides_layout(p):

@@ -7,14 +7,14 @@ from amaranth import Module
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 
-from ..layouts import check_params
+from ..layouts import check_int, check_params
 from ..match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
 from ..ecc import check_protection
 from ..error_report import collect_errors
 from ..ram import IMPLEMENTATIONS, check_memory
 from .banks import bank_arrays, bank_pmeta, bank_writes, meta_write_where
 from .bypass import bank_window, bank_window_registered
-from .layouts import GEN_WIDTH
+from .layouts import GEN_WIDTH, check_gen_width
 from .scrub import scrub_copy, scrub_marks
 from .shared import shared
 from .signature import BucketTableSignature
@@ -77,12 +77,8 @@ class BucketTable(wiring.Component):
                  output_register=False, ram="generic", match="generic", protection="none",
                  pmeta_width=0):
         params = check_params(params)
-        for name, value, minimum in (("pmeta_width", pmeta_width, 0),
-                                     ("gen_width", gen_width, 1)):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"{name} must be an integer, not {value!r}")
-            if value < minimum:
-                raise ValueError(f"{name} must be at least {minimum}, not {value!r}")
+        check_int("pmeta_width", pmeta_width, 0)
+        check_gen_width(gen_width)
         if pmeta_width and protection != "none":
             raise ValueError("pmeta_width needs protection='none' (the predictor's array has "
                              "no check bits)")

@@ -46,7 +46,8 @@ def _refused(make, error, name):
 
 
 class _StandInHash(wiring.Component):
-    """A hash with the ports and the latency the core needs (as the formal harness's)."""
+    """A hash with the ports and the latency the core needs (as the formal harness's). The
+    tests only construct cores around it, so it is never elaborated."""
     key: In(64)
     seed: In(32)
     hash: Out(32)
@@ -60,6 +61,8 @@ class _StandInHash(wiring.Component):
 
 
 class _NoPorts(wiring.Component):
+    """A component without the hash's ports, which the core must refuse; never elaborated."""
+
     def __init__(self):
         self.latency = 1
         super().__init__({"x": In(1)})
