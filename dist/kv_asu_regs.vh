@@ -55,7 +55,7 @@
 `define KVASU_REG_P_WMAX                         12'h028
 // P_POLICIES (ro): Policies the build implements, one bit per POLICY.MODE value.
 `define KVASU_REG_P_POLICIES                     12'h02C
-// CTRL (ctrl): Control. ENABLE is a plain bit; the others are actions: write 1 to act, they read as 0.
+// CTRL (ctrl): Control. ENABLE is a plain bit; the others are actions: write 1 to act, they read as 0. Bits 31:6 are reserved: a write to them is ignored (OKAY) and they read 0.
 `define KVASU_REG_CTRL                           12'h040
 // STATUS (ro): Status.
 `define KVASU_REG_STATUS                         12'h044

@@ -54,7 +54,7 @@
 #define KVASU_REG_P_WMAX                         0x028u
 /* P_POLICIES (ro): Policies the build implements, one bit per POLICY.MODE value. */
 #define KVASU_REG_P_POLICIES                     0x02Cu
-/* CTRL (ctrl): Control. ENABLE is a plain bit; the others are actions: write 1 to act, they read as 0. */
+/* CTRL (ctrl): Control. ENABLE is a plain bit; the others are actions: write 1 to act, they read as 0. Bits 31:6 are reserved: a write to them is ignored (OKAY) and they read 0. */
 #define KVASU_REG_CTRL                           0x040u
 /* STATUS (ro): Status. */
 #define KVASU_REG_STATUS                         0x044u

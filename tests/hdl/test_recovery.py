@@ -13,8 +13,8 @@ from hdl.core import CoreOptions, KvAsuCore
 from hdl.core.recovery import Recovery
 from hdl.protect import ProtectedMemory
 from regmap import MEM_IDS
-from tests.hdl.harness import (BENCH_OPTIONS, OBSERVE, QUERY, _Top, addr_of, default_cfg,
-                               small_params)
+from tests.hdl.harness import (BENCH_OPTIONS, OBSERVE, QUERY, ResetWrap, _Top, addr_of,
+                               default_cfg, pulse_reset, small_params)
 
 
 def _data(mem):
@@ -148,3 +148,96 @@ def test_flip_in_a_window_word_recovers(bank_word):
     # ready low from d + 1 and high again within the bound.
     assert seen["q"] > seen["d"] - core.decision_lag
     assert 0 < seen["ready"] - seen["d"] <= bound
+
+
+@pytest.mark.parametrize("reset_at", ["drain", "after_the_sweep_rewrote_the_word"])
+def test_a_reset_abandons_a_recovery_and_an_error_left_in_memory_is_found_again(reset_at):
+    """D10 / D11: a reset does not rewrite the block RAM. A reset during a recovery abandons
+    it, sweep included: an uncorrectable word the sweep had not yet rewritten is found again
+    after the reset and starts a new recovery, which ends within the bound with every word
+    rewritten; a word the sweep had already rewritten starts nothing."""
+    p = small_params()
+    core = KvAsuCore(p, BENCH_OPTIONS)
+    wrap = ResetWrap(_Top(core))
+    bound = recovery_bound(p, core.latency)
+    line = addr_of(p, 5)
+    seen = {}
+
+    async def bench(ctx):
+        for name, value in default_cfg(p).items():
+            ctx.set(getattr(core.cfg, name), value)
+        ctx.set(core.enable, 1)
+        ctx.set(core.rsp.ready, 1)
+
+        async def accept(op, addr):
+            ctx.set(core.req.payload.op, op)
+            ctx.set(core.req.payload.addr, addr)
+            ctx.set(core.req.payload.min_tlevel, 0)
+            ctx.set(core.req.valid, 1)
+            while not ctx.get(core.req.ready):
+                await ctx.tick()
+            await ctx.tick()
+            ctx.set(core.req.valid, 0)
+
+        async def response():
+            while not ctx.get(core.rsp.valid):
+                await ctx.tick()
+            payload = ctx.get(core.rsp.payload)
+            await ctx.tick()
+            return payload
+
+        async def recovery_starts(cycles):
+            """The cycles (from now) in which a recovery starts, over ``cycles`` cycles."""
+            starts = []
+            for c in range(cycles):
+                if ctx.get(core.recovery_start):
+                    starts.append(c)
+                await ctx.tick()
+            return starts
+
+        await ctx.tick().repeat(p.ENTRIES // p.PROBE + 5)   # past any clear sweep
+        await accept(OBSERVE, line)
+        slot = (await response()).slot
+        await ctx.tick().repeat(10)
+        mem = core.table.memories[f"ent{slot % p.PROBE}"]
+        row = slot // p.PROBE
+        ctx.set(_data(mem)[row], ctx.get(_data(mem)[row]) ^ 1)
+        await accept(QUERY, line)
+        while not ctx.get(core.recovery_start):
+            await ctx.tick()
+        await ctx.tick()
+        assert ctx.get(core.recovering)
+        if reset_at != "drain":
+            while ctx.get(_data(mem)[row]) != 0:
+                assert ctx.get(core.recovering)
+                await ctx.tick()
+        seen["bad_at_reset"] = ctx.get(_data(mem)[row]) != 0
+        await pulse_reset(ctx, wrap)
+        assert not ctx.get(core.recovering)                 # the recovery is abandoned
+        # (the idle pipeline reads the last request's window, the line's, again)
+        starts = await recovery_starts(p.ENTRIES // p.PROBE + core.latency + 3)
+        seen["starts"] = starts
+        if starts:
+            ready_low = 1
+            while not ctx.get(core.req.ready):
+                ready_low += 1
+                assert ready_low <= bound, "the new recovery ends within the bound"
+                await ctx.tick()
+            assert ctx.get(_data(mem)[row]) == 0                # the word rewritten
+        # Either way the block is clean now: the line is untracked, and neither its
+        # QUERY's window read nor the idle re-reads of it after that start a recovery.
+        await accept(QUERY, line)
+        after = await response()
+        assert not after.present and not after.tracked
+        seen["later"] = await recovery_starts(p.ENTRIES // p.PROBE + core.latency + 3)
+
+    sim = Simulator(wrap)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run_until(5e-3)
+    assert "later" in seen, "the bench did not finish"
+    if reset_at == "drain":
+        assert seen["bad_at_reset"] and len(seen["starts"]) == 1
+    else:
+        assert not seen["bad_at_reset"] and seen["starts"] == []
+    assert seen["later"] == []
