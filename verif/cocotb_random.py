@@ -10,9 +10,12 @@ scales with the run's ``scale`` (smaller on Icarus).
 from __future__ import annotations
 
 import cocotb
+from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
+from cocotbext.axi import AxiResp
 
+from regmap import REG, STAT_NAMES
 from verif.kvasu_tb import (CLEAR_ERROR, CLEAR_STATS, COMMIT, ENABLE, EVICT, EVICT_ANY, FLUSH,
-                            OBSERVE, QUERY, KvAsuTB, ReqItem, tb_test)
+                            OBSERVE, QUERY, ST_ERROR, KvAsuTB, ReqItem, tb_test)
 
 
 class Stimulus:
@@ -68,6 +71,11 @@ class Stimulus:
 
     def items(self, n):
         return [self.item() for _ in range(n)]
+
+
+def back_to_back(items):
+    """``items`` without their valid gaps (presented one per cycle while ready)."""
+    return [ReqItem(i.op, i.addr, i.min_tlevel, 0) for i in items]
 
 
 def random_config(tb: KvAsuTB, legal=True):
@@ -187,37 +195,253 @@ async def random_backpressure(tb: KvAsuTB):
     assert tb.driver.max_stall >= 16, f"longest stall only {tb.driver.max_stall}"
 
 
+async def reset_with_requests_in_flight(tb: KvAsuTB, cycles: int, held: bool) -> int:
+    """Reset now (``cycles`` edges with ``rst`` high) and check, in the ``ReadOnly`` phase
+    just before the first edge with ``rst`` high (the reset edge; the stream driver raises
+    ``rst`` and lowers ``req.valid`` and ``rsp.ready`` at the falling edge before it, the
+    next one while traffic flows, so no handshake can happen at that edge), that requests
+    are in flight: the scoreboard holds responses of accepted requests not yet answered
+    (the reset must drop them, D10), requests are still queued, and with ``held`` that
+    ``rsp.valid`` is high (a response held by back-pressure). Returns the number of
+    responses outstanding at the reset edge."""
+    dut = tb.dut
+    await RisingEdge(dut.clk)
+    resetting = cocotb.start_soon(tb.reset(cycles))
+    for _ in range(100_000):           # the driver raises rst at its next active cycle
+        await FallingEdge(dut.clk)
+        await ReadOnly()
+        if int(dut.rst.value):
+            break
+    assert int(dut.rst.value) == 1, "rst never raised"
+    outstanding = len(tb.scoreboard.expected)
+    assert outstanding > 0, (f"no accepted request outstanding at the reset edge "
+                             f"(seed {tb.seed})")
+    assert tb.driver.reqq or tb.driver.cur is not None, \
+        f"no request queued at the reset edge (seed {tb.seed})"
+    if held:
+        assert int(dut.rsp__valid.value) == 1 and int(dut.rsp__ready.value) == 0, (
+            f"no response held by back-pressure at the reset edge: rsp.valid "
+            f"{int(dut.rsp__valid.value)}, rsp.ready {int(dut.rsp__ready.value)} "
+            f"(seed {tb.seed})")
+        tb.cov.hit("reset.response_held")
+    tb.cov.hit("reset.in_flight", outstanding)
+    await resetting
+    return outstanding
+
+
 @tb_test()
 async def reset_mid_traffic(tb: KvAsuTB):
     """Reset asserted while requests are queued, in flight and answered: afterwards the block
     is as new (D10): every register at its reset value, OCCUPANCY 0, statistics 0, CYCLE
-    restarted, no stale response, and new traffic matches a fresh model."""
+    restarted, no stale response, and new traffic matches a fresh model. Before each reset
+    the requests go back to back (no idle gap), so some are always in flight at the reset
+    edge (checked there: ``reset_with_requests_in_flight``); in rounds 1 and 2 the consumer
+    back-pressures at random and then holds ``rsp.ready`` low for the last 10 cycles, so a
+    response is held at the reset edge (checked: ``rsp.valid`` high)."""
     rng = tb.rng
+    latency = tb.cfg["timing"]["latency"]
     for round_ in range(3):
-        stim = Stimulus(tb)
         cfg = random_config(tb)
         cfg.pop("HASH_SEED", None)
         await tb.commit(**cfg, HASH_SEED=rng.getrandbits(32))
-        tb.driver.rsp_ready_fn = (lambda: rng.random() < 0.6) if round_ else None
+        stim = Stimulus(tb)                 # its colliding pools for the new HASH_SEED
+        held = round_ > 0
+        tb.driver.rsp_ready_fn = (lambda: rng.random() < 0.6) if held else None
         accepted_before = tb.scoreboard.accepted
-        tb.send_items(stim.items(int(400 * tb.scale) + 100))
+        received_before = tb.scoreboard.received
+        wait = rng.randint(latency + 10, 150)
+        # back to back (gap 0): at most one request is accepted per cycle, so more than the
+        # cycles to the reset keeps the queue busy up to it
+        n = max(int(400 * tb.scale) + 100, wait + 40)
+        tb.send_items(back_to_back(stim.items(n)))
         # the commit changed HASH_SEED, so it flushed (a new table generation, or once in
-        # 16 the clear sweep of ENTRIES / PROBE cycles with req.ready low, D12), and the
-        # stimulus may open with a long idle gap: reset once this round's traffic flows
+        # 16 the clear sweep of ENTRIES / PROBE cycles with req.ready low, D12): reset a
+        # while after this round's traffic starts flowing
         for _ in range(200_000):
             if tb.scoreboard.accepted > accepted_before:
                 break
-            await cocotb.triggers.RisingEdge(tb.dut.clk)
-        for _ in range(rng.randint(20, 150)):
-            await cocotb.triggers.RisingEdge(tb.dut.clk)
+            await RisingEdge(tb.dut.clk)
         assert tb.scoreboard.accepted > accepted_before, "no traffic before the reset"
+        await ClockCycles(tb.dut.clk, wait)
+        if held:
+            tb.driver.rsp_ready_fn = lambda: False      # the last 10 cycles: held
+            await ClockCycles(tb.dut.clk, 10)
+        else:
+            # rsp.ready always high: the first request's response came after `latency`
+            assert tb.scoreboard.received > received_before, "nothing answered before the reset"
         tb.cov.hit("reset.mid_traffic")
-        await tb.reset(rng.randint(1, 5))
+        outstanding = await reset_with_requests_in_flight(tb, rng.randint(1, 5), held)
+        tb.log.info("round %d: reset with %d responses outstanding, %d requests queued",
+                    round_, outstanding, len(tb.driver.reqq))
         tb.driver.rsp_ready_fn = None
         assert tb.model.occupancy == 0
         await tb.check_all_registers()          # mirror is fresh: defaults, zero stats
         await tb.check_quiescent("after reset")
         await run_random(tb, int(300 * tb.scale) + 50, actions=False)
+
+
+#: Cycles a deposit into the statistics memory is held (written again at every falling
+#: edge): a visit of the statistics engine reads a word in its first stage and writes its
+#: sum back at most four cycles later (the protected engine's five stages,
+#: hdl/stats/coded.py; three in the plain one), so the last of eight deposits comes after
+#: the write-back of every visit that read the word before the first; the next visit of
+#: the counter (round robin over the 14 counters, no register read meanwhile) reads it.
+_DEPOSIT_CYCLES = 8
+
+
+async def _non_reset_statistics_and_errors(tb: KvAsuTB) -> bool:
+    """At a quiescent point, put values no reset leaves into the statistics memory and the
+    soft-error registers (D11), as ``counter_lo_hi_latch`` and ``flip_corrected`` reach
+    them: the observes counter gets ``2**32`` added (so its LO read latches a high half of
+    1, not the latch's reset value 0) with one bit of its code word flipped (corrected:
+    ``ERR_CORRECTED``, ``ERR_FIRST_*``), and, on a SECDED build, two bits of the queries
+    counter's word (uncorrectable: ``STATUS.SOFT_ERROR``, ``ERR_UNCORRECTED``; that counter
+    restarts from zero). Checked by reading them back (not against the model, which is not
+    told: a reset follows). Returns whether the soft-error part was done (SECDED build)."""
+    from verif.cocotb_regs import _stat_memory      # (cocotb_regs imports this module)
+    memory, code = _stat_memory(tb)
+    secded = code.kind == "secded"
+    obs, qry = STAT_NAMES.index("observes"), STAT_NAMES.index("queries")
+    observes = REG["STAT_OBSERVES"]
+    await tb.idle(4 * len(STAT_NAMES))             # every counter visited and written back
+    value = (1 << 32) | (tb.model.stats.observes & 0xFFFF_FFFF)
+    words = {obs: code.encode_int(value)}
+    if secded:
+        words[obs] ^= 1 << tb.rng.randrange(64)
+        one, two = tb.rng.sample(range(64), 2)
+        words[qry] = code.encode_int(tb.model.stats.queries) ^ (1 << one) ^ (1 << two)
+    for _ in range(_DEPOSIT_CYCLES):
+        await FallingEdge(tb.dut.clk)
+        for index, word in words.items():
+            memory[index].value = word
+    await tb.idle(4 * len(STAT_NAMES))             # the visits correct / invalidate them
+    lo, _ = await tb.rd(observes.offset)
+    hi, _ = await tb.rd(observes.offset + 4)
+    assert (lo, hi) == (value & 0xFFFF_FFFF, 1), (
+        f"the deposit of {value:#x} into the observes counter reads {hi:#x}:{lo:#010x} "
+        f"(seed {tb.seed})")
+    if secded:
+        errors = [await tb.read_reg(name, check=False)
+                  for name in ("ERR_CORRECTED", "ERR_UNCORRECTED")]
+        assert errors[0] > 0 and errors[1] > 0, (
+            f"ERR_CORRECTED, ERR_UNCORRECTED {errors} after the flipped statistics words "
+            f"(seed {tb.seed})")
+    return secded
+
+
+def _config_off_defaults(tb: KvAsuTB) -> dict:
+    """A legal configuration of which every field differs from its reset value (D4)."""
+    p, rng, defaults = tb.p, tb.rng, tb.p.defaults
+    for _ in range(10_000):
+        cfg = random_config(tb)
+        cfg["HASH_SEED"] = rng.randrange(1, 1 << 32)
+        if all(cfg[k] != defaults[k] for k in defaults):
+            return cfg
+    raise AssertionError(f"no legal configuration off every default for {p}")
+
+
+NONBLOCKING = REG["MODE"].mask("NONBLOCKING")
+ST_SOFT_ERROR = REG["STATUS"].mask("SOFT_ERROR")
+
+
+@tb_test()
+async def reset_restores_every_register(tb: KvAsuTB):
+    """D10 from registers that are not at their reset value: before the reset, CTRL.ENABLE is
+    0 (written while the stream runs), STATUS.ERROR 1 (a refused commit, D8), the committed
+    configuration differs from D4 in every field and MODE.NONBLOCKING is committed (ACT_*
+    and ACT_MODE off their reset values), the shadows hold other values (C2 = 0 and
+    POLICY.MODE = 1 of the refused commit among them), the table holds lines, the
+    statistics are non-zero (the observes counter above 2**32 by a deposit), the soft-error
+    registers are set (a corrected and an uncorrectable statistics word, D11), and the
+    LO/HI latch holds 1 (D8). Each of these is read back before the reset and asserted off
+    its reset value. The reset comes with requests accepted and unanswered and a response
+    held by back-pressure. After it: the first access, a HI word, reads the latch's reset
+    value 0; every register equals its reset value (the fresh register mirror); the
+    stream is blocking again and new traffic matches a fresh model. The front door
+    (D13's rule) decides the requests of the non-blocking stretch."""
+    front = tb.use_front_door()
+    rng = tb.rng
+    latency = tb.cfg["timing"]["latency"]
+    stim = Stimulus(tb)
+    tb.send_items(back_to_back(stim.items(100)))
+    await tb.drain()
+    soft = await _non_reset_statistics_and_errors(tb)
+
+    cfg = _config_off_defaults(tb)
+    await tb.commit(**cfg, MODE=NONBLOCKING)        # HASH_SEED changes: flushes too
+    await tb.wait_not_busy()                          # (once in 16 a clear sweep, D12)
+    assert tb.active["MODE"] == NONBLOCKING and tb.model.nonblocking
+    stim.rebuild()
+    await tb.write_reg("C2", 0)                       # illegal: C2 >= 1 (D8)
+    await tb.write_reg("POLICY", 1)
+    await tb.write_ctrl(COMMIT | ENABLE)              # SLVERR (checked), ERROR set
+    assert tb.mirror.error == 1
+
+    # back-to-back OBSERVE / QUERY (no EVICT: the table keeps lines), then rsp.ready low,
+    # then CTRL.ENABLE = 0 while requests are still presented (dropped: non-blocking)
+    stim.weights = [60, 40, 0, 0]
+    accepted = tb.scoreboard.accepted
+    tb.send_items(back_to_back(stim.items(600)))
+    for _ in range(1000):
+        if tb.scoreboard.accepted >= accepted + 4:
+            break
+        await RisingEdge(tb.dut.clk)
+    assert tb.scoreboard.accepted >= accepted + 4, "the stream is not taken"
+    tb.driver.rsp_ready_fn = lambda: False
+    await ClockCycles(tb.dut.clk, rng.randint(latency + 2, latency + 30))
+    await tb.write_ctrl(0)
+    assert tb.mirror.enable == 0
+
+    before = {}                                       # the registers off their reset value
+    for name in ("CTRL", "C3", "C2", "W3", "W2", "W1", "HASH_SEED", "POLICY", "MODE",
+                 "ACT_C3", "ACT_C2", "ACT_W3", "ACT_W2", "ACT_W1", "ACT_HASH_SEED",
+                 "ACT_MODE"):
+        before[name] = await tb.read_reg(name)        # checked against the mirror
+    before["STATUS"] = await tb.read_reg("STATUS", check=False)
+    before["OCCUPANCY"] = await tb.read_reg("OCCUPANCY", check=False)
+    assert before["STATUS"] & ST_ERROR, before
+    assert before["OCCUPANCY"] > 0, before
+    errors = ("ERR_CORRECTED", "ERR_UNCORRECTED", "ERR_FIRST_MEM", "ERR_FIRST_ADDR")
+    if soft:
+        assert before["STATUS"] & ST_SOFT_ERROR, before
+        for name in errors:
+            before[name] = await tb.read_reg(name, check=False)
+            assert before[name] != 0, (name, before)
+        # (a 64-bit register: its LO read moves the latch, so before the last LO read)
+        first_cycle = await tb.read_reg("ERR_FIRST_CYCLE", check=False)
+        assert first_cycle > 0
+        tb.cov.hit("reset.soft_errors_before")
+    dropped = await tb.read_reg("STAT_REQ_DROPPED", check=False)
+    assert dropped > 0, "no request dropped while ENABLE = 0 in MODE.NONBLOCKING"
+    # the last LO read before the reset: the observes counter, above 2**32, latches 1
+    observes = REG["STAT_OBSERVES"]
+    lo, _ = await tb.rd(observes.offset)
+    hi, _ = await tb.rd(observes.offset + 4)
+    assert hi == 1, (hex(lo), hi)
+
+    outstanding = await reset_with_requests_in_flight(tb, rng.randint(1, 5), held=True)
+    tb.driver.rsp_ready_fn = None
+    tb.cov.hit("reset.from_non_reset_values")
+    # the first access after the reset: a HI word, which returns the latch (D8)
+    hi, resp = await tb.rd(observes.offset + 4)
+    assert resp == AxiResp.OKAY and hi == tb.mirror.read(observes.offset + 4)[1] == 0, (
+        f"{observes.name}_HI first after the reset read {hi:#x} ({resp!r}), want the "
+        f"latch's reset value 0 (it held 1 before the reset; seed {tb.seed})")
+    assert not tb.model.nonblocking and not front.nonblocking
+    reset_value = {name: tb.mirror.read(REG[name].offset)[1] for name in before}
+    for name in before:
+        # the check below can fail: the register was off its reset value
+        assert before[name] != reset_value[name], (name, before[name], reset_value[name])
+    for name in before:
+        got = await tb.read_reg(name)
+        assert got == reset_value[name], (f"{name} reads {got:#x} after the reset, want its "
+                                          f"reset value {reset_value[name]:#x} (seed {tb.seed})")
+    await tb.check_all_registers()                    # every register: the fresh mirror
+    assert await tb.read_reg("STAT_OBSERVES") == 0
+    await tb.check_quiescent("after the reset")
+    tb.log.info("reset with %d responses outstanding; %d requests dropped before it",
+                outstanding, front.drops)
+    await run_random(tb, int(200 * tb.scale) + 50, actions=False)
 
 
 @tb_test()

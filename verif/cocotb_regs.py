@@ -7,10 +7,15 @@ from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 from cocotbext.axi import AxiResp
 
 import regmap
-from regmap import CONFIG_NAMES, REG, REGISTERS, config_legal
+from regmap import CONFIG_NAMES, REG, REGISTERS, STAT_REGISTERS, config_legal
 from verif.kvasu_tb import (CLEAR_ERROR, CLEAR_STATS, COMMIT, ENABLE, FLUSH, OBSERVE, ST_ERROR,
-                            KvAsuTB, Mismatch, tb_test)
-from verif.cocotb_random import Stimulus, random_config
+                            KvAsuTB, Mismatch, ReqItem, tb_test)
+from verif.cocotb_random import Stimulus, back_to_back, random_config
+
+
+#: Registers compared before and after the unmapped sweep (``unmapped_decerr``).
+SWEEP_WATCH = ("CTRL", "STATUS", "OCCUPANCY") + tuple(r.name for r in STAT_REGISTERS) + \
+    CONFIG_NAMES + tuple(f"ACT_{n}" for n in CONFIG_NAMES)
 
 
 def mapped_words():
@@ -64,13 +69,40 @@ async def read_only_writes_refused(tb: KvAsuTB):
 @tb_test()
 async def unmapped_decerr(tb: KvAsuTB):
     """Every unmapped word of the 4 KiB window: read gives DECERR and 0, write gives DECERR
-    and has no effect (all registers unchanged afterwards). Icarus runs a sample."""
+    and has no effect. The writes (all ones) go to a block that is not at its reset state,
+    so that any effect would show: the table holds lines, the statistics are non-zero,
+    STATUS.ERROR is 1 (a refused commit), CTRL.ENABLE is 0 and the shadows hold a legal
+    configuration other than the active one (so an all-ones write reaching CTRL would
+    commit, flush, clear the statistics, clear ERROR or set ENABLE, and one reaching a
+    shadow would change it). Afterwards every register is unchanged (the mirror, and
+    OCCUPANCY, the statistics, STATUS and CTRL compared with their values before the
+    sweep), and the next traffic matches the model. Icarus runs a sample."""
     mapped = mapped_words()
     words = [a for a in range(0, 1 << regmap.AXIL_ADDR_WIDTH, 4) if a not in mapped]
     if tb.scale < 0.5:
         words = sorted(a for a in set(tb.rng.sample(words, 96)) |
                        {0x02C, 0x04C, 0x058, 0x078, 0x098, 0x0FC, 0x170, 0xFFC}
                        if a not in mapped)
+    stim = Stimulus(tb)
+    stim.weights = [60, 30, 0, 0]                 # no EVICT: the table keeps its lines
+    tb.send_items([ReqItem(OBSERVE, tb.space.addr(stim.line()))] +
+                  back_to_back(stim.items(int(150 * tb.scale) + 20)))
+    await tb.drain()
+    for k, v in random_config(tb, legal=False).items():
+        await tb.write_reg(k, v)
+    await tb.write_ctrl(COMMIT | ENABLE)          # refused: SLVERR (checked), ERROR set
+    assert tb.mirror.error == 1
+    shadow = {k: v for k, v in random_config(tb).items() if k != "HASH_SEED"}
+    shadow["HASH_SEED"] = tb.active["HASH_SEED"] ^ 0x5A5A_0001
+    for k, v in shadow.items():                   # legal, other than the active one
+        await tb.write_reg(k, v)
+    assert config_legal(tb.p, tb.mirror.shadow)
+    await tb.write_ctrl(0)                        # ENABLE = 0
+    await tb.check_quiescent("before the unmapped sweep")
+    before = {name: await tb.read_reg(name) for name in SWEEP_WATCH}
+    assert before["OCCUPANCY"] > 0, before
+    assert before["STATUS"] & ST_ERROR and before["CTRL"] == 0, before
+    assert any(before[reg.name] for reg in STAT_REGISTERS), before
     for a in words:
         v, resp = await tb.rd(a)
         if resp != AxiResp.DECERR or v != 0:
@@ -79,7 +111,13 @@ async def unmapped_decerr(tb: KvAsuTB):
         if resp != AxiResp.DECERR:
             raise Mismatch(f"write to unmapped {a:#05x}: {resp!r}, want DECERR")
     tb.cov.hit("regs.unmapped_decerr", len(words))
-    await tb.check_all_registers()
+    await tb.check_all_registers()                # every register: the mirror's
+    after = {name: await tb.read_reg(name) for name in SWEEP_WATCH}
+    changed = {n: (before[n], after[n]) for n in before if before[n] != after[n]}
+    assert not changed, f"unmapped writes changed {changed} (seed {tb.seed})"
+    await tb.write_ctrl(ENABLE)
+    tb.send_items(back_to_back(stim.items(int(100 * tb.scale) + 20)))
+    await tb.check_quiescent("after the unmapped sweep")
 
 
 @tb_test()
