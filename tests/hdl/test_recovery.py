@@ -27,6 +27,38 @@ def _memories(core):
     return mems
 
 
+def _configure(ctx, core, p):
+    """The default configuration, enabled, the consumer always ready."""
+    for name, value in default_cfg(p).items():
+        ctx.set(getattr(core.cfg, name), value)
+    ctx.set(core.enable, 1)
+    ctx.set(core.rsp.ready, 1)
+
+
+async def _accept(ctx, core, op, addr, cycle=None):
+    """Present a request until accepted; the value of ``cycle`` (a signal) in the cycle it
+    was accepted in."""
+    ctx.set(core.req.payload.op, op)
+    ctx.set(core.req.payload.addr, addr)
+    ctx.set(core.req.payload.min_tlevel, 0)
+    ctx.set(core.req.valid, 1)
+    while True:
+        ready, now = ctx.get(core.req.ready), None if cycle is None else ctx.get(cycle)
+        await ctx.tick()
+        if ready:
+            ctx.set(core.req.valid, 0)
+            return now
+
+
+async def _response(ctx, core):
+    """The next response's payload."""
+    while True:
+        valid, payload = ctx.get(core.rsp.valid), ctx.get(core.rsp.payload)
+        await ctx.tick()
+        if valid:
+            return payload
+
+
 def test_recovery_validates():
     with pytest.raises(ValueError):
         Recovery(0)
@@ -63,30 +95,13 @@ def test_flip_in_a_window_word_recovers(bank_word):
     seen = {}
 
     async def bench(ctx):
-        for name, value in default_cfg(p).items():
-            ctx.set(getattr(core.cfg, name), value)
-        ctx.set(core.enable, 1)
-        ctx.set(core.rsp.ready, 1)
+        _configure(ctx, core, p)
 
         async def accept(op, addr):
-            """Present a request until accepted; the cycle it was accepted in."""
-            ctx.set(core.req.payload.op, op)
-            ctx.set(core.req.payload.addr, addr)
-            ctx.set(core.req.payload.min_tlevel, 0)
-            ctx.set(core.req.valid, 1)
-            while True:
-                ready, cycle = ctx.get(core.req.ready), ctx.get(top.tb.cycle)
-                await ctx.tick()
-                if ready:
-                    ctx.set(core.req.valid, 0)
-                    return cycle
+            return await _accept(ctx, core, op, addr, top.tb.cycle)
 
         async def response():
-            while True:
-                valid, payload = ctx.get(core.rsp.valid), ctx.get(core.rsp.payload)
-                await ctx.tick()
-                if valid:
-                    return payload
+            return await _response(ctx, core)
 
         await ctx.tick().repeat(p.ENTRIES // p.PROBE + 5)   # past any clear sweep
         await accept(OBSERVE, line)
@@ -164,27 +179,13 @@ def test_a_reset_abandons_a_recovery_and_an_error_left_in_memory_is_found_again(
     seen = {}
 
     async def bench(ctx):
-        for name, value in default_cfg(p).items():
-            ctx.set(getattr(core.cfg, name), value)
-        ctx.set(core.enable, 1)
-        ctx.set(core.rsp.ready, 1)
+        _configure(ctx, core, p)
 
         async def accept(op, addr):
-            ctx.set(core.req.payload.op, op)
-            ctx.set(core.req.payload.addr, addr)
-            ctx.set(core.req.payload.min_tlevel, 0)
-            ctx.set(core.req.valid, 1)
-            while not ctx.get(core.req.ready):
-                await ctx.tick()
-            await ctx.tick()
-            ctx.set(core.req.valid, 0)
+            await _accept(ctx, core, op, addr)
 
         async def response():
-            while not ctx.get(core.rsp.valid):
-                await ctx.tick()
-            payload = ctx.get(core.rsp.payload)
-            await ctx.tick()
-            return payload
+            return await _response(ctx, core)
 
         async def recovery_starts(cycles):
             """The cycles (from now) in which a recovery starts, over ``cycles`` cycles."""
