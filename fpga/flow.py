@@ -145,8 +145,10 @@ def _parse_yosys_stat(text: str) -> dict[str, int]:
 
 
 def _fmax_worst(pnr_report: dict) -> float:
-    """The lowest achieved Fmax over the clocks of a nextpnr JSON report (MHz)."""
-    return min((v["achieved"] for v in pnr_report.get("fmax", {}).values()), default=0.0)
+    """The lowest achieved Fmax over the clocks of a nextpnr JSON report (MHz), to the two
+    decimals every report and record gives: a target is judged met on the figure shown."""
+    return round(min((v["achieved"] for v in pnr_report.get("fmax", {}).values()),
+                     default=0.0), 2)
 
 
 def _summarise(target: Target, pnr_report: dict, freq: float, yosys_cells: dict) -> dict:

@@ -8,9 +8,11 @@ pseudo-random shift chain and folds every output bit into a multiple-input signa
 register (MISR) that ends in one pin. So:
 
 * every path nextpnr times is a register-to-register path: the core's own paths, plus at
-  most one XOR of harness logic in front of a MISR flip-flop (the reset comes from a pin
-  and is not timed: nextpnr takes a pin's paths as asynchronous; docs/fpga.md, "Why an
-  out-of-context harness", gives what they measure);
+  most one XOR of harness logic in front of a MISR flip-flop;
+* the core's reset, too, comes from a flip-flop (the ``rst`` pin registered, as a reset
+  synchronizer gives it in a chip), so its fan-out to the core's flip-flops is timed with
+  the rest (nextpnr takes a pin's paths as asynchronous and leaves them out of the Fmax);
+  the core leaves reset one cycle after the pin;
 * no core logic can be optimised away (every output reaches the ``misr_out`` pin through
   the MISR);
 * the reported Fmax is the core's, as it would be when integrated behind registered ports.
@@ -21,7 +23,8 @@ handshakes are exercised without being protocol-correct; the harness measures ti
 resources, not function (function is the cocotb regression's job).
 """
 
-from amaranth import Cat, Module, Signal, Value
+from amaranth import (Cat, ClockDomain, ClockSignal, DomainRenamer, Module, ResetSignal,
+                      Signal, Value)
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -62,7 +65,17 @@ class OutOfContextHarness(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.core = core = self.core
+        core = self.core
+        # The core's reset comes from a flip-flop, as from a reset synchronizer in a chip:
+        # its paths to the core's flip-flops are then register-to-register paths and timed.
+        # (The flip-flop has no reset of its own: it follows the pin. The stimulus and the
+        # MISR keep the pin's reset: their paths from it are the harness's, not the core's.)
+        m.domains.core = core_domain = ClockDomain("core", local=True)
+        reset_register = Signal(init=1, reset_less=True)
+        m.d.sync += reset_register.eq(ResetSignal("sync"))
+        m.d.comb += [core_domain.clk.eq(ClockSignal("sync")),
+                     core_domain.rst.eq(reset_register)]
+        m.submodules.core = DomainRenamer("core")(core)
 
         inputs, outputs = [], []
         for _path, member, value in core.signature.flatten(core):

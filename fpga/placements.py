@@ -9,6 +9,7 @@ beside the other placements of the same netlist. The record keeps them together 
 which netlist each is of::
 
     python -m fpga.placements collect --record docs/fpga/placements.json OUT/*/report.json
+    python -m fpga.placements collect --drop-other-netlists --record ... OUT/*/report.json
     python -m fpga.placements summary --record docs/fpga/placements.json
     python -m fpga.placements plot --record docs/fpga/placements.json --out F.png
     python -m fpga.placements plot --out build/fpga/placements.png build/fpga/*/report.json
@@ -20,8 +21,8 @@ it was made with, ``tool defaults`` for none), and placements are grouped by tar
 flow and speed grade. A netlist is named by :func:`netlist_id`: a digest of the harness
 Verilog the flow placed (``top.v``) without its source-location attributes, so that a
 change of line numbers alone (which moves no cell) keeps the name and any change of logic
-or of a name changes it. ``collect`` replaces an entry of the same target, netlist,
-flow, seed and speed grade, so a placement measured again is recorded once.
+or of a name changes it. ``collect`` replaces an entry of the same target, netlist, flow,
+target frequency, seed and speed grade, so a placement measured again is recorded once.
 """
 
 from __future__ import annotations
@@ -120,29 +121,39 @@ def records_from_report(path) -> list[dict]:
 
 def _key(entry):
     """Record order: the targets in ``fpga.targets.TARGETS``' order (the cores, then the
-    references), then netlist, flow, speed grade and seed."""
+    references), then netlist, flow, target frequency, speed grade and seed. (The target
+    frequency is part of a placement's name: nextpnr places to it, so a placement of the
+    same seed at another frequency is another placement.)"""
     from .targets import TARGETS
     order = list(TARGETS)
     rank = order.index(entry["target"]) if entry["target"] in order else len(order)
-    return (rank, entry["target"], entry["netlist"], entry["flow"],
+    return (rank, entry["target"], entry["netlist"], entry["flow"], entry["target_mhz"],
             entry["speed"] or 0, entry["seed"])
 
 
-def collect(reports, record=None) -> dict:
+def collect(reports, record=None, *, drop_other_netlists=False) -> dict:
     """The record (``{"placements": [...]}``) with every placement of ``reports`` added,
-    replacing an entry of the same target, netlist, flow, seed and speed grade."""
-    entries = {_key(e): e for e in (record or {}).get("placements", [])}
-    for path in reports:
-        for entry in records_from_report(path):
-            entries[_key(entry)] = entry
+    replacing an entry of the same target, netlist, flow, target frequency, seed and speed
+    grade. ``drop_other_netlists``: also drop the record's placements of a target of
+    ``reports`` whose netlist none of them placed (the netlist as the sources built it
+    before; the record then holds each such target's netlist as the reports place it)."""
+    new = [entry for path in reports for entry in records_from_report(path)]
+    placed = {(e["target"], e["netlist"]) for e in new}
+    targets = {target for target, _ in placed}
+    entries = {_key(e): e for e in (record or {}).get("placements", [])
+               if not (drop_other_netlists and e["target"] in targets
+                       and (e["target"], e["netlist"]) not in placed)}
+    for entry in new:
+        entries[_key(entry)] = entry
     return {"placements": [entries[k] for k in sorted(entries)]}
 
 
 def _groups(record):
-    """The record's entries by (target, netlist, flow, speed), in the record's order."""
+    """The record's entries by (target, netlist, flow, target frequency, speed), in the
+    record's order."""
     groups = {}
     for e in record["placements"]:
-        key = (e["target"], e["netlist"], e["flow"], e["speed"])
+        key = (e["target"], e["netlist"], e["flow"], e["target_mhz"], e["speed"])
         groups.setdefault(key, []).append(e)
     return groups
 
@@ -151,7 +162,7 @@ def summary(record) -> list[dict]:
     """Per target, netlist, flow and speed grade: the seeds, their Fmax (lowest, mean, median,
     standard deviation, highest) and how many meet the target frequency."""
     rows = []
-    for (target, netlist, flow, speed), entries in _groups(record).items():
+    for (target, netlist, flow, _target_mhz, speed), entries in _groups(record).items():
         fmax = [e["fmax_mhz"] for e in entries]
         rows.append({
             "target": target, "netlist": netlist, "flow": flow, "speed": speed,
@@ -292,6 +303,10 @@ def main(argv=None) -> int:
     c = sub.add_parser("collect", help="add the placements of flow reports to the record")
     c.add_argument("--record", required=True, type=Path, help="the record (created if absent)")
     c.add_argument("reports", nargs="+", type=Path, help="fpga.flow report.json files")
+    c.add_argument("--drop-other-netlists", action="store_true",
+                   help="drop the record's placements of the reports' targets that are of "
+                        "another netlist than the reports' (a netlist the sources no longer "
+                        "build)")
     s = sub.add_parser("summary", help="print the record per target, netlist, flow and speed")
     s.add_argument("--record", required=True, type=Path)
     p = sub.add_parser("plot", help="plot the record's (or the reports') placements")
@@ -311,7 +326,8 @@ def main(argv=None) -> int:
 
     if args.command == "collect":
         record = json.loads(args.record.read_text()) if args.record.exists() else None
-        record = collect(args.reports, record)
+        record = collect(args.reports, record,
+                         drop_other_netlists=args.drop_other_netlists)
         args.record.parent.mkdir(parents=True, exist_ok=True)
         args.record.write_text(json.dumps(record, indent=1) + "\n")
         print(f"{args.record}: {len(record['placements'])} placements")

@@ -2,6 +2,7 @@
 """Every failing endpoint, not just the worst: a small static timing analysis of nextpnr's SDF.
 
 ``python -m fpga.sta build/fpga/ecp5/top.sdf [--period-ns 10] [--paths 3]``
+``python -m fpga.sta build/fpga/ecp5/top.sdf --from reset_register`` (one register's fan-out)
 
 nextpnr reports one critical path per clock. To see what else stands between a design and
 its target, this reads the SDF that nextpnr writes after routing (``--sdf``: every cell's
@@ -26,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["TimingGraph", "parse_sdf", "failing_groups", "main"]
+__all__ = ["TimingGraph", "parse_sdf", "failing_groups", "fan_out", "main"]
 
 _TOKEN = re.compile(r'\(|\)|"[^"]*"|(?:\\.|[^\s()])+')
 
@@ -56,7 +57,8 @@ def _delay(triple: str) -> float:
 
 
 def parse_sdf(text: str, clock_driver: str = "gbuf") -> TimingGraph:
-    """Build the timing graph of an SDF file written by nextpnr."""
+    """Build the timing graph of an SDF file written by nextpnr, its clock the nets that
+    cells named like ``clock_driver`` drive (``ValueError`` if there are none)."""
     g = TimingGraph()
     toks = _TOKEN.findall(text)
     cell = ""
@@ -88,13 +90,18 @@ def parse_sdf(text: str, clock_driver: str = "gbuf") -> TimingGraph:
             j += 4 if toks[j] == "(" else 1         # the clock edge
             key = (cell, port)
             g.setup[key] = max(g.setup.get(key, 0.0), _delay(toks[j + 1]))
+    if not clock_drivers:
+        # (without a clock nothing is launched: every design would seem to meet any period)
+        raise ValueError(f"no net in the SDF is driven by a cell named like "
+                         f"{clock_driver!r}: pass the clock's driver as clock_driver")
     for drv in clock_drivers:
         g.clock_pins.update(dst for dst, _ in g.arcs[drv])
     return g
 
 
-def arrival_times(g: TimingGraph):
-    """Latest arrival (ps) at every pin reached from a clocked cell, and its predecessor."""
+def arrival_times(g: TimingGraph, launch=None):
+    """Latest arrival (ps) at every pin reached from a clocked cell (``launch``: only from
+    these clock pins), and its predecessor."""
     indeg = collections.Counter()
     for src, outs in g.arcs.items():
         if src in g.clock_pins:
@@ -102,7 +109,7 @@ def arrival_times(g: TimingGraph):
         for dst, _ in outs:
             indeg[dst] += 1
     arrival, pred = {}, {}
-    for cp in g.clock_pins:                      # launch: clock-to-output arcs
+    for cp in g.clock_pins if launch is None else launch:   # launch: clock-to-output arcs
         for dst, d in g.arcs.get(cp, []):
             if d > arrival.get(dst, -1.0):
                 arrival[dst], pred[dst] = d, cp
@@ -153,13 +160,48 @@ def failing_groups(g: TimingGraph, period_ps: float) -> list[dict]:
     return sorted(groups.values(), key=lambda x: -x["worst_ps"])
 
 
+def fan_out(g: TimingGraph, cell: str) -> dict:
+    """The paths that start at the clocked cell named ``cell`` (a register's name as
+    :func:`failing_groups` gives it, e.g. the harness's ``reset_register``): ``{"cells":
+    the clocked cells of that name, "endpoints": the setup checks they reach, "worst_ps":
+    the latest arrival plus setup among them, "path": the worst path as in
+    failing_groups}``. ``ValueError`` if no clocked cell has that name."""
+    launch = [cp for cp in g.clock_pins if _name(cp[0]) == cell]
+    if not launch:
+        raise ValueError(f"no clocked cell named {cell!r} in the SDF")
+    arrival, pred = arrival_times(g, launch)
+    reached = [(arrival[pin] + setup, pin) for pin, setup in g.setup.items() if pin in arrival]
+    worst, pin = max(reached, default=(0.0, None))
+    path = []
+    if pin is not None:
+        path = [pin]
+        while path[-1] in pred and pred[path[-1]] not in g.clock_pins:
+            path.append(pred[path[-1]])
+        path.reverse()
+    return {"cells": len({cp[0] for cp in launch}), "endpoints": len(reached),
+            "worst_ps": worst,
+            "path": [(f"{c.replace(chr(92), '')}/{p}", round(arrival[(c, p)])) for c, p in path]}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sdf", type=Path)
     ap.add_argument("--period-ns", type=float, default=10.0)
     ap.add_argument("--paths", type=int, default=0, help="print the worst path of N groups")
     ap.add_argument("--json", type=Path, help="also write the groups to this file")
+    ap.add_argument("--from", dest="start", metavar="REGISTER",
+                    help="instead: every path from this register (its name as the groups "
+                         "give it, e.g. reset_register), its endpoints and its worst path")
     args = ap.parse_args(argv)
+    if args.start:
+        f = fan_out(parse_sdf(args.sdf.read_text()), args.start)
+        print(f"{args.start}: {f['cells']} flip-flop(s), {f['endpoints']} endpoints, the "
+              f"worst {f['worst_ps'] / 1000:.2f} ns (with its setup)")
+        for pin, t in f["path"]:
+            print(f"  {t / 1000:6.2f} ns  {pin}")
+        if args.json:
+            args.json.write_text(json.dumps(f, indent=1) + "\n")
+        return 0
     groups = failing_groups(parse_sdf(args.sdf.read_text()), args.period_ns * 1000)
     total = sum(x["endpoints"] for x in groups)
     print(f"{total} endpoints miss {args.period_ns} ns, in {len(groups)} groups")

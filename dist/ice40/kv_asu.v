@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // KV-ASU ice40 build (reduced build of the iCE40 UP5K target): module kv_asu.
 // Generated from hdl/ by `make dist` (python -m tools.dist); do not edit by hand.
-// Parameters: ENTRIES=128 PROBE=4 ADDR_WIDTH=32 LINE_SHIFT=8 TAG_WIDTH=24 COUNT_WIDTH=8 TS_WIDTH=6 TICK_SHIFT=2
+// Parameters: ENTRIES=128 PROBE=2 ADDR_WIDTH=32 LINE_SHIFT=8 TAG_WIDTH=24 COUNT_WIDTH=8 TS_WIDTH=6 TICK_SHIFT=2
 // Implementation options: serial=False, compact=True, hash_mul_stages=2, hash_lut_cross_products=['c1', 'c2'], block_ram='generic', tag_compare='generic', protection='auto', mode_reset=0, predictor=False
 // Request-to-response latency: 16 cycles
 // Wrapper parameters (dist/kv_asu_wrapper.v): ADDR_WIDTH=32 COUNT_WIDTH=8 SLOT_WIDTH=7 TAG_WIDTH=24
@@ -312,8 +312,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   reg \$30 ;
   reg \$31 ;
   wire [41:0] \$32 ;
-  wire [331:0] \$33 ;
-  wire [27:0] \$34 ;
+  wire [167:0] \$33 ;
+  wire [13:0] \$34 ;
   wire \$4 ;
   wire \$5 ;
   wire [15:0] \$6 ;
@@ -327,20 +327,20 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [23:0] \ahead.tag ;
   wire \ahead.valid ;
   wire [6:0] ahead_start;
-  wire [31:0] bk_count;
-  wire [31:0] \bk_count$93 ;
-  wire [3:0] bk_fresh;
-  wire [3:0] \bk_fresh$99 ;
-  wire [23:0] bk_last;
-  wire [23:0] \bk_last$95 ;
-  wire [3:0] bk_mark_raw;
-  wire [3:0] \bk_mark_raw$101 ;
-  wire [19:0] bk_row;
-  wire [19:0] \bk_row$103 ;
-  wire [3:0] bk_sc_row_hit;
-  wire [3:0] \bk_sc_row_hit$105 ;
-  wire [143:0] bk_sides;
-  wire [143:0] \bk_sides$107 ;
+  wire [15:0] bk_count;
+  wire [15:0] \bk_count$93 ;
+  wire [1:0] bk_fresh;
+  wire [1:0] \bk_fresh$99 ;
+  wire [11:0] bk_last;
+  wire [11:0] \bk_last$95 ;
+  wire [1:0] bk_mark_raw;
+  wire [1:0] \bk_mark_raw$101 ;
+  wire [11:0] bk_row;
+  wire [11:0] \bk_row$103 ;
+  wire [1:0] bk_sc_row_hit;
+  wire [1:0] \bk_sc_row_hit$105 ;
+  wire [71:0] bk_sides;
+  wire [71:0] \bk_sides$107 ;
   wire [7:0] \bk_sides$107[0].count_byp ;
   wire [7:0] \bk_sides$107[0].count_raw ;
   wire \bk_sides$107[0].ent ;
@@ -365,30 +365,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \bk_sides$107[1].mark_raw ;
   wire \bk_sides$107[1].match ;
   wire \bk_sides$107[1].meta ;
-  wire [7:0] \bk_sides$107[2].count_byp ;
-  wire [7:0] \bk_sides$107[2].count_raw ;
-  wire \bk_sides$107[2].ent ;
-  wire \bk_sides$107[2].fresh_byp ;
-  wire \bk_sides$107[2].fresh_raw ;
-  wire [5:0] \bk_sides$107[2].last_byp ;
-  wire [5:0] \bk_sides$107[2].last_raw ;
-  wire \bk_sides$107[2].mark ;
-  wire \bk_sides$107[2].mark_byp ;
-  wire \bk_sides$107[2].mark_raw ;
-  wire \bk_sides$107[2].match ;
-  wire \bk_sides$107[2].meta ;
-  wire [7:0] \bk_sides$107[3].count_byp ;
-  wire [7:0] \bk_sides$107[3].count_raw ;
-  wire \bk_sides$107[3].ent ;
-  wire \bk_sides$107[3].fresh_byp ;
-  wire \bk_sides$107[3].fresh_raw ;
-  wire [5:0] \bk_sides$107[3].last_byp ;
-  wire [5:0] \bk_sides$107[3].last_raw ;
-  wire \bk_sides$107[3].mark ;
-  wire \bk_sides$107[3].mark_byp ;
-  wire \bk_sides$107[3].mark_raw ;
-  wire \bk_sides$107[3].match ;
-  wire \bk_sides$107[3].meta ;
   wire [7:0] \bk_sides[0].count_byp ;
   wire [7:0] \bk_sides[0].count_raw ;
   wire \bk_sides[0].ent ;
@@ -413,34 +389,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \bk_sides[1].mark_raw ;
   wire \bk_sides[1].match ;
   wire \bk_sides[1].meta ;
-  wire [7:0] \bk_sides[2].count_byp ;
-  wire [7:0] \bk_sides[2].count_raw ;
-  wire \bk_sides[2].ent ;
-  wire \bk_sides[2].fresh_byp ;
-  wire \bk_sides[2].fresh_raw ;
-  wire [5:0] \bk_sides[2].last_byp ;
-  wire [5:0] \bk_sides[2].last_raw ;
-  wire \bk_sides[2].mark ;
-  wire \bk_sides[2].mark_byp ;
-  wire \bk_sides[2].mark_raw ;
-  wire \bk_sides[2].match ;
-  wire \bk_sides[2].meta ;
-  wire [7:0] \bk_sides[3].count_byp ;
-  wire [7:0] \bk_sides[3].count_raw ;
-  wire \bk_sides[3].ent ;
-  wire \bk_sides[3].fresh_byp ;
-  wire \bk_sides[3].fresh_raw ;
-  wire [5:0] \bk_sides[3].last_byp ;
-  wire [5:0] \bk_sides[3].last_raw ;
-  wire \bk_sides[3].mark ;
-  wire \bk_sides[3].mark_byp ;
-  wire \bk_sides[3].mark_raw ;
-  wire \bk_sides[3].match ;
-  wire \bk_sides[3].meta ;
-  wire [95:0] bk_tag;
-  wire [95:0] \bk_tag$91 ;
-  wire [3:0] bk_valid;
-  wire [3:0] \bk_valid$97 ;
+  wire [47:0] bk_tag;
+  wire [47:0] \bk_tag$91 ;
+  wire [1:0] bk_valid;
+  wire [1:0] \bk_valid$97 ;
   wire busy;
   wire \busy$74 ;
   wire \busy$75 ;
@@ -475,7 +427,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [4:0] \cfg.w2 ;
   wire [4:0] \cfg.w3 ;
   wire clear_en;
-  wire [4:0] clear_row;
+  wire [5:0] clear_row;
   input clk;
   wire clk;
   (* enum_base_type = "LruCmd" *)
@@ -488,8 +440,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [63:0] cycle;
   wire [63:0] \cycle$147 ;
   wire [63:0] \cycle$45 ;
-  wire [196:0] decision;
-  wire [196:0] \decision$123 ;
+  wire [144:0] decision;
+  wire [144:0] \decision$123 ;
   wire \decision$123.any_free ;
   wire [7:0] \decision$123.cnt_after ;
   wire [7:0] \decision$123.cnt_after_inc ;
@@ -497,7 +449,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [7:0] \decision$123.hit_cnt ;
   wire [6:0] \decision$123.hit_slot ;
   wire \decision$123.inv ;
-  wire [95:0] \decision$123.lane_tag ;
+  wire [47:0] \decision$123.lane_tag ;
   wire [1:0] \decision$123.min_tlevel ;
   wire [1:0] \decision$123.op ;
   wire \decision$123.present ;
@@ -506,10 +458,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [6:0] \decision$123.tail_slot ;
   wire \decision$123.take ;
   wire \decision$123.valid ;
-  wire [3:0] \decision$123.vict_lane ;
+  wire [1:0] \decision$123.vict_lane ;
   wire \decision$123.vict_t0 ;
   wire \decision$123.wr ;
-  wire [3:0] \decision$123.wr_lane ;
+  wire [1:0] \decision$123.wr_lane ;
   wire \decision$123.wr_mark ;
   wire [6:0] \decision$123.wr_slot ;
   wire \decision.any_free ;
@@ -519,7 +471,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [7:0] \decision.hit_cnt ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
-  wire [95:0] \decision.lane_tag ;
+  wire [47:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
@@ -528,10 +480,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [6:0] \decision.tail_slot ;
   wire \decision.take ;
   wire \decision.valid ;
-  wire [3:0] \decision.vict_lane ;
+  wire [1:0] \decision.vict_lane ;
   wire \decision.vict_t0 ;
   wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
+  wire [1:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
   wire dropped;
@@ -548,7 +500,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   reg dropped_q7 = 1'h0;
   reg dropped_q8 = 1'h0;
   reg dropped_q9 = 1'h0;
-  wire [196:0] e2;
+  wire [144:0] e2;
   wire \e2.any_free ;
   wire [7:0] \e2.cnt_after ;
   wire [7:0] \e2.cnt_after_inc ;
@@ -556,7 +508,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [7:0] \e2.hit_cnt ;
   wire [6:0] \e2.hit_slot ;
   wire \e2.inv ;
-  wire [95:0] \e2.lane_tag ;
+  wire [47:0] \e2.lane_tag ;
   wire [1:0] \e2.min_tlevel ;
   wire [1:0] \e2.op ;
   wire \e2.present ;
@@ -565,10 +517,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [6:0] \e2.tail_slot ;
   wire \e2.take ;
   wire \e2.valid ;
-  wire [3:0] \e2.vict_lane ;
+  wire [1:0] \e2.vict_lane ;
   wire \e2.vict_t0 ;
   wire \e2.wr ;
-  wire [3:0] \e2.wr_lane ;
+  wire [1:0] \e2.wr_lane ;
   wire \e2.wr_mark ;
   wire [6:0] \e2.wr_slot ;
   wire empty;
@@ -593,9 +545,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire forward__invalidate;
   wire \forward__invalidate$17 ;
   wire \forward__invalidate$28 ;
-  wire [3:0] forward__lane;
-  wire [3:0] \forward__lane$21 ;
-  wire [3:0] \forward__lane$3 ;
+  wire [1:0] forward__lane;
+  wire [1:0] \forward__lane$21 ;
+  wire [1:0] \forward__lane$3 ;
   wire [5:0] forward__last;
   wire [5:0] \forward__last$24 ;
   wire [5:0] \forward__last$9 ;
@@ -627,17 +579,17 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire inv_en;
   wire [6:0] inv_slot;
   wire [63:0] key;
-  wire [369:0] lanes;
-  wire [369:0] \lanes$117 ;
+  wire [201:0] lanes;
+  wire [201:0] \lanes$117 ;
   wire [5:0] \lanes$117.age_ahead ;
   wire \lanes$117.ahead_beyond_w1 ;
-  wire [3:0] \lanes$117.ahead_in_window ;
-  wire [15:0] \lanes$117.ahead_lane ;
-  wire [3:0] \lanes$117.ahead_older ;
-  wire [3:0] \lanes$117.beyond_w1 ;
-  wire [3:0] \lanes$117.forward_older ;
-  wire [3:0] \lanes$117.forwarded ;
-  wire [259:0] \lanes$117.lane ;
+  wire [1:0] \lanes$117.ahead_in_window ;
+  wire [3:0] \lanes$117.ahead_lane ;
+  wire [1:0] \lanes$117.ahead_older ;
+  wire [1:0] \lanes$117.beyond_w1 ;
+  wire [1:0] \lanes$117.forward_older ;
+  wire [1:0] \lanes$117.forwarded ;
+  wire [129:0] \lanes$117.lane ;
   wire [5:0] \lanes$117.lane[0].age ;
   wire [7:0] \lanes$117.lane[0].count ;
   wire [7:0] \lanes$117.lane[0].count_inc ;
@@ -658,29 +610,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [6:0] \lanes$117.lane[1].slot ;
   wire [23:0] \lanes$117.lane[1].tag ;
   wire \lanes$117.lane[1].valid ;
-  wire [5:0] \lanes$117.lane[2].age ;
-  wire [7:0] \lanes$117.lane[2].count ;
-  wire [7:0] \lanes$117.lane[2].count_inc ;
-  wire [7:0] \lanes$117.lane[2].count_inc2 ;
-  wire \lanes$117.lane[2].mark ;
-  wire \lanes$117.lane[2].match ;
-  wire \lanes$117.lane[2].sc_row_hit ;
-  wire [6:0] \lanes$117.lane[2].slot ;
-  wire [23:0] \lanes$117.lane[2].tag ;
-  wire \lanes$117.lane[2].valid ;
-  wire [5:0] \lanes$117.lane[3].age ;
-  wire [7:0] \lanes$117.lane[3].count ;
-  wire [7:0] \lanes$117.lane[3].count_inc ;
-  wire [7:0] \lanes$117.lane[3].count_inc2 ;
-  wire \lanes$117.lane[3].mark ;
-  wire \lanes$117.lane[3].match ;
-  wire \lanes$117.lane[3].sc_row_hit ;
-  wire [6:0] \lanes$117.lane[3].slot ;
-  wire [23:0] \lanes$117.lane[3].tag ;
-  wire \lanes$117.lane[3].valid ;
-  wire [15:0] \lanes$117.older ;
-  wire [3:0] \lanes$117.older_ahead ;
-  wire [3:0] \lanes$117.older_forward ;
+  wire [3:0] \lanes$117.older ;
+  wire [1:0] \lanes$117.older_ahead ;
+  wire [1:0] \lanes$117.older_forward ;
   wire [34:0] \lanes$117.request ;
   wire [1:0] \lanes$117.request.min_tlevel ;
   wire [1:0] \lanes$117.request.op ;
@@ -691,13 +623,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [6:0] \lanes$117.start ;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
-  wire [3:0] \lanes.ahead_in_window ;
-  wire [15:0] \lanes.ahead_lane ;
-  wire [3:0] \lanes.ahead_older ;
-  wire [3:0] \lanes.beyond_w1 ;
-  wire [3:0] \lanes.forward_older ;
-  wire [3:0] \lanes.forwarded ;
-  wire [259:0] \lanes.lane ;
+  wire [1:0] \lanes.ahead_in_window ;
+  wire [3:0] \lanes.ahead_lane ;
+  wire [1:0] \lanes.ahead_older ;
+  wire [1:0] \lanes.beyond_w1 ;
+  wire [1:0] \lanes.forward_older ;
+  wire [1:0] \lanes.forwarded ;
+  wire [129:0] \lanes.lane ;
   wire [5:0] \lanes.lane[0].age ;
   wire [7:0] \lanes.lane[0].count ;
   wire [7:0] \lanes.lane[0].count_inc ;
@@ -718,29 +650,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [6:0] \lanes.lane[1].slot ;
   wire [23:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [5:0] \lanes.lane[2].age ;
-  wire [7:0] \lanes.lane[2].count ;
-  wire [7:0] \lanes.lane[2].count_inc ;
-  wire [7:0] \lanes.lane[2].count_inc2 ;
-  wire \lanes.lane[2].mark ;
-  wire \lanes.lane[2].match ;
-  wire \lanes.lane[2].sc_row_hit ;
-  wire [6:0] \lanes.lane[2].slot ;
-  wire [23:0] \lanes.lane[2].tag ;
-  wire \lanes.lane[2].valid ;
-  wire [5:0] \lanes.lane[3].age ;
-  wire [7:0] \lanes.lane[3].count ;
-  wire [7:0] \lanes.lane[3].count_inc ;
-  wire [7:0] \lanes.lane[3].count_inc2 ;
-  wire \lanes.lane[3].mark ;
-  wire \lanes.lane[3].match ;
-  wire \lanes.lane[3].sc_row_hit ;
-  wire [6:0] \lanes.lane[3].slot ;
-  wire [23:0] \lanes.lane[3].tag ;
-  wire \lanes.lane[3].valid ;
-  wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older_ahead ;
-  wire [3:0] \lanes.older_forward ;
+  wire [3:0] \lanes.older ;
+  wire [1:0] \lanes.older_ahead ;
+  wire [1:0] \lanes.older_forward ;
   wire [34:0] \lanes.request ;
   wire [1:0] \lanes.request.min_tlevel ;
   wire [1:0] \lanes.request.op ;
@@ -904,39 +816,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [5:0] \s9.t ;
   wire [23:0] \s9.tag ;
   wire \s9.valid ;
-  wire [23:0] sc_last;
-  wire [23:0] \sc_last$151 ;
-  wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$112 ;
-  wire [3:0] \sc_mark_intent$120 ;
-  wire [4:0] sc_mark_row_next;
-  wire [4:0] \sc_mark_row_next$116 ;
-  wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$114 ;
-  wire [3:0] \sc_mark_value$121 ;
-  wire [4:0] sc_row;
-  wire [4:0] \sc_row$149 ;
-  wire [3:0] sc_set;
-  wire [3:0] \sc_set$155 ;
-  wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$153 ;
+  wire [11:0] sc_last;
+  wire [11:0] \sc_last$151 ;
+  wire [1:0] sc_mark_intent;
+  wire [1:0] \sc_mark_intent$112 ;
+  wire [1:0] \sc_mark_intent$120 ;
+  wire [5:0] sc_mark_row_next;
+  wire [5:0] \sc_mark_row_next$116 ;
+  wire [1:0] sc_mark_value;
+  wire [1:0] \sc_mark_value$114 ;
+  wire [1:0] \sc_mark_value$121 ;
+  wire [5:0] sc_row;
+  wire [5:0] \sc_row$149 ;
+  wire [1:0] sc_set;
+  wire [1:0] \sc_set$155 ;
+  wire [1:0] sc_valid;
+  wire [1:0] \sc_valid$153 ;
   wire [31:0] seed;
   wire [6:0] slot;
   output [13:0] stat_inc;
   wire [13:0] stat_inc;
   wire [13:0] \stat_inc$145 ;
-  wire [4:0] sweep_row;
+  wire [5:0] sweep_row;
   wire [6:0] tail;
   wire [48:0] w_data;
   wire w_en;
-  wire [446:0] window;
-  wire [446:0] \window$109 ;
-  wire [331:0] \window$109.bank ;
+  wire [244:0] window;
+  wire [244:0] \window$109 ;
+  wire [167:0] \window$109.bank ;
   wire [7:0] \window$109.bank[0].count ;
   wire \window$109.bank[0].fresh ;
   wire [5:0] \window$109.bank[0].last ;
   wire \window$109.bank[0].mark ;
-  wire [4:0] \window$109.bank[0].row ;
+  wire [5:0] \window$109.bank[0].row ;
   wire \window$109.bank[0].sc_row_hit ;
   wire [35:0] \window$109.bank[0].sides ;
   wire [7:0] \window$109.bank[0].sides.count_byp ;
@@ -957,7 +869,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window$109.bank[1].fresh ;
   wire [5:0] \window$109.bank[1].last ;
   wire \window$109.bank[1].mark ;
-  wire [4:0] \window$109.bank[1].row ;
+  wire [5:0] \window$109.bank[1].row ;
   wire \window$109.bank[1].sc_row_hit ;
   wire [35:0] \window$109.bank[1].sides ;
   wire [7:0] \window$109.bank[1].sides.count_byp ;
@@ -974,52 +886,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window$109.bank[1].sides.meta ;
   wire [23:0] \window$109.bank[1].tag ;
   wire \window$109.bank[1].valid ;
-  wire [7:0] \window$109.bank[2].count ;
-  wire \window$109.bank[2].fresh ;
-  wire [5:0] \window$109.bank[2].last ;
-  wire \window$109.bank[2].mark ;
-  wire [4:0] \window$109.bank[2].row ;
-  wire \window$109.bank[2].sc_row_hit ;
-  wire [35:0] \window$109.bank[2].sides ;
-  wire [7:0] \window$109.bank[2].sides.count_byp ;
-  wire [7:0] \window$109.bank[2].sides.count_raw ;
-  wire \window$109.bank[2].sides.ent ;
-  wire \window$109.bank[2].sides.fresh_byp ;
-  wire \window$109.bank[2].sides.fresh_raw ;
-  wire [5:0] \window$109.bank[2].sides.last_byp ;
-  wire [5:0] \window$109.bank[2].sides.last_raw ;
-  wire \window$109.bank[2].sides.mark ;
-  wire \window$109.bank[2].sides.mark_byp ;
-  wire \window$109.bank[2].sides.mark_raw ;
-  wire \window$109.bank[2].sides.match ;
-  wire \window$109.bank[2].sides.meta ;
-  wire [23:0] \window$109.bank[2].tag ;
-  wire \window$109.bank[2].valid ;
-  wire [7:0] \window$109.bank[3].count ;
-  wire \window$109.bank[3].fresh ;
-  wire [5:0] \window$109.bank[3].last ;
-  wire \window$109.bank[3].mark ;
-  wire [4:0] \window$109.bank[3].row ;
-  wire \window$109.bank[3].sc_row_hit ;
-  wire [35:0] \window$109.bank[3].sides ;
-  wire [7:0] \window$109.bank[3].sides.count_byp ;
-  wire [7:0] \window$109.bank[3].sides.count_raw ;
-  wire \window$109.bank[3].sides.ent ;
-  wire \window$109.bank[3].sides.fresh_byp ;
-  wire \window$109.bank[3].sides.fresh_raw ;
-  wire [5:0] \window$109.bank[3].sides.last_byp ;
-  wire [5:0] \window$109.bank[3].sides.last_raw ;
-  wire \window$109.bank[3].sides.mark ;
-  wire \window$109.bank[3].sides.mark_byp ;
-  wire \window$109.bank[3].sides.mark_raw ;
-  wire \window$109.bank[3].sides.match ;
-  wire \window$109.bank[3].sides.meta ;
-  wire [23:0] \window$109.bank[3].tag ;
-  wire \window$109.bank[3].valid ;
   wire [5:0] \window$109.forward_age ;
-  wire [27:0] \window$109.lane_slot ;
-  wire [15:0] \window$109.overlap ;
-  wire [15:0] \window$109.overlap_next ;
+  wire [13:0] \window$109.lane_slot ;
+  wire [3:0] \window$109.overlap ;
+  wire [3:0] \window$109.overlap_next ;
   wire [34:0] \window$109.request ;
   wire [1:0] \window$109.request.min_tlevel ;
   wire [1:0] \window$109.request.op ;
@@ -1029,12 +899,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window$109.same_line ;
   wire [6:0] \window$109.start ;
   wire [5:0] \window$109.t_w1 ;
-  wire [331:0] \window.bank ;
+  wire [167:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
-  wire [4:0] \window.bank[0].row ;
+  wire [5:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
   wire [35:0] \window.bank[0].sides ;
   wire [7:0] \window.bank[0].sides.count_byp ;
@@ -1055,7 +925,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[1].fresh ;
   wire [5:0] \window.bank[1].last ;
   wire \window.bank[1].mark ;
-  wire [4:0] \window.bank[1].row ;
+  wire [5:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
   wire [35:0] \window.bank[1].sides ;
   wire [7:0] \window.bank[1].sides.count_byp ;
@@ -1072,52 +942,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[1].sides.meta ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [7:0] \window.bank[2].count ;
-  wire \window.bank[2].fresh ;
-  wire [5:0] \window.bank[2].last ;
-  wire \window.bank[2].mark ;
-  wire [4:0] \window.bank[2].row ;
-  wire \window.bank[2].sc_row_hit ;
-  wire [35:0] \window.bank[2].sides ;
-  wire [7:0] \window.bank[2].sides.count_byp ;
-  wire [7:0] \window.bank[2].sides.count_raw ;
-  wire \window.bank[2].sides.ent ;
-  wire \window.bank[2].sides.fresh_byp ;
-  wire \window.bank[2].sides.fresh_raw ;
-  wire [5:0] \window.bank[2].sides.last_byp ;
-  wire [5:0] \window.bank[2].sides.last_raw ;
-  wire \window.bank[2].sides.mark ;
-  wire \window.bank[2].sides.mark_byp ;
-  wire \window.bank[2].sides.mark_raw ;
-  wire \window.bank[2].sides.match ;
-  wire \window.bank[2].sides.meta ;
-  wire [23:0] \window.bank[2].tag ;
-  wire \window.bank[2].valid ;
-  wire [7:0] \window.bank[3].count ;
-  wire \window.bank[3].fresh ;
-  wire [5:0] \window.bank[3].last ;
-  wire \window.bank[3].mark ;
-  wire [4:0] \window.bank[3].row ;
-  wire \window.bank[3].sc_row_hit ;
-  wire [35:0] \window.bank[3].sides ;
-  wire [7:0] \window.bank[3].sides.count_byp ;
-  wire [7:0] \window.bank[3].sides.count_raw ;
-  wire \window.bank[3].sides.ent ;
-  wire \window.bank[3].sides.fresh_byp ;
-  wire \window.bank[3].sides.fresh_raw ;
-  wire [5:0] \window.bank[3].sides.last_byp ;
-  wire [5:0] \window.bank[3].sides.last_raw ;
-  wire \window.bank[3].sides.mark ;
-  wire \window.bank[3].sides.mark_byp ;
-  wire \window.bank[3].sides.mark_raw ;
-  wire \window.bank[3].sides.match ;
-  wire \window.bank[3].sides.meta ;
-  wire [23:0] \window.bank[3].tag ;
-  wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
-  wire [27:0] \window.lane_slot ;
-  wire [15:0] \window.overlap ;
-  wire [15:0] \window.overlap_next ;
+  wire [13:0] \window.lane_slot ;
+  wire [3:0] \window.overlap ;
+  wire [3:0] \window.overlap_next ;
   wire [34:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -1138,7 +966,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \$1  = ~ decision[0];
   assign \$2  = decision[2:1] == 1'h1;
   assign \$3  = \$1  | \$2 ;
-  assign \$4  = ~ decision[63];
+  assign \$4  = ~ decision[61];
   assign \$5  = decision[2] & \$4 ;
   assign no_cmd = \$3  | \$5 ;
   assign \$7  = { 2'h0, \stat_inc$145  } | \$6 ;
@@ -1235,16 +1063,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   \kv_asu.core.hash$179  \hash$179  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$2701$5 (s0[28:5]),
+    .\port$2106$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$186  \lanes$186  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2702$0 (\$32 ),
-    .\port$2703$0 (\$33 ),
-    .\port$2707$0 (\$34 )
+    .\port$2107$0 (\$32 ),
+    .\port$2108$0 (\$33 ),
+    .\port$2112$0 (\$34 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1278,9 +1106,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clear_row(clear_row),
     .clk(clk),
     .generation(generation),
-    .inv_slot(decision[70:64]),
-    .\port$2723$171 (decision[188:171]),
-    .\port$2723$5 (decision[34:5]),
+    .inv_slot(decision[68:62]),
+    .\port$2128$119 (decision[136:119]),
+    .\port$2128$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1309,9 +1137,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .busy(\busy$74 ),
     .clk(clk),
     .hash(\hash$79 [6:0]),
-    .\port$2702$0 (\$32 ),
-    .\port$2703$0 (\$33 ),
-    .\port$2707$0 (\$34 ),
+    .\port$2107$0 (\$32 ),
+    .\port$2108$0 (\$33 ),
+    .\port$2112$0 (\$34 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1485,36 +1313,36 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
       \$31  = 1'h0;
     end
   end
-  assign forward__write = decision[179];
-  assign \forward__write$1  = decision[179];
-  assign forward__lane = decision[170:167];
-  assign \forward__lane$3  = decision[170:167];
-  assign forward__slot = decision[177:171];
-  assign \forward__slot$5  = decision[177:171];
+  assign forward__write = decision[127];
+  assign \forward__write$1  = decision[127];
+  assign forward__lane = decision[118:117];
+  assign \forward__lane$3  = decision[118:117];
+  assign forward__slot = decision[125:119];
+  assign \forward__slot$5  = decision[125:119];
   assign forward__tag = decision[28:5];
   assign \forward__tag$7  = decision[28:5];
   assign forward__last = decision[34:29];
   assign \forward__last$9  = decision[34:29];
-  assign forward__count = decision[188:181];
-  assign \forward__count$11  = decision[188:181];
-  assign forward__count_inc = decision[196:189];
-  assign \forward__count_inc$13  = decision[196:189];
-  assign forward__mark = decision[178];
-  assign \forward__mark$15  = decision[178];
-  assign forward__invalidate = decision[180];
-  assign \forward__invalidate$17  = decision[180];
-  assign forward__window = decision[70:64];
-  assign \forward__window$19  = decision[70:64];
-  assign \forward__write$20  = decision[179];
-  assign \forward__lane$21  = decision[170:167];
-  assign \forward__slot$22  = decision[177:171];
+  assign forward__count = decision[136:129];
+  assign \forward__count$11  = decision[136:129];
+  assign forward__count_inc = decision[144:137];
+  assign \forward__count_inc$13  = decision[144:137];
+  assign forward__mark = decision[126];
+  assign \forward__mark$15  = decision[126];
+  assign forward__invalidate = decision[128];
+  assign \forward__invalidate$17  = decision[128];
+  assign forward__window = decision[68:62];
+  assign \forward__window$19  = decision[68:62];
+  assign \forward__write$20  = decision[127];
+  assign \forward__lane$21  = decision[118:117];
+  assign \forward__slot$22  = decision[125:119];
   assign \forward__tag$23  = decision[28:5];
   assign \forward__last$24  = decision[34:29];
-  assign \forward__count$25  = decision[188:181];
-  assign \forward__count_inc$26  = decision[196:189];
-  assign \forward__mark$27  = decision[178];
-  assign \forward__invalidate$28  = decision[180];
-  assign \forward__window$29  = decision[70:64];
+  assign \forward__count$25  = decision[136:129];
+  assign \forward__count_inc$26  = decision[144:137];
+  assign \forward__mark$27  = decision[126];
+  assign \forward__invalidate$28  = decision[128];
+  assign \forward__window$29  = decision[68:62];
   assign \req__payload$31  = req__payload;
   assign \req__ready$33  = req__ready;
   assign \req__valid$35  = req__valid;
@@ -1549,8 +1377,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \bk_row$103  = bk_row;
   assign \bk_sc_row_hit$105  = bk_sc_row_hit;
   assign \bk_sides$107  = bk_sides;
-  assign window = { 45'h000000000000, \$33 , \$34 , \$32  };
-  assign \window$109  = { 45'h000000000000, \$33 , \$34 , \$32  };
+  assign window = { 21'h000000, \$33 , \$34 , \$32  };
+  assign \window$109  = { 21'h000000, \$33 , \$34 , \$32  };
   assign \cfg$110  = cfg;
   assign \sc_mark_intent$112  = sc_mark_intent;
   assign \sc_mark_value$114  = sc_mark_value;
@@ -1562,16 +1390,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision$123  = decision;
   assign \cfg$124  = cfg;
   assign \flush$125  = flush;
-  assign pop_now = decision[180];
+  assign pop_now = decision[128];
   assign e2 = decision;
-  assign wr_en = decision[179];
-  assign wr_slot = decision[177:171];
-  assign wr_count = decision[188:181];
+  assign wr_en = decision[127];
+  assign wr_slot = decision[125:119];
+  assign wr_count = decision[136:129];
   assign wr_tag = decision[28:5];
   assign wr_last = decision[34:29];
-  assign wr_mark = decision[178];
-  assign inv_en = decision[180];
-  assign inv_slot = decision[70:64];
+  assign wr_mark = decision[126];
+  assign inv_en = decision[128];
+  assign inv_slot = decision[68:62];
   assign lru_cmd = cmd;
   assign \occupancy$140  = occupancy;
   assign lru_slot = slot;
@@ -1683,7 +1511,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \lanes.request.tag  = lanes[28:5];
   assign \lanes.request.t  = lanes[34:29];
   assign \lanes.start  = lanes[41:35];
-  assign \lanes.lane  = lanes[301:42];
+  assign \lanes.lane  = lanes[171:42];
   assign \lanes.lane[0].valid  = lanes[42];
   assign \lanes.lane[0].match  = lanes[43];
   assign \lanes.lane[0].age  = lanes[49:44];
@@ -1704,38 +1532,18 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \lanes.lane[1].count_inc  = lanes[162:155];
   assign \lanes.lane[1].count_inc2  = lanes[170:163];
   assign \lanes.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes.lane[2].valid  = lanes[172];
-  assign \lanes.lane[2].match  = lanes[173];
-  assign \lanes.lane[2].age  = lanes[179:174];
-  assign \lanes.lane[2].tag  = lanes[203:180];
-  assign \lanes.lane[2].count  = lanes[211:204];
-  assign \lanes.lane[2].mark  = lanes[212];
-  assign \lanes.lane[2].slot  = lanes[219:213];
-  assign \lanes.lane[2].count_inc  = lanes[227:220];
-  assign \lanes.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes.lane[3].valid  = lanes[237];
-  assign \lanes.lane[3].match  = lanes[238];
-  assign \lanes.lane[3].age  = lanes[244:239];
-  assign \lanes.lane[3].tag  = lanes[268:245];
-  assign \lanes.lane[3].count  = lanes[276:269];
-  assign \lanes.lane[3].mark  = lanes[277];
-  assign \lanes.lane[3].slot  = lanes[284:278];
-  assign \lanes.lane[3].count_inc  = lanes[292:285];
-  assign \lanes.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes.older  = lanes[317:302];
-  assign \lanes.forwarded  = lanes[321:318];
-  assign \lanes.forward_older  = lanes[325:322];
-  assign \lanes.older_forward  = lanes[329:326];
-  assign \lanes.older_ahead  = lanes[333:330];
-  assign \lanes.ahead_older  = lanes[337:334];
-  assign \lanes.beyond_w1  = lanes[341:338];
-  assign \lanes.ahead_beyond_w1  = lanes[342];
-  assign \lanes.same_line_ahead  = lanes[343];
-  assign \lanes.age_ahead  = lanes[349:344];
-  assign \lanes.ahead_in_window  = lanes[353:350];
-  assign \lanes.ahead_lane  = lanes[369:354];
+  assign \lanes.older  = lanes[175:172];
+  assign \lanes.forwarded  = lanes[177:176];
+  assign \lanes.forward_older  = lanes[179:178];
+  assign \lanes.older_forward  = lanes[181:180];
+  assign \lanes.older_ahead  = lanes[183:182];
+  assign \lanes.ahead_older  = lanes[185:184];
+  assign \lanes.beyond_w1  = lanes[187:186];
+  assign \lanes.ahead_beyond_w1  = lanes[188];
+  assign \lanes.same_line_ahead  = lanes[189];
+  assign \lanes.age_ahead  = lanes[195:190];
+  assign \lanes.ahead_in_window  = lanes[197:196];
+  assign \lanes.ahead_lane  = lanes[201:198];
   assign \m.request  = 35'h000000000;
   assign \m.request.valid  = 1'h0;
   assign \m.request.op  = 2'h0;
@@ -1767,30 +1575,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \bk_sides[1].mark  = bk_sides[69];
   assign \bk_sides[1].mark_raw  = bk_sides[70];
   assign \bk_sides[1].mark_byp  = bk_sides[71];
-  assign \bk_sides[2].ent  = bk_sides[72];
-  assign \bk_sides[2].count_raw  = bk_sides[80:73];
-  assign \bk_sides[2].count_byp  = bk_sides[88:81];
-  assign \bk_sides[2].match  = bk_sides[89];
-  assign \bk_sides[2].meta  = bk_sides[90];
-  assign \bk_sides[2].last_raw  = bk_sides[96:91];
-  assign \bk_sides[2].last_byp  = bk_sides[102:97];
-  assign \bk_sides[2].fresh_raw  = bk_sides[103];
-  assign \bk_sides[2].fresh_byp  = bk_sides[104];
-  assign \bk_sides[2].mark  = bk_sides[105];
-  assign \bk_sides[2].mark_raw  = bk_sides[106];
-  assign \bk_sides[2].mark_byp  = bk_sides[107];
-  assign \bk_sides[3].ent  = bk_sides[108];
-  assign \bk_sides[3].count_raw  = bk_sides[116:109];
-  assign \bk_sides[3].count_byp  = bk_sides[124:117];
-  assign \bk_sides[3].match  = bk_sides[125];
-  assign \bk_sides[3].meta  = bk_sides[126];
-  assign \bk_sides[3].last_raw  = bk_sides[132:127];
-  assign \bk_sides[3].last_byp  = bk_sides[138:133];
-  assign \bk_sides[3].fresh_raw  = bk_sides[139];
-  assign \bk_sides[3].fresh_byp  = bk_sides[140];
-  assign \bk_sides[3].mark  = bk_sides[141];
-  assign \bk_sides[3].mark_raw  = bk_sides[142];
-  assign \bk_sides[3].mark_byp  = bk_sides[143];
   assign \bk_sides$107[0].ent  = bk_sides[0];
   assign \bk_sides$107[0].count_raw  = bk_sides[8:1];
   assign \bk_sides$107[0].count_byp  = bk_sides[16:9];
@@ -1815,30 +1599,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \bk_sides$107[1].mark  = bk_sides[69];
   assign \bk_sides$107[1].mark_raw  = bk_sides[70];
   assign \bk_sides$107[1].mark_byp  = bk_sides[71];
-  assign \bk_sides$107[2].ent  = bk_sides[72];
-  assign \bk_sides$107[2].count_raw  = bk_sides[80:73];
-  assign \bk_sides$107[2].count_byp  = bk_sides[88:81];
-  assign \bk_sides$107[2].match  = bk_sides[89];
-  assign \bk_sides$107[2].meta  = bk_sides[90];
-  assign \bk_sides$107[2].last_raw  = bk_sides[96:91];
-  assign \bk_sides$107[2].last_byp  = bk_sides[102:97];
-  assign \bk_sides$107[2].fresh_raw  = bk_sides[103];
-  assign \bk_sides$107[2].fresh_byp  = bk_sides[104];
-  assign \bk_sides$107[2].mark  = bk_sides[105];
-  assign \bk_sides$107[2].mark_raw  = bk_sides[106];
-  assign \bk_sides$107[2].mark_byp  = bk_sides[107];
-  assign \bk_sides$107[3].ent  = bk_sides[108];
-  assign \bk_sides$107[3].count_raw  = bk_sides[116:109];
-  assign \bk_sides$107[3].count_byp  = bk_sides[124:117];
-  assign \bk_sides$107[3].match  = bk_sides[125];
-  assign \bk_sides$107[3].meta  = bk_sides[126];
-  assign \bk_sides$107[3].last_raw  = bk_sides[132:127];
-  assign \bk_sides$107[3].last_byp  = bk_sides[138:133];
-  assign \bk_sides$107[3].fresh_raw  = bk_sides[139];
-  assign \bk_sides$107[3].fresh_byp  = bk_sides[140];
-  assign \bk_sides$107[3].mark  = bk_sides[141];
-  assign \bk_sides$107[3].mark_raw  = bk_sides[142];
-  assign \bk_sides$107[3].mark_byp  = bk_sides[143];
   assign \window.request  = \$32 [34:0];
   assign \window.request.valid  = \$32 [0];
   assign \window.request.op  = \$32 [2:1];
@@ -1854,86 +1614,44 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \window.bank[0].valid  = \$33 [38];
   assign \window.bank[0].fresh  = \$33 [39];
   assign \window.bank[0].mark  = \$33 [40];
-  assign \window.bank[0].row  = \$33 [45:41];
-  assign \window.bank[0].sc_row_hit  = \$33 [46];
-  assign \window.bank[0].sides  = \$33 [82:47];
-  assign \window.bank[0].sides.ent  = \$33 [47];
-  assign \window.bank[0].sides.count_raw  = \$33 [55:48];
-  assign \window.bank[0].sides.count_byp  = \$33 [63:56];
-  assign \window.bank[0].sides.match  = \$33 [64];
-  assign \window.bank[0].sides.meta  = \$33 [65];
-  assign \window.bank[0].sides.last_raw  = \$33 [71:66];
-  assign \window.bank[0].sides.last_byp  = \$33 [77:72];
-  assign \window.bank[0].sides.fresh_raw  = \$33 [78];
-  assign \window.bank[0].sides.fresh_byp  = \$33 [79];
-  assign \window.bank[0].sides.mark  = \$33 [80];
-  assign \window.bank[0].sides.mark_raw  = \$33 [81];
-  assign \window.bank[0].sides.mark_byp  = \$33 [82];
-  assign \window.bank[1].tag  = \$33 [106:83];
-  assign \window.bank[1].count  = \$33 [114:107];
-  assign \window.bank[1].last  = \$33 [120:115];
-  assign \window.bank[1].valid  = \$33 [121];
-  assign \window.bank[1].fresh  = \$33 [122];
-  assign \window.bank[1].mark  = \$33 [123];
-  assign \window.bank[1].row  = \$33 [128:124];
-  assign \window.bank[1].sc_row_hit  = \$33 [129];
-  assign \window.bank[1].sides  = \$33 [165:130];
-  assign \window.bank[1].sides.ent  = \$33 [130];
-  assign \window.bank[1].sides.count_raw  = \$33 [138:131];
-  assign \window.bank[1].sides.count_byp  = \$33 [146:139];
-  assign \window.bank[1].sides.match  = \$33 [147];
-  assign \window.bank[1].sides.meta  = \$33 [148];
-  assign \window.bank[1].sides.last_raw  = \$33 [154:149];
-  assign \window.bank[1].sides.last_byp  = \$33 [160:155];
-  assign \window.bank[1].sides.fresh_raw  = \$33 [161];
-  assign \window.bank[1].sides.fresh_byp  = \$33 [162];
-  assign \window.bank[1].sides.mark  = \$33 [163];
-  assign \window.bank[1].sides.mark_raw  = \$33 [164];
-  assign \window.bank[1].sides.mark_byp  = \$33 [165];
-  assign \window.bank[2].tag  = \$33 [189:166];
-  assign \window.bank[2].count  = \$33 [197:190];
-  assign \window.bank[2].last  = \$33 [203:198];
-  assign \window.bank[2].valid  = \$33 [204];
-  assign \window.bank[2].fresh  = \$33 [205];
-  assign \window.bank[2].mark  = \$33 [206];
-  assign \window.bank[2].row  = \$33 [211:207];
-  assign \window.bank[2].sc_row_hit  = \$33 [212];
-  assign \window.bank[2].sides  = \$33 [248:213];
-  assign \window.bank[2].sides.ent  = \$33 [213];
-  assign \window.bank[2].sides.count_raw  = \$33 [221:214];
-  assign \window.bank[2].sides.count_byp  = \$33 [229:222];
-  assign \window.bank[2].sides.match  = \$33 [230];
-  assign \window.bank[2].sides.meta  = \$33 [231];
-  assign \window.bank[2].sides.last_raw  = \$33 [237:232];
-  assign \window.bank[2].sides.last_byp  = \$33 [243:238];
-  assign \window.bank[2].sides.fresh_raw  = \$33 [244];
-  assign \window.bank[2].sides.fresh_byp  = \$33 [245];
-  assign \window.bank[2].sides.mark  = \$33 [246];
-  assign \window.bank[2].sides.mark_raw  = \$33 [247];
-  assign \window.bank[2].sides.mark_byp  = \$33 [248];
-  assign \window.bank[3].tag  = \$33 [272:249];
-  assign \window.bank[3].count  = \$33 [280:273];
-  assign \window.bank[3].last  = \$33 [286:281];
-  assign \window.bank[3].valid  = \$33 [287];
-  assign \window.bank[3].fresh  = \$33 [288];
-  assign \window.bank[3].mark  = \$33 [289];
-  assign \window.bank[3].row  = \$33 [294:290];
-  assign \window.bank[3].sc_row_hit  = \$33 [295];
-  assign \window.bank[3].sides  = \$33 [331:296];
-  assign \window.bank[3].sides.ent  = \$33 [296];
-  assign \window.bank[3].sides.count_raw  = \$33 [304:297];
-  assign \window.bank[3].sides.count_byp  = \$33 [312:305];
-  assign \window.bank[3].sides.match  = \$33 [313];
-  assign \window.bank[3].sides.meta  = \$33 [314];
-  assign \window.bank[3].sides.last_raw  = \$33 [320:315];
-  assign \window.bank[3].sides.last_byp  = \$33 [326:321];
-  assign \window.bank[3].sides.fresh_raw  = \$33 [327];
-  assign \window.bank[3].sides.fresh_byp  = \$33 [328];
-  assign \window.bank[3].sides.mark  = \$33 [329];
-  assign \window.bank[3].sides.mark_raw  = \$33 [330];
-  assign \window.bank[3].sides.mark_byp  = \$33 [331];
-  assign \window.overlap  = 16'h0000;
-  assign \window.overlap_next  = 16'h0000;
+  assign \window.bank[0].row  = \$33 [46:41];
+  assign \window.bank[0].sc_row_hit  = \$33 [47];
+  assign \window.bank[0].sides  = \$33 [83:48];
+  assign \window.bank[0].sides.ent  = \$33 [48];
+  assign \window.bank[0].sides.count_raw  = \$33 [56:49];
+  assign \window.bank[0].sides.count_byp  = \$33 [64:57];
+  assign \window.bank[0].sides.match  = \$33 [65];
+  assign \window.bank[0].sides.meta  = \$33 [66];
+  assign \window.bank[0].sides.last_raw  = \$33 [72:67];
+  assign \window.bank[0].sides.last_byp  = \$33 [78:73];
+  assign \window.bank[0].sides.fresh_raw  = \$33 [79];
+  assign \window.bank[0].sides.fresh_byp  = \$33 [80];
+  assign \window.bank[0].sides.mark  = \$33 [81];
+  assign \window.bank[0].sides.mark_raw  = \$33 [82];
+  assign \window.bank[0].sides.mark_byp  = \$33 [83];
+  assign \window.bank[1].tag  = \$33 [107:84];
+  assign \window.bank[1].count  = \$33 [115:108];
+  assign \window.bank[1].last  = \$33 [121:116];
+  assign \window.bank[1].valid  = \$33 [122];
+  assign \window.bank[1].fresh  = \$33 [123];
+  assign \window.bank[1].mark  = \$33 [124];
+  assign \window.bank[1].row  = \$33 [130:125];
+  assign \window.bank[1].sc_row_hit  = \$33 [131];
+  assign \window.bank[1].sides  = \$33 [167:132];
+  assign \window.bank[1].sides.ent  = \$33 [132];
+  assign \window.bank[1].sides.count_raw  = \$33 [140:133];
+  assign \window.bank[1].sides.count_byp  = \$33 [148:141];
+  assign \window.bank[1].sides.match  = \$33 [149];
+  assign \window.bank[1].sides.meta  = \$33 [150];
+  assign \window.bank[1].sides.last_raw  = \$33 [156:151];
+  assign \window.bank[1].sides.last_byp  = \$33 [162:157];
+  assign \window.bank[1].sides.fresh_raw  = \$33 [163];
+  assign \window.bank[1].sides.fresh_byp  = \$33 [164];
+  assign \window.bank[1].sides.mark  = \$33 [165];
+  assign \window.bank[1].sides.mark_raw  = \$33 [166];
+  assign \window.bank[1].sides.mark_byp  = \$33 [167];
+  assign \window.overlap  = 4'h0;
+  assign \window.overlap_next  = 4'h0;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
@@ -1952,86 +1670,44 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \window$109.bank[0].valid  = \$33 [38];
   assign \window$109.bank[0].fresh  = \$33 [39];
   assign \window$109.bank[0].mark  = \$33 [40];
-  assign \window$109.bank[0].row  = \$33 [45:41];
-  assign \window$109.bank[0].sc_row_hit  = \$33 [46];
-  assign \window$109.bank[0].sides  = \$33 [82:47];
-  assign \window$109.bank[0].sides.ent  = \$33 [47];
-  assign \window$109.bank[0].sides.count_raw  = \$33 [55:48];
-  assign \window$109.bank[0].sides.count_byp  = \$33 [63:56];
-  assign \window$109.bank[0].sides.match  = \$33 [64];
-  assign \window$109.bank[0].sides.meta  = \$33 [65];
-  assign \window$109.bank[0].sides.last_raw  = \$33 [71:66];
-  assign \window$109.bank[0].sides.last_byp  = \$33 [77:72];
-  assign \window$109.bank[0].sides.fresh_raw  = \$33 [78];
-  assign \window$109.bank[0].sides.fresh_byp  = \$33 [79];
-  assign \window$109.bank[0].sides.mark  = \$33 [80];
-  assign \window$109.bank[0].sides.mark_raw  = \$33 [81];
-  assign \window$109.bank[0].sides.mark_byp  = \$33 [82];
-  assign \window$109.bank[1].tag  = \$33 [106:83];
-  assign \window$109.bank[1].count  = \$33 [114:107];
-  assign \window$109.bank[1].last  = \$33 [120:115];
-  assign \window$109.bank[1].valid  = \$33 [121];
-  assign \window$109.bank[1].fresh  = \$33 [122];
-  assign \window$109.bank[1].mark  = \$33 [123];
-  assign \window$109.bank[1].row  = \$33 [128:124];
-  assign \window$109.bank[1].sc_row_hit  = \$33 [129];
-  assign \window$109.bank[1].sides  = \$33 [165:130];
-  assign \window$109.bank[1].sides.ent  = \$33 [130];
-  assign \window$109.bank[1].sides.count_raw  = \$33 [138:131];
-  assign \window$109.bank[1].sides.count_byp  = \$33 [146:139];
-  assign \window$109.bank[1].sides.match  = \$33 [147];
-  assign \window$109.bank[1].sides.meta  = \$33 [148];
-  assign \window$109.bank[1].sides.last_raw  = \$33 [154:149];
-  assign \window$109.bank[1].sides.last_byp  = \$33 [160:155];
-  assign \window$109.bank[1].sides.fresh_raw  = \$33 [161];
-  assign \window$109.bank[1].sides.fresh_byp  = \$33 [162];
-  assign \window$109.bank[1].sides.mark  = \$33 [163];
-  assign \window$109.bank[1].sides.mark_raw  = \$33 [164];
-  assign \window$109.bank[1].sides.mark_byp  = \$33 [165];
-  assign \window$109.bank[2].tag  = \$33 [189:166];
-  assign \window$109.bank[2].count  = \$33 [197:190];
-  assign \window$109.bank[2].last  = \$33 [203:198];
-  assign \window$109.bank[2].valid  = \$33 [204];
-  assign \window$109.bank[2].fresh  = \$33 [205];
-  assign \window$109.bank[2].mark  = \$33 [206];
-  assign \window$109.bank[2].row  = \$33 [211:207];
-  assign \window$109.bank[2].sc_row_hit  = \$33 [212];
-  assign \window$109.bank[2].sides  = \$33 [248:213];
-  assign \window$109.bank[2].sides.ent  = \$33 [213];
-  assign \window$109.bank[2].sides.count_raw  = \$33 [221:214];
-  assign \window$109.bank[2].sides.count_byp  = \$33 [229:222];
-  assign \window$109.bank[2].sides.match  = \$33 [230];
-  assign \window$109.bank[2].sides.meta  = \$33 [231];
-  assign \window$109.bank[2].sides.last_raw  = \$33 [237:232];
-  assign \window$109.bank[2].sides.last_byp  = \$33 [243:238];
-  assign \window$109.bank[2].sides.fresh_raw  = \$33 [244];
-  assign \window$109.bank[2].sides.fresh_byp  = \$33 [245];
-  assign \window$109.bank[2].sides.mark  = \$33 [246];
-  assign \window$109.bank[2].sides.mark_raw  = \$33 [247];
-  assign \window$109.bank[2].sides.mark_byp  = \$33 [248];
-  assign \window$109.bank[3].tag  = \$33 [272:249];
-  assign \window$109.bank[3].count  = \$33 [280:273];
-  assign \window$109.bank[3].last  = \$33 [286:281];
-  assign \window$109.bank[3].valid  = \$33 [287];
-  assign \window$109.bank[3].fresh  = \$33 [288];
-  assign \window$109.bank[3].mark  = \$33 [289];
-  assign \window$109.bank[3].row  = \$33 [294:290];
-  assign \window$109.bank[3].sc_row_hit  = \$33 [295];
-  assign \window$109.bank[3].sides  = \$33 [331:296];
-  assign \window$109.bank[3].sides.ent  = \$33 [296];
-  assign \window$109.bank[3].sides.count_raw  = \$33 [304:297];
-  assign \window$109.bank[3].sides.count_byp  = \$33 [312:305];
-  assign \window$109.bank[3].sides.match  = \$33 [313];
-  assign \window$109.bank[3].sides.meta  = \$33 [314];
-  assign \window$109.bank[3].sides.last_raw  = \$33 [320:315];
-  assign \window$109.bank[3].sides.last_byp  = \$33 [326:321];
-  assign \window$109.bank[3].sides.fresh_raw  = \$33 [327];
-  assign \window$109.bank[3].sides.fresh_byp  = \$33 [328];
-  assign \window$109.bank[3].sides.mark  = \$33 [329];
-  assign \window$109.bank[3].sides.mark_raw  = \$33 [330];
-  assign \window$109.bank[3].sides.mark_byp  = \$33 [331];
-  assign \window$109.overlap  = 16'h0000;
-  assign \window$109.overlap_next  = 16'h0000;
+  assign \window$109.bank[0].row  = \$33 [46:41];
+  assign \window$109.bank[0].sc_row_hit  = \$33 [47];
+  assign \window$109.bank[0].sides  = \$33 [83:48];
+  assign \window$109.bank[0].sides.ent  = \$33 [48];
+  assign \window$109.bank[0].sides.count_raw  = \$33 [56:49];
+  assign \window$109.bank[0].sides.count_byp  = \$33 [64:57];
+  assign \window$109.bank[0].sides.match  = \$33 [65];
+  assign \window$109.bank[0].sides.meta  = \$33 [66];
+  assign \window$109.bank[0].sides.last_raw  = \$33 [72:67];
+  assign \window$109.bank[0].sides.last_byp  = \$33 [78:73];
+  assign \window$109.bank[0].sides.fresh_raw  = \$33 [79];
+  assign \window$109.bank[0].sides.fresh_byp  = \$33 [80];
+  assign \window$109.bank[0].sides.mark  = \$33 [81];
+  assign \window$109.bank[0].sides.mark_raw  = \$33 [82];
+  assign \window$109.bank[0].sides.mark_byp  = \$33 [83];
+  assign \window$109.bank[1].tag  = \$33 [107:84];
+  assign \window$109.bank[1].count  = \$33 [115:108];
+  assign \window$109.bank[1].last  = \$33 [121:116];
+  assign \window$109.bank[1].valid  = \$33 [122];
+  assign \window$109.bank[1].fresh  = \$33 [123];
+  assign \window$109.bank[1].mark  = \$33 [124];
+  assign \window$109.bank[1].row  = \$33 [130:125];
+  assign \window$109.bank[1].sc_row_hit  = \$33 [131];
+  assign \window$109.bank[1].sides  = \$33 [167:132];
+  assign \window$109.bank[1].sides.ent  = \$33 [132];
+  assign \window$109.bank[1].sides.count_raw  = \$33 [140:133];
+  assign \window$109.bank[1].sides.count_byp  = \$33 [148:141];
+  assign \window$109.bank[1].sides.match  = \$33 [149];
+  assign \window$109.bank[1].sides.meta  = \$33 [150];
+  assign \window$109.bank[1].sides.last_raw  = \$33 [156:151];
+  assign \window$109.bank[1].sides.last_byp  = \$33 [162:157];
+  assign \window$109.bank[1].sides.fresh_raw  = \$33 [163];
+  assign \window$109.bank[1].sides.fresh_byp  = \$33 [164];
+  assign \window$109.bank[1].sides.mark  = \$33 [165];
+  assign \window$109.bank[1].sides.mark_raw  = \$33 [166];
+  assign \window$109.bank[1].sides.mark_byp  = \$33 [167];
+  assign \window$109.overlap  = 4'h0;
+  assign \window$109.overlap_next  = 4'h0;
   assign \window$109.same_line  = 1'h0;
   assign \window$109.forward_age  = 6'h00;
   assign \window$109.t_w1  = 6'h00;
@@ -2048,7 +1724,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \lanes$117.request.tag  = lanes[28:5];
   assign \lanes$117.request.t  = lanes[34:29];
   assign \lanes$117.start  = lanes[41:35];
-  assign \lanes$117.lane  = lanes[301:42];
+  assign \lanes$117.lane  = lanes[171:42];
   assign \lanes$117.lane[0].valid  = lanes[42];
   assign \lanes$117.lane[0].match  = lanes[43];
   assign \lanes$117.lane[0].age  = lanes[49:44];
@@ -2069,38 +1745,18 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \lanes$117.lane[1].count_inc  = lanes[162:155];
   assign \lanes$117.lane[1].count_inc2  = lanes[170:163];
   assign \lanes$117.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes$117.lane[2].valid  = lanes[172];
-  assign \lanes$117.lane[2].match  = lanes[173];
-  assign \lanes$117.lane[2].age  = lanes[179:174];
-  assign \lanes$117.lane[2].tag  = lanes[203:180];
-  assign \lanes$117.lane[2].count  = lanes[211:204];
-  assign \lanes$117.lane[2].mark  = lanes[212];
-  assign \lanes$117.lane[2].slot  = lanes[219:213];
-  assign \lanes$117.lane[2].count_inc  = lanes[227:220];
-  assign \lanes$117.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes$117.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes$117.lane[3].valid  = lanes[237];
-  assign \lanes$117.lane[3].match  = lanes[238];
-  assign \lanes$117.lane[3].age  = lanes[244:239];
-  assign \lanes$117.lane[3].tag  = lanes[268:245];
-  assign \lanes$117.lane[3].count  = lanes[276:269];
-  assign \lanes$117.lane[3].mark  = lanes[277];
-  assign \lanes$117.lane[3].slot  = lanes[284:278];
-  assign \lanes$117.lane[3].count_inc  = lanes[292:285];
-  assign \lanes$117.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes$117.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes$117.older  = lanes[317:302];
-  assign \lanes$117.forwarded  = lanes[321:318];
-  assign \lanes$117.forward_older  = lanes[325:322];
-  assign \lanes$117.older_forward  = lanes[329:326];
-  assign \lanes$117.older_ahead  = lanes[333:330];
-  assign \lanes$117.ahead_older  = lanes[337:334];
-  assign \lanes$117.beyond_w1  = lanes[341:338];
-  assign \lanes$117.ahead_beyond_w1  = lanes[342];
-  assign \lanes$117.same_line_ahead  = lanes[343];
-  assign \lanes$117.age_ahead  = lanes[349:344];
-  assign \lanes$117.ahead_in_window  = lanes[353:350];
-  assign \lanes$117.ahead_lane  = lanes[369:354];
+  assign \lanes$117.older  = lanes[175:172];
+  assign \lanes$117.forwarded  = lanes[177:176];
+  assign \lanes$117.forward_older  = lanes[179:178];
+  assign \lanes$117.older_forward  = lanes[181:180];
+  assign \lanes$117.older_ahead  = lanes[183:182];
+  assign \lanes$117.ahead_older  = lanes[185:184];
+  assign \lanes$117.beyond_w1  = lanes[187:186];
+  assign \lanes$117.ahead_beyond_w1  = lanes[188];
+  assign \lanes$117.same_line_ahead  = lanes[189];
+  assign \lanes$117.age_ahead  = lanes[195:190];
+  assign \lanes$117.ahead_in_window  = lanes[197:196];
+  assign \lanes$117.ahead_lane  = lanes[201:198];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -2112,17 +1768,17 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision.hit_age  = decision[56:51];
   assign \decision.any_free  = decision[57];
   assign \decision.vict_t0  = decision[58];
-  assign \decision.vict_lane  = decision[62:59];
-  assign \decision.take  = decision[63];
-  assign \decision.tail_slot  = decision[70:64];
-  assign \decision.lane_tag  = decision[166:71];
-  assign \decision.wr_lane  = decision[170:167];
-  assign \decision.wr_slot  = decision[177:171];
-  assign \decision.wr_mark  = decision[178];
-  assign \decision.wr  = decision[179];
-  assign \decision.inv  = decision[180];
-  assign \decision.cnt_after  = decision[188:181];
-  assign \decision.cnt_after_inc  = decision[196:189];
+  assign \decision.vict_lane  = decision[60:59];
+  assign \decision.take  = decision[61];
+  assign \decision.tail_slot  = decision[68:62];
+  assign \decision.lane_tag  = decision[116:69];
+  assign \decision.wr_lane  = decision[118:117];
+  assign \decision.wr_slot  = decision[125:119];
+  assign \decision.wr_mark  = decision[126];
+  assign \decision.wr  = decision[127];
+  assign \decision.inv  = decision[128];
+  assign \decision.cnt_after  = decision[136:129];
+  assign \decision.cnt_after_inc  = decision[144:137];
   assign \decision$123.valid  = decision[0];
   assign \decision$123.op  = decision[2:1];
   assign \decision$123.min_tlevel  = decision[4:3];
@@ -2134,17 +1790,17 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision$123.hit_age  = decision[56:51];
   assign \decision$123.any_free  = decision[57];
   assign \decision$123.vict_t0  = decision[58];
-  assign \decision$123.vict_lane  = decision[62:59];
-  assign \decision$123.take  = decision[63];
-  assign \decision$123.tail_slot  = decision[70:64];
-  assign \decision$123.lane_tag  = decision[166:71];
-  assign \decision$123.wr_lane  = decision[170:167];
-  assign \decision$123.wr_slot  = decision[177:171];
-  assign \decision$123.wr_mark  = decision[178];
-  assign \decision$123.wr  = decision[179];
-  assign \decision$123.inv  = decision[180];
-  assign \decision$123.cnt_after  = decision[188:181];
-  assign \decision$123.cnt_after_inc  = decision[196:189];
+  assign \decision$123.vict_lane  = decision[60:59];
+  assign \decision$123.take  = decision[61];
+  assign \decision$123.tail_slot  = decision[68:62];
+  assign \decision$123.lane_tag  = decision[116:69];
+  assign \decision$123.wr_lane  = decision[118:117];
+  assign \decision$123.wr_slot  = decision[125:119];
+  assign \decision$123.wr_mark  = decision[126];
+  assign \decision$123.wr  = decision[127];
+  assign \decision$123.inv  = decision[128];
+  assign \decision$123.cnt_after  = decision[136:129];
+  assign \decision$123.cnt_after_inc  = decision[144:137];
   assign \cfg$124.c3  = cfg[7:0];
   assign \cfg$124.c2  = cfg[15:8];
   assign \cfg$124.w3  = cfg[20:16];
@@ -2162,17 +1818,17 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \e2.hit_age  = decision[56:51];
   assign \e2.any_free  = decision[57];
   assign \e2.vict_t0  = decision[58];
-  assign \e2.vict_lane  = decision[62:59];
-  assign \e2.take  = decision[63];
-  assign \e2.tail_slot  = decision[70:64];
-  assign \e2.lane_tag  = decision[166:71];
-  assign \e2.wr_lane  = decision[170:167];
-  assign \e2.wr_slot  = decision[177:171];
-  assign \e2.wr_mark  = decision[178];
-  assign \e2.wr  = decision[179];
-  assign \e2.inv  = decision[180];
-  assign \e2.cnt_after  = decision[188:181];
-  assign \e2.cnt_after_inc  = decision[196:189];
+  assign \e2.vict_lane  = decision[60:59];
+  assign \e2.take  = decision[61];
+  assign \e2.tail_slot  = decision[68:62];
+  assign \e2.lane_tag  = decision[116:69];
+  assign \e2.wr_lane  = decision[118:117];
+  assign \e2.wr_slot  = decision[125:119];
+  assign \e2.wr_mark  = decision[126];
+  assign \e2.wr  = decision[127];
+  assign \e2.inv  = decision[128];
+  assign \e2.cnt_after  = decision[136:129];
+  assign \e2.cnt_after_inc  = decision[144:137];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2240,7 +1896,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
   wire \$44 ;
   wire [5:0] \$45 ;
   wire [6:0] \$46 ;
-  wire [5:0] \$47 ;
+  wire [6:0] \$47 ;
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
@@ -2255,7 +1911,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
   wire \$58 ;
   reg [4:0] \$59 ;
   wire \$6 ;
-  reg [4:0] \$60 ;
+  reg [5:0] \$60 ;
   reg \$61 ;
   reg [3:0] \$62 ;
   reg [3:0] \$63 ;
@@ -2317,10 +1973,10 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
   wire [5:0] \s0.t ;
   wire [23:0] \s0.tag ;
   wire \s0.valid ;
-  output [4:0] sweep_row;
-  reg [4:0] sweep_row = 5'h00;
-  (* init = 5'h00 *)
-  wire [4:0] \sweep_row$14 ;
+  output [5:0] sweep_row;
+  reg [5:0] sweep_row = 6'h00;
+  (* init = 6'h00 *)
+  wire [5:0] \sweep_row$14 ;
   (* init = 1'h0 *)
   wire sweeping;
   wire untrack;
@@ -2346,7 +2002,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
   assign \$45  = inflight + accept;
   assign \$46  = \$45  - pop;
   assign \$47  = sweep_row + 1'h1;
-  assign \$48  = sweep_row == 5'h1f;
+  assign \$48  = sweep_row == 6'h3f;
   assign \$49  = generations_used == 4'hf;
   assign \$50  = generation + 1'h1;
   assign \$51  = generations_used + 1'h1;
@@ -2422,16 +2078,16 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
-        \$60  = 5'h00;
+        \$60  = 6'h00;
       end else begin
-        \$60  = \$47 [4:0];
+        \$60  = \$47 [5:0];
         if (\$48 ) begin
-          \$60  = 5'h00;
+          \$60  = 6'h00;
         end
       end
     end else if (untrack) begin
       if (\$49 ) begin
-        \$60  = 5'h00;
+        \$60  = 6'h00;
       end
     end
   end
@@ -2533,32 +2189,28 @@ endmodule
 module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload, stat_inc, occupancy, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire \$1 ;
-  wire [23:0] \$10 ;
-  wire [23:0] \$11 ;
-  wire [23:0] \$12 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
   wire \$13 ;
   wire \$14 ;
-  wire \$15 ;
-  wire \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire [8:0] \$19 ;
+  wire [8:0] \$15 ;
+  wire [9:0] \$16 ;
+  reg \$17 ;
+  reg [48:0] \$18 ;
+  reg [13:0] \$19 ;
   wire \$2 ;
-  wire [9:0] \$20 ;
+  reg \$20 ;
   reg \$21 ;
-  reg [48:0] \$22 ;
-  reg [13:0] \$23 ;
-  reg \$24 ;
-  reg \$25 ;
-  reg [7:0] \$26 ;
-  wire \$27 ;
+  reg [7:0] \$22 ;
+  wire \$23 ;
   wire [1:0] \$3 ;
   wire \$4 ;
   wire \$5 ;
   wire [23:0] \$6 ;
   wire [23:0] \$7 ;
   wire [23:0] \$8 ;
-  wire [23:0] \$9 ;
+  wire \$9 ;
   reg \$signal ;
   wire [5:0] age;
   wire [2:0] at_least;
@@ -2582,7 +2234,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   input clk;
   wire clk;
   wire [7:0] count;
-  wire [196:0] decision;
+  wire [144:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -2590,7 +2242,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [7:0] \decision.hit_cnt ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
-  wire [95:0] \decision.lane_tag ;
+  wire [47:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
@@ -2599,14 +2251,14 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [6:0] \decision.tail_slot ;
   wire \decision.take ;
   wire \decision.valid ;
-  wire [3:0] \decision.vict_lane ;
+  wire [1:0] \decision.vict_lane ;
   wire \decision.vict_t0 ;
   wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
+  wire [1:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
-  input [196:0] e2;
-  wire [196:0] e2;
+  input [144:0] e2;
+  wire [144:0] e2;
   wire \e2.any_free ;
   wire [7:0] \e2.cnt_after ;
   wire [7:0] \e2.cnt_after_inc ;
@@ -2614,7 +2266,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [7:0] \e2.hit_cnt ;
   wire [6:0] \e2.hit_slot ;
   wire \e2.inv ;
-  wire [95:0] \e2.lane_tag ;
+  wire [47:0] \e2.lane_tag ;
   wire [1:0] \e2.min_tlevel ;
   wire [1:0] \e2.op ;
   wire \e2.present ;
@@ -2623,10 +2275,10 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [6:0] \e2.tail_slot ;
   wire \e2.take ;
   wire \e2.valid ;
-  wire [3:0] \e2.vict_lane ;
+  wire [1:0] \e2.vict_lane ;
   wire \e2.vict_t0 ;
   wire \e2.wr ;
-  wire [3:0] \e2.wr_lane ;
+  wire [1:0] \e2.wr_lane ;
   wire \e2.wr_mark ;
   wire [6:0] \e2.wr_slot ;
   reg evicts;
@@ -2635,7 +2287,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire [7:0] forward__count;
   wire [7:0] forward__count_inc;
   wire forward__invalidate;
-  wire [3:0] forward__lane;
+  wire [1:0] forward__lane;
   wire [5:0] forward__last;
   wire forward__mark;
   wire [6:0] forward__slot;
@@ -2693,49 +2345,45 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   output [13:0] stat_inc;
   reg [13:0] stat_inc = 14'h0000;
   wire [23:0] victim_tag;
-  assign \$1  = e2[188:181] >= cfg[7:0];
-  assign \$2  = e2[188:181] >= cfg[15:8];
+  assign \$1  = e2[136:129] >= cfg[7:0];
+  assign \$2  = e2[136:129] >= cfg[15:8];
   assign \$3  = \$2  ? 2'h2 : 2'h1;
   assign level_after = \$1  ? 2'h3 : \$3 ;
   assign level_ge1 = e2[35] & at_least[0];
   assign level_ge2 = e2[35] & at_least[1];
   assign level_ge3 = e2[35] & at_least[2];
-  assign level_before = e2[35] ? { at_least[1], \$27  } : 2'h0;
+  assign level_before = e2[35] ? { at_least[1], \$23  } : 2'h0;
   assign \$4  = e2[3] ? level_ge3 : level_ge2;
   assign \$5  = e2[3] ? level_ge1 : 1'h1;
   assign level_hit = e2[4] ? \$4  : \$5 ;
-  assign lru_slot = e2[2] ? e2[70:64] : e2[177:171];
-  assign \$6  = e2[59] ? e2[94:71] : 24'h000000;
-  assign \$8  = e2[60] ? e2[118:95] : 24'h000000;
-  assign \$9  = \$7  | \$8 ;
-  assign \$10  = e2[61] ? e2[142:119] : 24'h000000;
-  assign \$11  = \$9  | \$10 ;
-  assign \$12  = e2[62] ? e2[166:143] : 24'h000000;
-  assign victim_tag = \$11  | \$12 ;
-  assign \$13  = ~ level_ge1;
-  assign \$15  = ~ level_ge2;
-  assign \$16  = level_ge1 & \$15 ;
-  assign \$17  = ~ level_ge3;
-  assign \$18  = level_ge2 & \$17 ;
-  assign \$19  = occupancy + occupancy_inc;
-  assign \$20  = \$19  - occupancy_dec;
+  assign lru_slot = e2[2] ? e2[68:62] : e2[125:119];
+  assign \$6  = e2[59] ? e2[92:69] : 24'h000000;
+  assign \$8  = e2[60] ? e2[116:93] : 24'h000000;
+  assign victim_tag = \$7  | \$8 ;
+  assign \$9  = ~ level_ge1;
+  assign \$11  = ~ level_ge2;
+  assign \$12  = level_ge1 & \$11 ;
+  assign \$13  = ~ level_ge3;
+  assign \$14  = level_ge2 & \$13 ;
+  assign \$15  = occupancy + occupancy_inc;
+  assign \$16  = \$15  - occupancy_dec;
   always @(posedge clk)
-    busy <= \$21 ;
+    busy <= \$17 ;
   always @(posedge clk)
-    response__payload <= \$22 ;
+    response__payload <= \$18 ;
   always @(posedge clk)
-    stat_inc <= \$23 ;
+    stat_inc <= \$19 ;
   always @(posedge clk)
-    occupancy_inc <= \$24 ;
+    occupancy_inc <= \$20 ;
   always @(posedge clk)
-    occupancy_dec <= \$25 ;
+    occupancy_dec <= \$21 ;
   always @(posedge clk)
-    occupancy <= \$26 ;
+    occupancy <= \$22 ;
   \kv_asu.core.commit.tl_before  tl_before (
     .at_least(at_least),
     .cfg(cfg),
-    .\port$1496$0 (\$27 ),
-    .\port$2723$43 (e2[56:43])
+    .\port$2128$43 (e2[56:43]),
+    .\port$947$0 (\$23 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2755,11 +2403,11 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
               rsp[9] = 1'h1;
               rsp[48:25] = victim_tag;
             end
-            if (e2[179]) begin
+            if (e2[127]) begin
               rsp[5] = 1'h1;
               rsp[7:6] = level_after;
-              rsp[17:10] = e2[188:181];
-              rsp[24:18] = e2[177:171];
+              rsp[17:10] = e2[136:129];
+              rsp[24:18] = e2[125:119];
             end
           end
         2'h1:
@@ -2775,10 +2423,10 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
             end
           end
         default:
-            if (e2[63]) begin
+            if (e2[61]) begin
               rsp[9] = 1'h1;
-              rsp[48:25] = e2[94:71];
-              rsp[24:18] = e2[70:64];
+              rsp[48:25] = e2[92:69];
+              rsp[24:18] = e2[68:62];
             end
       endcase
     end
@@ -2792,13 +2440,13 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
         2'h0:
           begin
             stat[0] = 1'h1;
-            if (\$14 ) begin
+            if (\$10 ) begin
               stat[9] = 1'h1;
             end
-            if (\$16 ) begin
+            if (\$12 ) begin
               stat[10] = 1'h1;
             end
-            if (\$18 ) begin
+            if (\$14 ) begin
               stat[11] = 1'h1;
             end
             if (level_ge3) begin
@@ -2824,7 +2472,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
           end
         default:
             (* full_case = 32'd1 *)
-            if (e2[63]) begin
+            if (e2[61]) begin
               stat[7] = 1'h1;
             end else begin
               stat[8] = 1'h1;
@@ -2849,7 +2497,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
         2'h1:
             /* empty */;
         default:
-            if (e2[63]) begin
+            if (e2[61]) begin
               lru_cmd = 2'h3;
             end
       endcase
@@ -2879,7 +2527,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
         2'h1:
             /* empty */;
         default:
-            if (e2[63]) begin
+            if (e2[61]) begin
               evicts = 1'h1;
             end
       endcase
@@ -2887,67 +2535,67 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$21  = e2[0];
+    \$17  = e2[0];
+    if (rst) begin
+      \$17  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
+    \$18  = rsp;
+    if (rst) begin
+      \$18  = 49'h0000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
+    \$19  = { 1'h0, stat };
+    if (rst) begin
+      \$19  = 14'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
+    \$20  = \$signal ;
+    if (rst) begin
+      \$20  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
+    \$21  = evicts;
     if (rst) begin
       \$21  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$22  = rsp;
-    if (rst) begin
-      \$22  = 49'h0000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$23  = { 1'h0, stat };
-    if (rst) begin
-      \$23  = 14'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$24  = \$signal ;
-    if (rst) begin
-      \$24  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$25  = evicts;
-    if (rst) begin
-      \$25  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
     (* full_case = 32'd1 *)
     if (flush) begin
-      \$26  = 8'h00;
+      \$22  = 8'h00;
     end else begin
-      \$26  = \$20 [7:0];
+      \$22  = \$16 [7:0];
     end
     if (rst) begin
-      \$26  = 8'h00;
+      \$22  = 8'h00;
     end
   end
   assign decision = e2;
   assign response__valid = busy;
-  assign forward__write = e2[179];
-  assign forward__lane = e2[170:167];
-  assign forward__slot = e2[177:171];
+  assign forward__write = e2[127];
+  assign forward__lane = e2[118:117];
+  assign forward__slot = e2[125:119];
   assign forward__tag = e2[28:5];
   assign forward__last = e2[34:29];
-  assign forward__count = e2[188:181];
-  assign forward__count_inc = e2[196:189];
-  assign forward__mark = e2[178];
-  assign forward__invalidate = e2[180];
-  assign forward__window = e2[70:64];
+  assign forward__count = e2[136:129];
+  assign forward__count_inc = e2[144:137];
+  assign forward__mark = e2[126];
+  assign forward__invalidate = e2[128];
+  assign forward__window = e2[68:62];
   assign \cfg$16  = cfg;
   assign count = e2[50:43];
   assign age = e2[56:51];
-  assign level = { at_least[1], \$27  };
+  assign level = { at_least[1], \$23  };
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2959,17 +2607,17 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \e2.hit_age  = e2[56:51];
   assign \e2.any_free  = e2[57];
   assign \e2.vict_t0  = e2[58];
-  assign \e2.vict_lane  = e2[62:59];
-  assign \e2.take  = e2[63];
-  assign \e2.tail_slot  = e2[70:64];
-  assign \e2.lane_tag  = e2[166:71];
-  assign \e2.wr_lane  = e2[170:167];
-  assign \e2.wr_slot  = e2[177:171];
-  assign \e2.wr_mark  = e2[178];
-  assign \e2.wr  = e2[179];
-  assign \e2.inv  = e2[180];
-  assign \e2.cnt_after  = e2[188:181];
-  assign \e2.cnt_after_inc  = e2[196:189];
+  assign \e2.vict_lane  = e2[60:59];
+  assign \e2.take  = e2[61];
+  assign \e2.tail_slot  = e2[68:62];
+  assign \e2.lane_tag  = e2[116:69];
+  assign \e2.wr_lane  = e2[118:117];
+  assign \e2.wr_slot  = e2[125:119];
+  assign \e2.wr_mark  = e2[126];
+  assign \e2.wr  = e2[127];
+  assign \e2.inv  = e2[128];
+  assign \e2.cnt_after  = e2[136:129];
+  assign \e2.cnt_after_inc  = e2[144:137];
   assign \decision.valid  = e2[0];
   assign \decision.op  = e2[2:1];
   assign \decision.min_tlevel  = e2[4:3];
@@ -2981,17 +2629,17 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \decision.hit_age  = e2[56:51];
   assign \decision.any_free  = e2[57];
   assign \decision.vict_t0  = e2[58];
-  assign \decision.vict_lane  = e2[62:59];
-  assign \decision.take  = e2[63];
-  assign \decision.tail_slot  = e2[70:64];
-  assign \decision.lane_tag  = e2[166:71];
-  assign \decision.wr_lane  = e2[170:167];
-  assign \decision.wr_slot  = e2[177:171];
-  assign \decision.wr_mark  = e2[178];
-  assign \decision.wr  = e2[179];
-  assign \decision.inv  = e2[180];
-  assign \decision.cnt_after  = e2[188:181];
-  assign \decision.cnt_after_inc  = e2[196:189];
+  assign \decision.vict_lane  = e2[60:59];
+  assign \decision.take  = e2[61];
+  assign \decision.tail_slot  = e2[68:62];
+  assign \decision.lane_tag  = e2[116:69];
+  assign \decision.wr_lane  = e2[118:117];
+  assign \decision.wr_slot  = e2[125:119];
+  assign \decision.wr_mark  = e2[126];
+  assign \decision.wr  = e2[127];
+  assign \decision.inv  = e2[128];
+  assign \decision.cnt_after  = e2[136:129];
+  assign \decision.cnt_after_inc  = e2[144:137];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -3025,11 +2673,11 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \response__payload.slot  = response__payload[24:18];
   assign \response__payload.victim_tag  = response__payload[48:25];
   assign \$7  = \$6 ;
-  assign \$14  = \$13 ;
+  assign \$10  = \$9 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (\port$2723$43 , at_least, cfg, \port$1496$0 );
+module \kv_asu.core.commit.tl_before (\port$2128$43 , at_least, cfg, \port$947$0 );
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -3065,36 +2713,36 @@ module \kv_asu.core.commit.tl_before (\port$2723$43 , at_least, cfg, \port$1496$
   wire [4:0] \cfg.w3 ;
   wire [7:0] count;
   wire [1:0] level;
-  output \port$1496$0 ;
-  wire \port$1496$0 ;
-  input [13:0] \port$2723$43 ;
-  wire [13:0] \port$2723$43 ;
-  assign \$1  = \port$2723$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2723$43 [13:8] <= cfg[20:16];
+  input [13:0] \port$2128$43 ;
+  wire [13:0] \port$2128$43 ;
+  output \port$947$0 ;
+  wire \port$947$0 ;
+  assign \$1  = \port$2128$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2128$43 [13:8] <= cfg[20:16];
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2723$43 [7:0] >= cfg[7:0];
-  assign \$5  = \port$2723$43 [13:8] <= cfg[20:16];
+  assign \$4  = \port$2128$43 [7:0] >= cfg[7:0];
+  assign \$5  = \port$2128$43 [13:8] <= cfg[20:16];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2723$43 [7:0] >= cfg[15:8];
-  assign \$8  = \port$2723$43 [13:8] <= cfg[25:21];
+  assign \$7  = \port$2128$43 [7:0] >= cfg[15:8];
+  assign \$8  = \port$2128$43 [13:8] <= cfg[25:21];
   assign \$9  = \$7  & \$8 ;
   assign \$10  = \$6  | \$9 ;
-  assign \$11  = \port$2723$43 [7:0] >= cfg[7:0];
-  assign \$12  = \port$2723$43 [13:8] <= cfg[20:16];
+  assign \$11  = \port$2128$43 [7:0] >= cfg[7:0];
+  assign \$12  = \port$2128$43 [13:8] <= cfg[20:16];
   assign \$13  = \$11  & \$12 ;
-  assign \$14  = \port$2723$43 [7:0] >= cfg[15:8];
-  assign \$15  = \port$2723$43 [13:8] <= cfg[25:21];
+  assign \$14  = \port$2128$43 [7:0] >= cfg[15:8];
+  assign \$15  = \port$2128$43 [13:8] <= cfg[25:21];
   assign \$16  = \$14  & \$15 ;
   assign \$17  = \$13  | \$16 ;
-  assign \$18  = \port$2723$43 [13:8] <= cfg[30:26];
+  assign \$18  = \port$2128$43 [13:8] <= cfg[30:26];
   assign \$19  = \$17  | \$18 ;
   assign \$20  = ~ at_least[1];
   assign \$21  = at_least[0] & \$20 ;
   assign \$22  = at_least[2] | \$21 ;
-  assign count = \port$2723$43 [7:0];
-  assign age = \port$2723$43 [13:8];
+  assign count = \port$2128$43 [7:0];
+  assign age = \port$2128$43 [13:8];
   assign level = { at_least[1], \$22  };
-  assign \port$1496$0  = \$22 ;
+  assign \port$947$0  = \$22 ;
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -3301,7 +2949,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$179 (rst, out_h, \port$2701$5 , seed, clk);
+module \kv_asu.core.hash$179 (rst, out_h, \port$2106$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -3458,8 +3106,8 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2701$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2701$5 ;
-  wire [23:0] \port$2701$5 ;
+  input [23:0] \port$2106$5 ;
+  wire [23:0] \port$2106$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3467,21 +3115,21 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2701$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2701$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2701$5 [23:16] + { \port$2701$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2701$5 [23:16], 6'h00 } + { \port$2701$5 [23:16], 8'h00 };
+  assign \$1  = \port$2106$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2106$5 [23:16] + { \port$2106$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2106$5 [23:16], 6'h00 } + { \port$2106$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2701$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2701$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2701$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2106$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2106$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2106$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2701$5 [10:0], 5'h00 } + { \port$2701$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2701$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2701$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2106$5 [10:0], 5'h00 } + { \port$2106$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2106$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2106$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2701$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2701$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2106$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2106$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3627,7 +3275,7 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2701$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2701$5  };
+  assign key = { 40'h0000000000, \port$2106$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3659,224 +3307,112 @@ module \kv_asu.core.hash$179 (rst, out_h, \port$2701$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2702$0 );
+module \kv_asu.core.lanes$186 (\port$2108$0 , \port$2112$0 , lanes, cfg, \port$2107$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
   wire \$1 ;
-  wire [6:0] \$10 ;
-  wire [6:0] \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire [6:0] \$103 ;
-  wire \$104 ;
-  wire [6:0] \$105 ;
-  wire [4:0] \$106 ;
-  wire \$107 ;
-  wire [6:0] \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire [5:0] \$110 ;
-  wire \$111 ;
-  wire [6:0] \$112 ;
-  wire \$113 ;
-  wire [6:0] \$114 ;
-  wire [4:0] \$115 ;
-  wire \$116 ;
-  wire [6:0] \$117 ;
-  wire \$118 ;
-  wire \$119 ;
-  wire [6:0] \$12 ;
-  wire [6:0] \$120 ;
-  wire \$121 ;
-  wire [6:0] \$122 ;
-  wire [4:0] \$123 ;
-  wire \$124 ;
-  wire [6:0] \$125 ;
-  wire \$126 ;
-  wire [5:0] \$127 ;
-  wire \$128 ;
-  wire [6:0] \$129 ;
-  wire [4:0] \$13 ;
-  wire \$130 ;
-  wire [6:0] \$131 ;
-  wire [4:0] \$132 ;
-  wire \$133 ;
-  wire [6:0] \$134 ;
-  wire \$135 ;
-  wire \$136 ;
-  wire [6:0] \$137 ;
-  wire \$138 ;
-  wire [6:0] \$139 ;
-  wire \$14 ;
-  wire [4:0] \$140 ;
-  wire \$141 ;
-  wire [6:0] \$142 ;
-  wire \$143 ;
-  wire [5:0] \$144 ;
-  wire [2:0] \$145 ;
-  wire [2:0] \$146 ;
-  wire [2:0] \$147 ;
-  wire [2:0] \$148 ;
-  wire [2:0] \$149 ;
-  wire [6:0] \$15 ;
-  wire [2:0] \$150 ;
-  wire [2:0] \$151 ;
-  wire [2:0] \$152 ;
-  wire [2:0] \$153 ;
-  wire [2:0] \$154 ;
-  wire [2:0] \$155 ;
-  wire [2:0] \$156 ;
-  wire [2:0] \$157 ;
-  wire [2:0] \$158 ;
-  wire [2:0] \$159 ;
-  wire \$16 ;
-  wire [2:0] \$160 ;
-  wire [2:0] \$161 ;
-  wire [2:0] \$162 ;
-  wire [2:0] \$163 ;
-  wire [2:0] \$164 ;
-  wire [2:0] \$165 ;
-  wire [2:0] \$166 ;
-  wire [2:0] \$167 ;
-  wire [2:0] \$168 ;
-  wire \$169 ;
-  wire \$17 ;
-  wire [8:0] \$170 ;
-  wire [8:0] \$171 ;
-  wire \$172 ;
-  wire [8:0] \$173 ;
-  wire [8:0] \$174 ;
-  wire \$175 ;
-  wire \$176 ;
-  wire \$177 ;
-  wire \$178 ;
-  wire \$179 ;
-  wire [6:0] \$18 ;
-  wire [8:0] \$180 ;
-  wire [8:0] \$181 ;
-  wire \$182 ;
-  wire [8:0] \$183 ;
-  wire [8:0] \$184 ;
-  wire \$185 ;
-  wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
-  wire \$19 ;
-  wire [8:0] \$190 ;
-  wire [8:0] \$191 ;
-  wire \$192 ;
-  wire [8:0] \$193 ;
-  wire [8:0] \$194 ;
-  wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
-  wire \$198 ;
-  wire \$199 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire [6:0] \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire [6:0] \$14 ;
+  wire \$15 ;
+  wire [6:0] \$16 ;
+  wire [4:0] \$17 ;
+  wire \$18 ;
+  wire [6:0] \$19 ;
   wire \$2 ;
-  wire [6:0] \$20 ;
-  wire [8:0] \$200 ;
-  wire [8:0] \$201 ;
-  wire \$202 ;
-  wire [8:0] \$203 ;
-  wire [8:0] \$204 ;
-  wire \$205 ;
-  wire \$206 ;
-  wire \$207 ;
-  wire \$208 ;
-  wire [4:0] \$21 ;
+  wire \$20 ;
+  wire [5:0] \$21 ;
   wire \$22 ;
   wire [6:0] \$23 ;
   wire \$24 ;
-  wire [5:0] \$25 ;
-  wire \$26 ;
-  wire [6:0] \$27 ;
-  wire \$28 ;
-  wire [6:0] \$29 ;
+  wire [6:0] \$25 ;
+  wire [4:0] \$26 ;
+  wire \$27 ;
+  wire [6:0] \$28 ;
+  wire \$29 ;
   wire \$3 ;
-  wire [4:0] \$30 ;
-  wire \$31 ;
-  wire [6:0] \$32 ;
-  wire \$33 ;
-  wire \$34 ;
-  wire [6:0] \$35 ;
-  wire \$36 ;
-  wire [6:0] \$37 ;
-  wire [4:0] \$38 ;
+  wire \$30 ;
+  wire [6:0] \$31 ;
+  wire \$32 ;
+  wire [6:0] \$33 ;
+  wire [4:0] \$34 ;
+  wire \$35 ;
+  wire [6:0] \$36 ;
+  wire \$37 ;
+  wire [5:0] \$38 ;
   wire \$39 ;
   wire \$4 ;
   wire [6:0] \$40 ;
   wire \$41 ;
-  wire [5:0] \$42 ;
-  wire \$43 ;
-  wire [6:0] \$44 ;
-  wire \$45 ;
-  wire [6:0] \$46 ;
-  wire [4:0] \$47 ;
-  wire \$48 ;
-  wire [6:0] \$49 ;
+  wire [6:0] \$42 ;
+  wire [4:0] \$43 ;
+  wire \$44 ;
+  wire [6:0] \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire [6:0] \$48 ;
+  wire \$49 ;
   wire \$5 ;
-  wire \$50 ;
-  wire \$51 ;
-  wire [6:0] \$52 ;
-  wire \$53 ;
-  wire [6:0] \$54 ;
-  wire [4:0] \$55 ;
+  wire [6:0] \$50 ;
+  wire [4:0] \$51 ;
+  wire \$52 ;
+  wire [6:0] \$53 ;
+  wire \$54 ;
+  wire [5:0] \$55 ;
   wire \$56 ;
   wire [6:0] \$57 ;
   wire \$58 ;
-  wire [5:0] \$59 ;
-  wire \$6 ;
-  wire \$60 ;
-  wire [6:0] \$61 ;
-  wire \$62 ;
-  wire [6:0] \$63 ;
-  wire [4:0] \$64 ;
-  wire \$65 ;
-  wire [6:0] \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [6:0] \$69 ;
+  wire [6:0] \$59 ;
+  wire [6:0] \$6 ;
+  wire [4:0] \$60 ;
+  wire \$61 ;
+  wire [6:0] \$62 ;
+  wire \$63 ;
+  wire \$64 ;
+  wire [6:0] \$65 ;
+  wire \$66 ;
+  wire [6:0] \$67 ;
+  wire [4:0] \$68 ;
+  wire \$69 ;
   wire \$7 ;
-  wire \$70 ;
-  wire [6:0] \$71 ;
-  wire [4:0] \$72 ;
-  wire \$73 ;
-  wire [6:0] \$74 ;
-  wire \$75 ;
-  wire [5:0] \$76 ;
-  wire \$77 ;
-  wire [6:0] \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire [6:0] \$80 ;
-  wire [4:0] \$81 ;
-  wire \$82 ;
-  wire [6:0] \$83 ;
-  wire \$84 ;
+  wire [6:0] \$70 ;
+  wire \$71 ;
+  wire [5:0] \$72 ;
+  wire [1:0] \$73 ;
+  wire [1:0] \$74 ;
+  wire [1:0] \$75 ;
+  wire [1:0] \$76 ;
+  wire [1:0] \$77 ;
+  wire [1:0] \$78 ;
+  wire [1:0] \$79 ;
+  wire [6:0] \$8 ;
+  wire [1:0] \$80 ;
+  wire [1:0] \$81 ;
+  wire [1:0] \$82 ;
+  wire [1:0] \$83 ;
+  wire [1:0] \$84 ;
   wire \$85 ;
-  wire [6:0] \$86 ;
-  wire \$87 ;
-  wire [6:0] \$88 ;
-  wire [4:0] \$89 ;
-  wire \$9 ;
-  wire \$90 ;
-  wire [6:0] \$91 ;
+  wire [8:0] \$86 ;
+  wire [8:0] \$87 ;
+  wire \$88 ;
+  wire [8:0] \$89 ;
+  wire [4:0] \$9 ;
+  wire [8:0] \$90 ;
+  wire \$91 ;
   wire \$92 ;
-  wire [5:0] \$93 ;
-  wire \$94 ;
-  wire [6:0] \$95 ;
+  wire \$93 ;
+  wire [8:0] \$94 ;
+  wire [8:0] \$95 ;
   wire \$96 ;
-  wire [6:0] \$97 ;
-  wire [4:0] \$98 ;
+  wire [8:0] \$97 ;
+  wire [8:0] \$98 ;
   wire \$99 ;
   reg [5:0] age0;
   reg [5:0] age1;
-  reg [5:0] age2;
-  reg [5:0] age3;
   wire [5:0] age_bank0;
   wire [5:0] age_bank1;
-  wire [5:0] age_bank2;
-  wire [5:0] age_bank3;
   input [62:0] cfg;
   wire [62:0] cfg;
   wire [7:0] \cfg.c2 ;
@@ -3887,19 +3423,17 @@ module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2
   wire [4:0] \cfg.w3 ;
   reg [7:0] cnt0;
   reg [7:0] cnt1;
-  reg [7:0] cnt2;
-  reg [7:0] cnt3;
-  output [369:0] lanes;
-  wire [369:0] lanes;
+  output [201:0] lanes;
+  wire [201:0] lanes;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
-  wire [3:0] \lanes.ahead_in_window ;
-  wire [15:0] \lanes.ahead_lane ;
-  wire [3:0] \lanes.ahead_older ;
-  wire [3:0] \lanes.beyond_w1 ;
-  wire [3:0] \lanes.forward_older ;
-  wire [3:0] \lanes.forwarded ;
-  wire [259:0] \lanes.lane ;
+  wire [1:0] \lanes.ahead_in_window ;
+  wire [3:0] \lanes.ahead_lane ;
+  wire [1:0] \lanes.ahead_older ;
+  wire [1:0] \lanes.beyond_w1 ;
+  wire [1:0] \lanes.forward_older ;
+  wire [1:0] \lanes.forwarded ;
+  wire [129:0] \lanes.lane ;
   wire [5:0] \lanes.lane[0].age ;
   wire [7:0] \lanes.lane[0].count ;
   wire [7:0] \lanes.lane[0].count_inc ;
@@ -3920,29 +3454,9 @@ module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2
   wire [6:0] \lanes.lane[1].slot ;
   wire [23:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [5:0] \lanes.lane[2].age ;
-  wire [7:0] \lanes.lane[2].count ;
-  wire [7:0] \lanes.lane[2].count_inc ;
-  wire [7:0] \lanes.lane[2].count_inc2 ;
-  wire \lanes.lane[2].mark ;
-  wire \lanes.lane[2].match ;
-  wire \lanes.lane[2].sc_row_hit ;
-  wire [6:0] \lanes.lane[2].slot ;
-  wire [23:0] \lanes.lane[2].tag ;
-  wire \lanes.lane[2].valid ;
-  wire [5:0] \lanes.lane[3].age ;
-  wire [7:0] \lanes.lane[3].count ;
-  wire [7:0] \lanes.lane[3].count_inc ;
-  wire [7:0] \lanes.lane[3].count_inc2 ;
-  wire \lanes.lane[3].mark ;
-  wire \lanes.lane[3].match ;
-  wire \lanes.lane[3].sc_row_hit ;
-  wire [6:0] \lanes.lane[3].slot ;
-  wire [23:0] \lanes.lane[3].tag ;
-  wire \lanes.lane[3].valid ;
-  wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older_ahead ;
-  wire [3:0] \lanes.older_forward ;
+  wire [3:0] \lanes.older ;
+  wire [1:0] \lanes.older_ahead ;
+  wire [1:0] \lanes.older_forward ;
   wire [34:0] \lanes.request ;
   wire [1:0] \lanes.request.min_tlevel ;
   wire [1:0] \lanes.request.op ;
@@ -3953,35 +3467,27 @@ module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2
   wire [6:0] \lanes.start ;
   reg mark0;
   reg mark1;
-  reg mark2;
-  reg mark3;
-  wire [3:0] mark_now_b;
+  wire [1:0] mark_now_b;
   reg match0;
   reg match1;
-  reg match2;
-  reg match3;
-  wire [3:0] match_b;
-  input [41:0] \port$2702$0 ;
-  wire [41:0] \port$2702$0 ;
-  input [331:0] \port$2703$0 ;
-  wire [331:0] \port$2703$0 ;
-  input [27:0] \port$2707$0 ;
-  wire [27:0] \port$2707$0 ;
+  wire [1:0] match_b;
+  input [41:0] \port$2107$0 ;
+  wire [41:0] \port$2107$0 ;
+  input [167:0] \port$2108$0 ;
+  wire [167:0] \port$2108$0 ;
+  input [13:0] \port$2112$0 ;
+  wire [13:0] \port$2112$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
-  reg [23:0] tag2;
-  reg [23:0] tag3;
   reg valid0;
   reg valid1;
-  reg valid2;
-  reg valid3;
-  wire [446:0] window;
-  wire [331:0] \window.bank ;
+  wire [244:0] window;
+  wire [167:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
-  wire [4:0] \window.bank[0].row ;
+  wire [5:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
   wire [35:0] \window.bank[0].sides ;
   wire [7:0] \window.bank[0].sides.count_byp ;
@@ -4002,7 +3508,7 @@ module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2
   wire \window.bank[1].fresh ;
   wire [5:0] \window.bank[1].last ;
   wire \window.bank[1].mark ;
-  wire [4:0] \window.bank[1].row ;
+  wire [5:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
   wire [35:0] \window.bank[1].sides ;
   wire [7:0] \window.bank[1].sides.count_byp ;
@@ -4019,52 +3525,10 @@ module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2
   wire \window.bank[1].sides.meta ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [7:0] \window.bank[2].count ;
-  wire \window.bank[2].fresh ;
-  wire [5:0] \window.bank[2].last ;
-  wire \window.bank[2].mark ;
-  wire [4:0] \window.bank[2].row ;
-  wire \window.bank[2].sc_row_hit ;
-  wire [35:0] \window.bank[2].sides ;
-  wire [7:0] \window.bank[2].sides.count_byp ;
-  wire [7:0] \window.bank[2].sides.count_raw ;
-  wire \window.bank[2].sides.ent ;
-  wire \window.bank[2].sides.fresh_byp ;
-  wire \window.bank[2].sides.fresh_raw ;
-  wire [5:0] \window.bank[2].sides.last_byp ;
-  wire [5:0] \window.bank[2].sides.last_raw ;
-  wire \window.bank[2].sides.mark ;
-  wire \window.bank[2].sides.mark_byp ;
-  wire \window.bank[2].sides.mark_raw ;
-  wire \window.bank[2].sides.match ;
-  wire \window.bank[2].sides.meta ;
-  wire [23:0] \window.bank[2].tag ;
-  wire \window.bank[2].valid ;
-  wire [7:0] \window.bank[3].count ;
-  wire \window.bank[3].fresh ;
-  wire [5:0] \window.bank[3].last ;
-  wire \window.bank[3].mark ;
-  wire [4:0] \window.bank[3].row ;
-  wire \window.bank[3].sc_row_hit ;
-  wire [35:0] \window.bank[3].sides ;
-  wire [7:0] \window.bank[3].sides.count_byp ;
-  wire [7:0] \window.bank[3].sides.count_raw ;
-  wire \window.bank[3].sides.ent ;
-  wire \window.bank[3].sides.fresh_byp ;
-  wire \window.bank[3].sides.fresh_raw ;
-  wire [5:0] \window.bank[3].sides.last_byp ;
-  wire [5:0] \window.bank[3].sides.last_raw ;
-  wire \window.bank[3].sides.mark ;
-  wire \window.bank[3].sides.mark_byp ;
-  wire \window.bank[3].sides.mark_raw ;
-  wire \window.bank[3].sides.match ;
-  wire \window.bank[3].sides.meta ;
-  wire [23:0] \window.bank[3].tag ;
-  wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
-  wire [27:0] \window.lane_slot ;
-  wire [15:0] \window.overlap ;
-  wire [15:0] \window.overlap_next ;
+  wire [13:0] \window.lane_slot ;
+  wire [3:0] \window.overlap ;
+  wire [3:0] \window.overlap_next ;
   wire [34:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -4074,650 +3538,282 @@ module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2703$0 [23:0] == \port$2702$0 [28:5];
-  assign \$2  = \port$2703$0 [38] & \$1 ;
-  assign \$3  = \port$2703$0 [106:83] == \port$2702$0 [28:5];
-  assign \$4  = \port$2703$0 [121] & \$3 ;
-  assign \$5  = \port$2703$0 [189:166] == \port$2702$0 [28:5];
-  assign \$6  = \port$2703$0 [204] & \$5 ;
-  assign \$7  = \port$2703$0 [272:249] == \port$2702$0 [28:5];
-  assign \$8  = \port$2703$0 [287] & \$7 ;
-  assign \$9  = \port$2703$0 [79] ^ \port$2703$0 [82];
-  assign \$10  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
-  assign \$11  = \$9  | \$10 [5];
-  assign \$12  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
-  assign \$13  = \$11  ? 5'h00 : \$12 [4:0];
-  assign \$14  = \port$2703$0 [79] ^ \port$2703$0 [82];
-  assign \$15  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
-  assign \$16  = \$14  | \$15 [5];
-  assign \$17  = \port$2703$0 [79] ^ \port$2703$0 [81];
-  assign \$18  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
-  assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
-  assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2703$0 [79] ^ \port$2703$0 [81];
-  assign \$23  = \port$2702$0 [34:29] - \port$2703$0 [77:72];
+  assign \$1  = \port$2108$0 [23:0] == \port$2107$0 [28:5];
+  assign \$2  = \port$2108$0 [38] & \$1 ;
+  assign \$3  = \port$2108$0 [107:84] == \port$2107$0 [28:5];
+  assign \$4  = \port$2108$0 [122] & \$3 ;
+  assign \$5  = \port$2108$0 [80] ^ \port$2108$0 [83];
+  assign \$6  = \port$2107$0 [34:29] - \port$2108$0 [78:73];
+  assign \$7  = \$5  | \$6 [5];
+  assign \$8  = \port$2107$0 [34:29] - \port$2108$0 [78:73];
+  assign \$9  = \$7  ? 5'h00 : \$8 [4:0];
+  assign \$10  = \port$2108$0 [80] ^ \port$2108$0 [83];
+  assign \$11  = \port$2107$0 [34:29] - \port$2108$0 [78:73];
+  assign \$12  = \$10  | \$11 [5];
+  assign \$13  = \port$2108$0 [80] ^ \port$2108$0 [82];
+  assign \$14  = \port$2107$0 [34:29] - \port$2108$0 [78:73];
+  assign \$15  = \$13  | \$14 [5];
+  assign \$16  = \port$2107$0 [34:29] - \port$2108$0 [78:73];
+  assign \$17  = \$15  ? 5'h00 : \$16 [4:0];
+  assign \$18  = \port$2108$0 [80] ^ \port$2108$0 [82];
+  assign \$19  = \port$2107$0 [34:29] - \port$2108$0 [78:73];
+  assign \$20  = \$18  | \$19 [5];
+  assign \$21  = \port$2108$0 [81] ? { \$12 , \$9  } : { \$20 , \$17  };
+  assign \$22  = \port$2108$0 [79] ^ \port$2108$0 [83];
+  assign \$23  = \port$2107$0 [34:29] - \port$2108$0 [72:67];
   assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2703$0 [80] ? { \$16 , \$13  } : { \$24 , \$21  };
-  assign \$26  = \port$2703$0 [78] ^ \port$2703$0 [82];
-  assign \$27  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
-  assign \$28  = \$26  | \$27 [5];
-  assign \$29  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
-  assign \$30  = \$28  ? 5'h00 : \$29 [4:0];
-  assign \$31  = \port$2703$0 [78] ^ \port$2703$0 [82];
-  assign \$32  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
-  assign \$33  = \$31  | \$32 [5];
-  assign \$34  = \port$2703$0 [78] ^ \port$2703$0 [81];
-  assign \$35  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
-  assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
-  assign \$38  = \$36  ? 5'h00 : \$37 [4:0];
-  assign \$39  = \port$2703$0 [78] ^ \port$2703$0 [81];
-  assign \$40  = \port$2702$0 [34:29] - \port$2703$0 [71:66];
+  assign \$25  = \port$2107$0 [34:29] - \port$2108$0 [72:67];
+  assign \$26  = \$24  ? 5'h00 : \$25 [4:0];
+  assign \$27  = \port$2108$0 [79] ^ \port$2108$0 [83];
+  assign \$28  = \port$2107$0 [34:29] - \port$2108$0 [72:67];
+  assign \$29  = \$27  | \$28 [5];
+  assign \$30  = \port$2108$0 [79] ^ \port$2108$0 [82];
+  assign \$31  = \port$2107$0 [34:29] - \port$2108$0 [72:67];
+  assign \$32  = \$30  | \$31 [5];
+  assign \$33  = \port$2107$0 [34:29] - \port$2108$0 [72:67];
+  assign \$34  = \$32  ? 5'h00 : \$33 [4:0];
+  assign \$35  = \port$2108$0 [79] ^ \port$2108$0 [82];
+  assign \$36  = \port$2107$0 [34:29] - \port$2108$0 [72:67];
+  assign \$37  = \$35  | \$36 [5];
+  assign \$38  = \port$2108$0 [81] ? { \$29 , \$26  } : { \$37 , \$34  };
+  assign age_bank0 = \port$2108$0 [66] ? \$21  : \$38 ;
+  assign \$39  = \port$2108$0 [164] ^ \port$2108$0 [167];
+  assign \$40  = \port$2107$0 [34:29] - \port$2108$0 [162:157];
   assign \$41  = \$39  | \$40 [5];
-  assign \$42  = \port$2703$0 [80] ? { \$33 , \$30  } : { \$41 , \$38  };
-  assign age_bank0 = \port$2703$0 [65] ? \$25  : \$42 ;
-  assign \$43  = \port$2703$0 [162] ^ \port$2703$0 [165];
-  assign \$44  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
-  assign \$45  = \$43  | \$44 [5];
-  assign \$46  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
-  assign \$47  = \$45  ? 5'h00 : \$46 [4:0];
-  assign \$48  = \port$2703$0 [162] ^ \port$2703$0 [165];
-  assign \$49  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
-  assign \$50  = \$48  | \$49 [5];
-  assign \$51  = \port$2703$0 [162] ^ \port$2703$0 [164];
-  assign \$52  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
-  assign \$53  = \$51  | \$52 [5];
-  assign \$54  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
-  assign \$55  = \$53  ? 5'h00 : \$54 [4:0];
-  assign \$56  = \port$2703$0 [162] ^ \port$2703$0 [164];
-  assign \$57  = \port$2702$0 [34:29] - \port$2703$0 [160:155];
+  assign \$42  = \port$2107$0 [34:29] - \port$2108$0 [162:157];
+  assign \$43  = \$41  ? 5'h00 : \$42 [4:0];
+  assign \$44  = \port$2108$0 [164] ^ \port$2108$0 [167];
+  assign \$45  = \port$2107$0 [34:29] - \port$2108$0 [162:157];
+  assign \$46  = \$44  | \$45 [5];
+  assign \$47  = \port$2108$0 [164] ^ \port$2108$0 [166];
+  assign \$48  = \port$2107$0 [34:29] - \port$2108$0 [162:157];
+  assign \$49  = \$47  | \$48 [5];
+  assign \$50  = \port$2107$0 [34:29] - \port$2108$0 [162:157];
+  assign \$51  = \$49  ? 5'h00 : \$50 [4:0];
+  assign \$52  = \port$2108$0 [164] ^ \port$2108$0 [166];
+  assign \$53  = \port$2107$0 [34:29] - \port$2108$0 [162:157];
+  assign \$54  = \$52  | \$53 [5];
+  assign \$55  = \port$2108$0 [165] ? { \$46 , \$43  } : { \$54 , \$51  };
+  assign \$56  = \port$2108$0 [163] ^ \port$2108$0 [167];
+  assign \$57  = \port$2107$0 [34:29] - \port$2108$0 [156:151];
   assign \$58  = \$56  | \$57 [5];
-  assign \$59  = \port$2703$0 [163] ? { \$50 , \$47  } : { \$58 , \$55  };
-  assign \$60  = \port$2703$0 [161] ^ \port$2703$0 [165];
-  assign \$61  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
-  assign \$62  = \$60  | \$61 [5];
-  assign \$63  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
-  assign \$64  = \$62  ? 5'h00 : \$63 [4:0];
-  assign \$65  = \port$2703$0 [161] ^ \port$2703$0 [165];
-  assign \$66  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
-  assign \$67  = \$65  | \$66 [5];
-  assign \$68  = \port$2703$0 [161] ^ \port$2703$0 [164];
-  assign \$69  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
-  assign \$70  = \$68  | \$69 [5];
-  assign \$71  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
-  assign \$72  = \$70  ? 5'h00 : \$71 [4:0];
-  assign \$73  = \port$2703$0 [161] ^ \port$2703$0 [164];
-  assign \$74  = \port$2702$0 [34:29] - \port$2703$0 [154:149];
-  assign \$75  = \$73  | \$74 [5];
-  assign \$76  = \port$2703$0 [163] ? { \$67 , \$64  } : { \$75 , \$72  };
-  assign age_bank1 = \port$2703$0 [148] ? \$59  : \$76 ;
-  assign \$77  = \port$2703$0 [245] ^ \port$2703$0 [248];
-  assign \$78  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
-  assign \$79  = \$77  | \$78 [5];
-  assign \$80  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
-  assign \$81  = \$79  ? 5'h00 : \$80 [4:0];
-  assign \$82  = \port$2703$0 [245] ^ \port$2703$0 [248];
-  assign \$83  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
-  assign \$84  = \$82  | \$83 [5];
-  assign \$85  = \port$2703$0 [245] ^ \port$2703$0 [247];
-  assign \$86  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
-  assign \$87  = \$85  | \$86 [5];
-  assign \$88  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
-  assign \$89  = \$87  ? 5'h00 : \$88 [4:0];
-  assign \$90  = \port$2703$0 [245] ^ \port$2703$0 [247];
-  assign \$91  = \port$2702$0 [34:29] - \port$2703$0 [243:238];
-  assign \$92  = \$90  | \$91 [5];
-  assign \$93  = \port$2703$0 [246] ? { \$84 , \$81  } : { \$92 , \$89  };
-  assign \$94  = \port$2703$0 [244] ^ \port$2703$0 [248];
-  assign \$95  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
-  assign \$96  = \$94  | \$95 [5];
-  assign \$97  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
-  assign \$98  = \$96  ? 5'h00 : \$97 [4:0];
-  assign \$99  = \port$2703$0 [244] ^ \port$2703$0 [248];
-  assign \$100  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
-  assign \$101  = \$99  | \$100 [5];
-  assign \$102  = \port$2703$0 [244] ^ \port$2703$0 [247];
-  assign \$103  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
-  assign \$104  = \$102  | \$103 [5];
-  assign \$105  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
-  assign \$106  = \$104  ? 5'h00 : \$105 [4:0];
-  assign \$107  = \port$2703$0 [244] ^ \port$2703$0 [247];
-  assign \$108  = \port$2702$0 [34:29] - \port$2703$0 [237:232];
-  assign \$109  = \$107  | \$108 [5];
-  assign \$110  = \port$2703$0 [246] ? { \$101 , \$98  } : { \$109 , \$106  };
-  assign age_bank2 = \port$2703$0 [231] ? \$93  : \$110 ;
-  assign \$111  = \port$2703$0 [328] ^ \port$2703$0 [331];
-  assign \$112  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
-  assign \$113  = \$111  | \$112 [5];
-  assign \$114  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
-  assign \$115  = \$113  ? 5'h00 : \$114 [4:0];
-  assign \$116  = \port$2703$0 [328] ^ \port$2703$0 [331];
-  assign \$117  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
-  assign \$118  = \$116  | \$117 [5];
-  assign \$119  = \port$2703$0 [328] ^ \port$2703$0 [330];
-  assign \$120  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
-  assign \$121  = \$119  | \$120 [5];
-  assign \$122  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
-  assign \$123  = \$121  ? 5'h00 : \$122 [4:0];
-  assign \$124  = \port$2703$0 [328] ^ \port$2703$0 [330];
-  assign \$125  = \port$2702$0 [34:29] - \port$2703$0 [326:321];
-  assign \$126  = \$124  | \$125 [5];
-  assign \$127  = \port$2703$0 [329] ? { \$118 , \$115  } : { \$126 , \$123  };
-  assign \$128  = \port$2703$0 [327] ^ \port$2703$0 [331];
-  assign \$129  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
-  assign \$130  = \$128  | \$129 [5];
-  assign \$131  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
-  assign \$132  = \$130  ? 5'h00 : \$131 [4:0];
-  assign \$133  = \port$2703$0 [327] ^ \port$2703$0 [331];
-  assign \$134  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
-  assign \$135  = \$133  | \$134 [5];
-  assign \$136  = \port$2703$0 [327] ^ \port$2703$0 [330];
-  assign \$137  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
-  assign \$138  = \$136  | \$137 [5];
-  assign \$139  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
-  assign \$140  = \$138  ? 5'h00 : \$139 [4:0];
-  assign \$141  = \port$2703$0 [327] ^ \port$2703$0 [330];
-  assign \$142  = \port$2702$0 [34:29] - \port$2703$0 [320:315];
-  assign \$143  = \$141  | \$142 [5];
-  assign \$144  = \port$2703$0 [329] ? { \$135 , \$132  } : { \$143 , \$140  };
-  assign age_bank3 = \port$2703$0 [314] ? \$127  : \$144 ;
-  assign \$145  = \port$2707$0 [1:0] + 1'h0;
-  assign \$146  = \port$2707$0 [1:0] + 1'h0;
-  assign \$147  = \port$2707$0 [1:0] + 1'h0;
-  assign \$148  = \port$2707$0 [1:0] + 1'h0;
-  assign \$149  = \port$2707$0 [1:0] + 1'h0;
-  assign \$150  = \port$2707$0 [1:0] + 1'h0;
-  assign \$151  = \port$2707$0 [8:7] + 1'h0;
-  assign \$152  = \port$2707$0 [8:7] + 1'h0;
-  assign \$153  = \port$2707$0 [8:7] + 1'h0;
-  assign \$154  = \port$2707$0 [8:7] + 1'h0;
-  assign \$155  = \port$2707$0 [8:7] + 1'h0;
-  assign \$156  = \port$2707$0 [8:7] + 1'h0;
-  assign \$157  = \port$2707$0 [15:14] + 1'h0;
-  assign \$158  = \port$2707$0 [15:14] + 1'h0;
-  assign \$159  = \port$2707$0 [15:14] + 1'h0;
-  assign \$160  = \port$2707$0 [15:14] + 1'h0;
-  assign \$161  = \port$2707$0 [15:14] + 1'h0;
-  assign \$162  = \port$2707$0 [15:14] + 1'h0;
-  assign \$163  = \port$2707$0 [22:21] + 1'h0;
-  assign \$164  = \port$2707$0 [22:21] + 1'h0;
-  assign \$165  = \port$2707$0 [22:21] + 1'h0;
-  assign \$166  = \port$2707$0 [22:21] + 1'h0;
-  assign \$167  = \port$2707$0 [22:21] + 1'h0;
-  assign \$168  = \port$2707$0 [22:21] + 1'h0;
-  assign \$169  = cnt0 >= 8'hff;
-  assign \$170  = cnt0 + 1'h1;
-  assign \$171  = \$169  ? 9'h0ff : \$170 ;
-  assign \$172  = cnt0 >= 8'hfe;
-  assign \$173  = cnt0 + 2'h2;
-  assign \$174  = \$172  ? 9'h0ff : \$173 ;
-  assign \$175  = age0 > cfg[30:26];
-  assign \$176  = age0 > age1;
-  assign \$177  = age0 > age2;
-  assign \$178  = age0 > age3;
-  assign \$179  = cnt1 >= 8'hff;
-  assign \$180  = cnt1 + 1'h1;
-  assign \$181  = \$179  ? 9'h0ff : \$180 ;
-  assign \$182  = cnt1 >= 8'hfe;
-  assign \$183  = cnt1 + 2'h2;
-  assign \$184  = \$182  ? 9'h0ff : \$183 ;
-  assign \$185  = age1 > cfg[30:26];
-  assign \$186  = age1 > age0;
-  assign \$187  = age1 > age2;
-  assign \$188  = age1 > age3;
-  assign \$189  = cnt2 >= 8'hff;
-  assign \$190  = cnt2 + 1'h1;
-  assign \$191  = \$189  ? 9'h0ff : \$190 ;
-  assign \$192  = cnt2 >= 8'hfe;
-  assign \$193  = cnt2 + 2'h2;
-  assign \$194  = \$192  ? 9'h0ff : \$193 ;
-  assign \$195  = age2 > cfg[30:26];
-  assign \$196  = age2 > age0;
-  assign \$197  = age2 > age1;
-  assign \$198  = age2 > age3;
-  assign \$199  = cnt3 >= 8'hff;
-  assign \$200  = cnt3 + 1'h1;
-  assign \$201  = \$199  ? 9'h0ff : \$200 ;
-  assign \$202  = cnt3 >= 8'hfe;
-  assign \$203  = cnt3 + 2'h2;
-  assign \$204  = \$202  ? 9'h0ff : \$203 ;
-  assign \$205  = age3 > cfg[30:26];
-  assign \$206  = age3 > age0;
-  assign \$207  = age3 > age1;
-  assign \$208  = age3 > age2;
+  assign \$59  = \port$2107$0 [34:29] - \port$2108$0 [156:151];
+  assign \$60  = \$58  ? 5'h00 : \$59 [4:0];
+  assign \$61  = \port$2108$0 [163] ^ \port$2108$0 [167];
+  assign \$62  = \port$2107$0 [34:29] - \port$2108$0 [156:151];
+  assign \$63  = \$61  | \$62 [5];
+  assign \$64  = \port$2108$0 [163] ^ \port$2108$0 [166];
+  assign \$65  = \port$2107$0 [34:29] - \port$2108$0 [156:151];
+  assign \$66  = \$64  | \$65 [5];
+  assign \$67  = \port$2107$0 [34:29] - \port$2108$0 [156:151];
+  assign \$68  = \$66  ? 5'h00 : \$67 [4:0];
+  assign \$69  = \port$2108$0 [163] ^ \port$2108$0 [166];
+  assign \$70  = \port$2107$0 [34:29] - \port$2108$0 [156:151];
+  assign \$71  = \$69  | \$70 [5];
+  assign \$72  = \port$2108$0 [165] ? { \$63 , \$60  } : { \$71 , \$68  };
+  assign age_bank1 = \port$2108$0 [150] ? \$55  : \$72 ;
+  assign \$73  = \port$2112$0 [0] + 1'h0;
+  assign \$74  = \port$2112$0 [0] + 1'h0;
+  assign \$75  = \port$2112$0 [0] + 1'h0;
+  assign \$76  = \port$2112$0 [0] + 1'h0;
+  assign \$77  = \port$2112$0 [0] + 1'h0;
+  assign \$78  = \port$2112$0 [0] + 1'h0;
+  assign \$79  = \port$2112$0 [7] + 1'h0;
+  assign \$80  = \port$2112$0 [7] + 1'h0;
+  assign \$81  = \port$2112$0 [7] + 1'h0;
+  assign \$82  = \port$2112$0 [7] + 1'h0;
+  assign \$83  = \port$2112$0 [7] + 1'h0;
+  assign \$84  = \port$2112$0 [7] + 1'h0;
+  assign \$85  = cnt0 >= 8'hff;
+  assign \$86  = cnt0 + 1'h1;
+  assign \$87  = \$85  ? 9'h0ff : \$86 ;
+  assign \$88  = cnt0 >= 8'hfe;
+  assign \$89  = cnt0 + 2'h2;
+  assign \$90  = \$88  ? 9'h0ff : \$89 ;
+  assign \$91  = age0 > cfg[30:26];
+  assign \$92  = age0 > age1;
+  assign \$93  = cnt1 >= 8'hff;
+  assign \$94  = cnt1 + 1'h1;
+  assign \$95  = \$93  ? 9'h0ff : \$94 ;
+  assign \$96  = cnt1 >= 8'hfe;
+  assign \$97  = cnt1 + 2'h2;
+  assign \$98  = \$96  ? 9'h0ff : \$97 ;
+  assign \$99  = age1 > cfg[30:26];
+  assign \$100  = age1 > age0;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$145 [1:0])
-      2'h0:
-          valid0 = \port$2703$0 [38];
-      2'h1:
-          valid0 = \port$2703$0 [121];
-      2'h2:
-          valid0 = \port$2703$0 [204];
-      2'h3:
-          valid0 = \port$2703$0 [287];
+    casez (\$73 [0])
+      1'h0:
+          valid0 = \port$2108$0 [38];
+      1'h1:
+          valid0 = \port$2108$0 [122];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$146 [1:0])
-      2'h0:
+    casez (\$74 [0])
+      1'h0:
           match0 = match_b[0];
-      2'h1:
+      1'h1:
           match0 = match_b[1];
-      2'h2:
-          match0 = match_b[2];
-      2'h3:
-          match0 = match_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$147 [1:0])
-      2'h0:
-          tag0 = \port$2703$0 [23:0];
-      2'h1:
-          tag0 = \port$2703$0 [106:83];
-      2'h2:
-          tag0 = \port$2703$0 [189:166];
-      2'h3:
-          tag0 = \port$2703$0 [272:249];
+    casez (\$75 [0])
+      1'h0:
+          tag0 = \port$2108$0 [23:0];
+      1'h1:
+          tag0 = \port$2108$0 [107:84];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$148 [1:0])
-      2'h0:
+    casez (\$76 [0])
+      1'h0:
           age0 = age_bank0;
-      2'h1:
+      1'h1:
           age0 = age_bank1;
-      2'h2:
-          age0 = age_bank2;
-      2'h3:
-          age0 = age_bank3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$149 [1:0])
-      2'h0:
-          cnt0 = \port$2703$0 [31:24];
-      2'h1:
-          cnt0 = \port$2703$0 [114:107];
-      2'h2:
-          cnt0 = \port$2703$0 [197:190];
-      2'h3:
-          cnt0 = \port$2703$0 [280:273];
+    casez (\$77 [0])
+      1'h0:
+          cnt0 = \port$2108$0 [31:24];
+      1'h1:
+          cnt0 = \port$2108$0 [115:108];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$150 [1:0])
-      2'h0:
+    casez (\$78 [0])
+      1'h0:
           mark0 = mark_now_b[0];
-      2'h1:
+      1'h1:
           mark0 = mark_now_b[1];
-      2'h2:
-          mark0 = mark_now_b[2];
-      2'h3:
-          mark0 = mark_now_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$151 [1:0])
-      2'h0:
-          valid1 = \port$2703$0 [38];
-      2'h1:
-          valid1 = \port$2703$0 [121];
-      2'h2:
-          valid1 = \port$2703$0 [204];
-      2'h3:
-          valid1 = \port$2703$0 [287];
+    casez (\$79 [0])
+      1'h0:
+          valid1 = \port$2108$0 [38];
+      1'h1:
+          valid1 = \port$2108$0 [122];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$152 [1:0])
-      2'h0:
+    casez (\$80 [0])
+      1'h0:
           match1 = match_b[0];
-      2'h1:
+      1'h1:
           match1 = match_b[1];
-      2'h2:
-          match1 = match_b[2];
-      2'h3:
-          match1 = match_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$153 [1:0])
-      2'h0:
-          tag1 = \port$2703$0 [23:0];
-      2'h1:
-          tag1 = \port$2703$0 [106:83];
-      2'h2:
-          tag1 = \port$2703$0 [189:166];
-      2'h3:
-          tag1 = \port$2703$0 [272:249];
+    casez (\$81 [0])
+      1'h0:
+          tag1 = \port$2108$0 [23:0];
+      1'h1:
+          tag1 = \port$2108$0 [107:84];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$154 [1:0])
-      2'h0:
+    casez (\$82 [0])
+      1'h0:
           age1 = age_bank0;
-      2'h1:
+      1'h1:
           age1 = age_bank1;
-      2'h2:
-          age1 = age_bank2;
-      2'h3:
-          age1 = age_bank3;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$155 [1:0])
-      2'h0:
-          cnt1 = \port$2703$0 [31:24];
-      2'h1:
-          cnt1 = \port$2703$0 [114:107];
-      2'h2:
-          cnt1 = \port$2703$0 [197:190];
-      2'h3:
-          cnt1 = \port$2703$0 [280:273];
+    casez (\$83 [0])
+      1'h0:
+          cnt1 = \port$2108$0 [31:24];
+      1'h1:
+          cnt1 = \port$2108$0 [115:108];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$156 [1:0])
-      2'h0:
+    casez (\$84 [0])
+      1'h0:
           mark1 = mark_now_b[0];
-      2'h1:
+      1'h1:
           mark1 = mark_now_b[1];
-      2'h2:
-          mark1 = mark_now_b[2];
-      2'h3:
-          mark1 = mark_now_b[3];
     endcase
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$157 [1:0])
-      2'h0:
-          valid2 = \port$2703$0 [38];
-      2'h1:
-          valid2 = \port$2703$0 [121];
-      2'h2:
-          valid2 = \port$2703$0 [204];
-      2'h3:
-          valid2 = \port$2703$0 [287];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$158 [1:0])
-      2'h0:
-          match2 = match_b[0];
-      2'h1:
-          match2 = match_b[1];
-      2'h2:
-          match2 = match_b[2];
-      2'h3:
-          match2 = match_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$159 [1:0])
-      2'h0:
-          tag2 = \port$2703$0 [23:0];
-      2'h1:
-          tag2 = \port$2703$0 [106:83];
-      2'h2:
-          tag2 = \port$2703$0 [189:166];
-      2'h3:
-          tag2 = \port$2703$0 [272:249];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$160 [1:0])
-      2'h0:
-          age2 = age_bank0;
-      2'h1:
-          age2 = age_bank1;
-      2'h2:
-          age2 = age_bank2;
-      2'h3:
-          age2 = age_bank3;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$161 [1:0])
-      2'h0:
-          cnt2 = \port$2703$0 [31:24];
-      2'h1:
-          cnt2 = \port$2703$0 [114:107];
-      2'h2:
-          cnt2 = \port$2703$0 [197:190];
-      2'h3:
-          cnt2 = \port$2703$0 [280:273];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$162 [1:0])
-      2'h0:
-          mark2 = mark_now_b[0];
-      2'h1:
-          mark2 = mark_now_b[1];
-      2'h2:
-          mark2 = mark_now_b[2];
-      2'h3:
-          mark2 = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$163 [1:0])
-      2'h0:
-          valid3 = \port$2703$0 [38];
-      2'h1:
-          valid3 = \port$2703$0 [121];
-      2'h2:
-          valid3 = \port$2703$0 [204];
-      2'h3:
-          valid3 = \port$2703$0 [287];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$164 [1:0])
-      2'h0:
-          match3 = match_b[0];
-      2'h1:
-          match3 = match_b[1];
-      2'h2:
-          match3 = match_b[2];
-      2'h3:
-          match3 = match_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$165 [1:0])
-      2'h0:
-          tag3 = \port$2703$0 [23:0];
-      2'h1:
-          tag3 = \port$2703$0 [106:83];
-      2'h2:
-          tag3 = \port$2703$0 [189:166];
-      2'h3:
-          tag3 = \port$2703$0 [272:249];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$166 [1:0])
-      2'h0:
-          age3 = age_bank0;
-      2'h1:
-          age3 = age_bank1;
-      2'h2:
-          age3 = age_bank2;
-      2'h3:
-          age3 = age_bank3;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$167 [1:0])
-      2'h0:
-          cnt3 = \port$2703$0 [31:24];
-      2'h1:
-          cnt3 = \port$2703$0 [114:107];
-      2'h2:
-          cnt3 = \port$2703$0 [197:190];
-      2'h3:
-          cnt3 = \port$2703$0 [280:273];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$168 [1:0])
-      2'h0:
-          mark3 = mark_now_b[0];
-      2'h1:
-          mark3 = mark_now_b[1];
-      2'h2:
-          mark3 = mark_now_b[2];
-      2'h3:
-          mark3 = mark_now_b[3];
-    endcase
-  end
-  assign window = { 45'h000000000000, \port$2703$0 , \port$2707$0 , \port$2702$0  };
-  assign \window.request  = \port$2702$0 [34:0];
-  assign \window.request.valid  = \port$2702$0 [0];
-  assign \window.request.op  = \port$2702$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2702$0 [4:3];
-  assign \window.request.tag  = \port$2702$0 [28:5];
-  assign \window.request.t  = \port$2702$0 [34:29];
-  assign \window.start  = \port$2702$0 [41:35];
-  assign \window.lane_slot  = \port$2707$0 ;
-  assign \window.bank  = \port$2703$0 ;
-  assign \window.bank[0].tag  = \port$2703$0 [23:0];
-  assign \window.bank[0].count  = \port$2703$0 [31:24];
-  assign \window.bank[0].last  = \port$2703$0 [37:32];
-  assign \window.bank[0].valid  = \port$2703$0 [38];
-  assign \window.bank[0].fresh  = \port$2703$0 [39];
-  assign \window.bank[0].mark  = \port$2703$0 [40];
-  assign \window.bank[0].row  = \port$2703$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2703$0 [46];
-  assign \window.bank[0].sides  = \port$2703$0 [82:47];
-  assign \window.bank[0].sides.ent  = \port$2703$0 [47];
-  assign \window.bank[0].sides.count_raw  = \port$2703$0 [55:48];
-  assign \window.bank[0].sides.count_byp  = \port$2703$0 [63:56];
-  assign \window.bank[0].sides.match  = \port$2703$0 [64];
-  assign \window.bank[0].sides.meta  = \port$2703$0 [65];
-  assign \window.bank[0].sides.last_raw  = \port$2703$0 [71:66];
-  assign \window.bank[0].sides.last_byp  = \port$2703$0 [77:72];
-  assign \window.bank[0].sides.fresh_raw  = \port$2703$0 [78];
-  assign \window.bank[0].sides.fresh_byp  = \port$2703$0 [79];
-  assign \window.bank[0].sides.mark  = \port$2703$0 [80];
-  assign \window.bank[0].sides.mark_raw  = \port$2703$0 [81];
-  assign \window.bank[0].sides.mark_byp  = \port$2703$0 [82];
-  assign \window.bank[1].tag  = \port$2703$0 [106:83];
-  assign \window.bank[1].count  = \port$2703$0 [114:107];
-  assign \window.bank[1].last  = \port$2703$0 [120:115];
-  assign \window.bank[1].valid  = \port$2703$0 [121];
-  assign \window.bank[1].fresh  = \port$2703$0 [122];
-  assign \window.bank[1].mark  = \port$2703$0 [123];
-  assign \window.bank[1].row  = \port$2703$0 [128:124];
-  assign \window.bank[1].sc_row_hit  = \port$2703$0 [129];
-  assign \window.bank[1].sides  = \port$2703$0 [165:130];
-  assign \window.bank[1].sides.ent  = \port$2703$0 [130];
-  assign \window.bank[1].sides.count_raw  = \port$2703$0 [138:131];
-  assign \window.bank[1].sides.count_byp  = \port$2703$0 [146:139];
-  assign \window.bank[1].sides.match  = \port$2703$0 [147];
-  assign \window.bank[1].sides.meta  = \port$2703$0 [148];
-  assign \window.bank[1].sides.last_raw  = \port$2703$0 [154:149];
-  assign \window.bank[1].sides.last_byp  = \port$2703$0 [160:155];
-  assign \window.bank[1].sides.fresh_raw  = \port$2703$0 [161];
-  assign \window.bank[1].sides.fresh_byp  = \port$2703$0 [162];
-  assign \window.bank[1].sides.mark  = \port$2703$0 [163];
-  assign \window.bank[1].sides.mark_raw  = \port$2703$0 [164];
-  assign \window.bank[1].sides.mark_byp  = \port$2703$0 [165];
-  assign \window.bank[2].tag  = \port$2703$0 [189:166];
-  assign \window.bank[2].count  = \port$2703$0 [197:190];
-  assign \window.bank[2].last  = \port$2703$0 [203:198];
-  assign \window.bank[2].valid  = \port$2703$0 [204];
-  assign \window.bank[2].fresh  = \port$2703$0 [205];
-  assign \window.bank[2].mark  = \port$2703$0 [206];
-  assign \window.bank[2].row  = \port$2703$0 [211:207];
-  assign \window.bank[2].sc_row_hit  = \port$2703$0 [212];
-  assign \window.bank[2].sides  = \port$2703$0 [248:213];
-  assign \window.bank[2].sides.ent  = \port$2703$0 [213];
-  assign \window.bank[2].sides.count_raw  = \port$2703$0 [221:214];
-  assign \window.bank[2].sides.count_byp  = \port$2703$0 [229:222];
-  assign \window.bank[2].sides.match  = \port$2703$0 [230];
-  assign \window.bank[2].sides.meta  = \port$2703$0 [231];
-  assign \window.bank[2].sides.last_raw  = \port$2703$0 [237:232];
-  assign \window.bank[2].sides.last_byp  = \port$2703$0 [243:238];
-  assign \window.bank[2].sides.fresh_raw  = \port$2703$0 [244];
-  assign \window.bank[2].sides.fresh_byp  = \port$2703$0 [245];
-  assign \window.bank[2].sides.mark  = \port$2703$0 [246];
-  assign \window.bank[2].sides.mark_raw  = \port$2703$0 [247];
-  assign \window.bank[2].sides.mark_byp  = \port$2703$0 [248];
-  assign \window.bank[3].tag  = \port$2703$0 [272:249];
-  assign \window.bank[3].count  = \port$2703$0 [280:273];
-  assign \window.bank[3].last  = \port$2703$0 [286:281];
-  assign \window.bank[3].valid  = \port$2703$0 [287];
-  assign \window.bank[3].fresh  = \port$2703$0 [288];
-  assign \window.bank[3].mark  = \port$2703$0 [289];
-  assign \window.bank[3].row  = \port$2703$0 [294:290];
-  assign \window.bank[3].sc_row_hit  = \port$2703$0 [295];
-  assign \window.bank[3].sides  = \port$2703$0 [331:296];
-  assign \window.bank[3].sides.ent  = \port$2703$0 [296];
-  assign \window.bank[3].sides.count_raw  = \port$2703$0 [304:297];
-  assign \window.bank[3].sides.count_byp  = \port$2703$0 [312:305];
-  assign \window.bank[3].sides.match  = \port$2703$0 [313];
-  assign \window.bank[3].sides.meta  = \port$2703$0 [314];
-  assign \window.bank[3].sides.last_raw  = \port$2703$0 [320:315];
-  assign \window.bank[3].sides.last_byp  = \port$2703$0 [326:321];
-  assign \window.bank[3].sides.fresh_raw  = \port$2703$0 [327];
-  assign \window.bank[3].sides.fresh_byp  = \port$2703$0 [328];
-  assign \window.bank[3].sides.mark  = \port$2703$0 [329];
-  assign \window.bank[3].sides.mark_raw  = \port$2703$0 [330];
-  assign \window.bank[3].sides.mark_byp  = \port$2703$0 [331];
-  assign \window.overlap  = 16'h0000;
-  assign \window.overlap_next  = 16'h0000;
+  assign window = { 21'h000000, \port$2108$0 , \port$2112$0 , \port$2107$0  };
+  assign \window.request  = \port$2107$0 [34:0];
+  assign \window.request.valid  = \port$2107$0 [0];
+  assign \window.request.op  = \port$2107$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2107$0 [4:3];
+  assign \window.request.tag  = \port$2107$0 [28:5];
+  assign \window.request.t  = \port$2107$0 [34:29];
+  assign \window.start  = \port$2107$0 [41:35];
+  assign \window.lane_slot  = \port$2112$0 ;
+  assign \window.bank  = \port$2108$0 ;
+  assign \window.bank[0].tag  = \port$2108$0 [23:0];
+  assign \window.bank[0].count  = \port$2108$0 [31:24];
+  assign \window.bank[0].last  = \port$2108$0 [37:32];
+  assign \window.bank[0].valid  = \port$2108$0 [38];
+  assign \window.bank[0].fresh  = \port$2108$0 [39];
+  assign \window.bank[0].mark  = \port$2108$0 [40];
+  assign \window.bank[0].row  = \port$2108$0 [46:41];
+  assign \window.bank[0].sc_row_hit  = \port$2108$0 [47];
+  assign \window.bank[0].sides  = \port$2108$0 [83:48];
+  assign \window.bank[0].sides.ent  = \port$2108$0 [48];
+  assign \window.bank[0].sides.count_raw  = \port$2108$0 [56:49];
+  assign \window.bank[0].sides.count_byp  = \port$2108$0 [64:57];
+  assign \window.bank[0].sides.match  = \port$2108$0 [65];
+  assign \window.bank[0].sides.meta  = \port$2108$0 [66];
+  assign \window.bank[0].sides.last_raw  = \port$2108$0 [72:67];
+  assign \window.bank[0].sides.last_byp  = \port$2108$0 [78:73];
+  assign \window.bank[0].sides.fresh_raw  = \port$2108$0 [79];
+  assign \window.bank[0].sides.fresh_byp  = \port$2108$0 [80];
+  assign \window.bank[0].sides.mark  = \port$2108$0 [81];
+  assign \window.bank[0].sides.mark_raw  = \port$2108$0 [82];
+  assign \window.bank[0].sides.mark_byp  = \port$2108$0 [83];
+  assign \window.bank[1].tag  = \port$2108$0 [107:84];
+  assign \window.bank[1].count  = \port$2108$0 [115:108];
+  assign \window.bank[1].last  = \port$2108$0 [121:116];
+  assign \window.bank[1].valid  = \port$2108$0 [122];
+  assign \window.bank[1].fresh  = \port$2108$0 [123];
+  assign \window.bank[1].mark  = \port$2108$0 [124];
+  assign \window.bank[1].row  = \port$2108$0 [130:125];
+  assign \window.bank[1].sc_row_hit  = \port$2108$0 [131];
+  assign \window.bank[1].sides  = \port$2108$0 [167:132];
+  assign \window.bank[1].sides.ent  = \port$2108$0 [132];
+  assign \window.bank[1].sides.count_raw  = \port$2108$0 [140:133];
+  assign \window.bank[1].sides.count_byp  = \port$2108$0 [148:141];
+  assign \window.bank[1].sides.match  = \port$2108$0 [149];
+  assign \window.bank[1].sides.meta  = \port$2108$0 [150];
+  assign \window.bank[1].sides.last_raw  = \port$2108$0 [156:151];
+  assign \window.bank[1].sides.last_byp  = \port$2108$0 [162:157];
+  assign \window.bank[1].sides.fresh_raw  = \port$2108$0 [163];
+  assign \window.bank[1].sides.fresh_byp  = \port$2108$0 [164];
+  assign \window.bank[1].sides.mark  = \port$2108$0 [165];
+  assign \window.bank[1].sides.mark_raw  = \port$2108$0 [166];
+  assign \window.bank[1].sides.mark_byp  = \port$2108$0 [167];
+  assign \window.overlap  = 4'h0;
+  assign \window.overlap_next  = 4'h0;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
@@ -4728,7 +3824,7 @@ module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2
   assign \lanes.request.tag  = lanes[28:5];
   assign \lanes.request.t  = lanes[34:29];
   assign \lanes.start  = lanes[41:35];
-  assign \lanes.lane  = lanes[301:42];
+  assign \lanes.lane  = lanes[171:42];
   assign \lanes.lane[0].valid  = lanes[42];
   assign \lanes.lane[0].match  = lanes[43];
   assign \lanes.lane[0].age  = lanes[49:44];
@@ -4749,107 +3845,53 @@ module \kv_asu.core.lanes$186 (\port$2703$0 , \port$2707$0 , lanes, cfg, \port$2
   assign \lanes.lane[1].count_inc  = lanes[162:155];
   assign \lanes.lane[1].count_inc2  = lanes[170:163];
   assign \lanes.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes.lane[2].valid  = lanes[172];
-  assign \lanes.lane[2].match  = lanes[173];
-  assign \lanes.lane[2].age  = lanes[179:174];
-  assign \lanes.lane[2].tag  = lanes[203:180];
-  assign \lanes.lane[2].count  = lanes[211:204];
-  assign \lanes.lane[2].mark  = lanes[212];
-  assign \lanes.lane[2].slot  = lanes[219:213];
-  assign \lanes.lane[2].count_inc  = lanes[227:220];
-  assign \lanes.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes.lane[3].valid  = lanes[237];
-  assign \lanes.lane[3].match  = lanes[238];
-  assign \lanes.lane[3].age  = lanes[244:239];
-  assign \lanes.lane[3].tag  = lanes[268:245];
-  assign \lanes.lane[3].count  = lanes[276:269];
-  assign \lanes.lane[3].mark  = lanes[277];
-  assign \lanes.lane[3].slot  = lanes[284:278];
-  assign \lanes.lane[3].count_inc  = lanes[292:285];
-  assign \lanes.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes.older  = lanes[317:302];
-  assign \lanes.forwarded  = lanes[321:318];
-  assign \lanes.forward_older  = lanes[325:322];
-  assign \lanes.older_forward  = lanes[329:326];
-  assign \lanes.older_ahead  = lanes[333:330];
-  assign \lanes.ahead_older  = lanes[337:334];
-  assign \lanes.beyond_w1  = lanes[341:338];
-  assign \lanes.ahead_beyond_w1  = lanes[342];
-  assign \lanes.same_line_ahead  = lanes[343];
-  assign \lanes.age_ahead  = lanes[349:344];
-  assign \lanes.ahead_in_window  = lanes[353:350];
-  assign \lanes.ahead_lane  = lanes[369:354];
+  assign \lanes.older  = lanes[175:172];
+  assign \lanes.forwarded  = lanes[177:176];
+  assign \lanes.forward_older  = lanes[179:178];
+  assign \lanes.older_forward  = lanes[181:180];
+  assign \lanes.older_ahead  = lanes[183:182];
+  assign \lanes.ahead_older  = lanes[185:184];
+  assign \lanes.beyond_w1  = lanes[187:186];
+  assign \lanes.ahead_beyond_w1  = lanes[188];
+  assign \lanes.same_line_ahead  = lanes[189];
+  assign \lanes.age_ahead  = lanes[195:190];
+  assign \lanes.ahead_in_window  = lanes[197:196];
+  assign \lanes.ahead_lane  = lanes[201:198];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign lanes[316] = \$208 ;
-  assign lanes[315] = \$207 ;
-  assign lanes[314] = \$206 ;
-  assign lanes[341] = \$205 ;
-  assign lanes[300:293] = \$204 [7:0];
-  assign lanes[292:285] = \$201 [7:0];
-  assign lanes[284:278] = \port$2707$0 [27:21];
-  assign lanes[277] = mark3;
-  assign lanes[276:269] = cnt3;
-  assign lanes[268:245] = tag3;
-  assign lanes[244:239] = age3;
-  assign lanes[238] = match3;
-  assign lanes[237] = valid3;
-  assign lanes[313] = \$198 ;
-  assign lanes[311] = \$197 ;
-  assign lanes[310] = \$196 ;
-  assign lanes[340] = \$195 ;
-  assign lanes[235:228] = \$194 [7:0];
-  assign lanes[227:220] = \$191 [7:0];
-  assign lanes[219:213] = \port$2707$0 [20:14];
-  assign lanes[212] = mark2;
-  assign lanes[211:204] = cnt2;
-  assign lanes[203:180] = tag2;
-  assign lanes[179:174] = age2;
-  assign lanes[173] = match2;
-  assign lanes[172] = valid2;
-  assign lanes[309] = \$188 ;
-  assign lanes[308] = \$187 ;
-  assign lanes[306] = \$186 ;
-  assign lanes[339] = \$185 ;
-  assign lanes[170:163] = \$184 [7:0];
-  assign lanes[162:155] = \$181 [7:0];
-  assign lanes[154:148] = \port$2707$0 [13:7];
+  assign lanes[174] = \$100 ;
+  assign lanes[187] = \$99 ;
+  assign lanes[170:163] = \$98 [7:0];
+  assign lanes[162:155] = \$95 [7:0];
+  assign lanes[154:148] = \port$2112$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
   assign lanes[114:109] = age1;
   assign lanes[108] = match1;
   assign lanes[107] = valid1;
-  assign lanes[305] = \$178 ;
-  assign lanes[304] = \$177 ;
-  assign lanes[303] = \$176 ;
-  assign lanes[338] = \$175 ;
-  assign lanes[105:98] = \$174 [7:0];
-  assign lanes[97:90] = \$171 [7:0];
-  assign lanes[89:83] = \port$2707$0 [6:0];
+  assign lanes[173] = \$92 ;
+  assign lanes[186] = \$91 ;
+  assign lanes[105:98] = \$90 [7:0];
+  assign lanes[97:90] = \$87 [7:0];
+  assign lanes[89:83] = \port$2112$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2702$0 [41:35];
-  assign lanes[34:0] = \port$2702$0 [34:0];
-  assign { lanes[369:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 56'h00000000000000;
-  assign match_b[3] = \$8 ;
-  assign match_b[2] = \$6 ;
+  assign lanes[41:35] = \port$2107$0 [41:35];
+  assign lanes[34:0] = \port$2107$0 [34:0];
+  assign { lanes[201:188], lanes[185:175], lanes[172:171], lanes[106] } = 28'h0000000;
   assign match_b[1] = \$4 ;
   assign match_b[0] = \$2 ;
-  assign mark_now_b[3] = \port$2703$0 [289];
-  assign mark_now_b[2] = \port$2703$0 [206];
-  assign mark_now_b[1] = \port$2703$0 [123];
-  assign mark_now_b[0] = \port$2703$0 [40];
+  assign mark_now_b[1] = \port$2108$0 [124];
+  assign mark_now_b[0] = \port$2108$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -6356,14 +5398,10 @@ endmodule
 module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
-  wire [6:0] \$10 ;
-  wire \$11 ;
-  wire [6:0] \$12 ;
-  wire \$13 ;
-  reg [4:0] \$14 ;
-  reg [5:0] \$15 ;
-  wire [5:0] \$2 ;
-  wire [5:0] \$3 ;
+  reg [5:0] \$10 ;
+  reg [5:0] \$11 ;
+  wire [6:0] \$2 ;
+  wire [6:0] \$3 ;
   wire [8:0] \$4 ;
   wire [9:0] \$5 ;
   wire [6:0] \$6 ;
@@ -6377,54 +5415,48 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
   reg [5:0] \ref  = 6'h00;
   input rst;
   wire rst;
-  input [23:0] sc_last;
-  wire [23:0] sc_last;
-  output [4:0] sc_row;
-  reg [4:0] sc_row = 5'h00;
-  output [3:0] sc_set;
-  wire [3:0] sc_set;
-  input [3:0] sc_valid;
-  wire [3:0] sc_valid;
-  assign \$1  = sc_row == 5'h1f;
+  input [11:0] sc_last;
+  wire [11:0] sc_last;
+  output [5:0] sc_row;
+  reg [5:0] sc_row = 6'h00;
+  output [1:0] sc_set;
+  wire [1:0] sc_set;
+  input [1:0] sc_valid;
+  wire [1:0] sc_valid;
+  assign \$1  = sc_row == 6'h3f;
   assign \$2  = sc_row + 1'h1;
-  assign \$3  = \$1  ? 6'h00 : \$2 ;
+  assign \$3  = \$1  ? 7'h00 : \$2 ;
   assign \$4  = cycle[7:0] + 2'h2;
   assign \$5  = \$4  - 4'hd;
   assign \$6  = \ref  - sc_last[5:0];
   assign \$7  = sc_valid[0] & \$6 [5];
   assign \$8  = \ref  - sc_last[11:6];
   assign \$9  = sc_valid[1] & \$8 [5];
-  assign \$10  = \ref  - sc_last[17:12];
-  assign \$11  = sc_valid[2] & \$10 [5];
-  assign \$12  = \ref  - sc_last[23:18];
-  assign \$13  = sc_valid[3] & \$12 [5];
   always @(posedge clk)
-    sc_row <= \$14 ;
+    sc_row <= \$10 ;
   always @(posedge clk)
-    \ref  <= \$15 ;
+    \ref  <= \$11 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$14  = \$3 [4:0];
+    \$10  = \$3 [5:0];
     if (rst) begin
-      \$14  = 5'h00;
+      \$10  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$15  = \$5 [7:2];
+    \$11  = \$5 [7:2];
     if (rst) begin
-      \$15  = 6'h00;
+      \$11  = 6'h00;
     end
   end
-  assign sc_set[3] = \$13 ;
-  assign sc_set[2] = \$11 ;
   assign sc_set[1] = \$9 ;
   assign sc_set[0] = \$7 ;
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2723$5 , inv_slot, \port$2723$171 , clk);
+, \port$2128$5 , inv_slot, \port$2128$119 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6445,18 +5477,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$113 ;
   wire \$114 ;
   wire \$115 ;
-  wire [5:0] \$116 ;
-  wire \$117 ;
-  wire \$118 ;
-  wire \$119 ;
+  wire \$116 ;
+  wire [6:0] \$117 ;
+  wire [6:0] \$118 ;
+  wire [6:0] \$119 ;
   wire \$12 ;
-  wire \$120 ;
+  wire [6:0] \$120 ;
   wire \$121 ;
-  wire \$122 ;
+  wire [6:0] \$122 ;
   wire \$123 ;
-  wire \$124 ;
+  wire [6:0] \$124 ;
   wire \$125 ;
-  wire \$126 ;
+  wire [6:0] \$126 ;
   wire \$127 ;
   wire \$128 ;
   wire \$129 ;
@@ -6466,7 +5498,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$132 ;
   wire \$133 ;
   wire \$134 ;
-  wire [7:0] \$135 ;
+  wire \$135 ;
   wire \$136 ;
   wire \$137 ;
   wire \$138 ;
@@ -6508,7 +5540,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$170 ;
   wire \$171 ;
   wire \$172 ;
-  wire [5:0] \$173 ;
+  wire \$173 ;
   wire \$174 ;
   wire \$175 ;
   wire \$176 ;
@@ -6527,17 +5559,17 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$188 ;
   wire \$189 ;
   wire \$19 ;
-  wire \$190 ;
+  wire [6:0] \$190 ;
   wire \$191 ;
-  wire [7:0] \$192 ;
+  wire [6:0] \$192 ;
   wire \$193 ;
-  wire \$194 ;
+  wire [6:0] \$194 ;
   wire \$195 ;
   wire \$196 ;
   wire \$197 ;
   wire \$198 ;
   wire \$199 ;
-  wire [5:0] \$2 ;
+  wire [6:0] \$2 ;
   wire \$20 ;
   wire \$200 ;
   wire \$201 ;
@@ -6573,17 +5605,17 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$229 ;
   wire \$23 ;
   wire \$230 ;
-  wire [5:0] \$231 ;
-  wire [5:0] \$232 ;
-  wire [5:0] \$233 ;
-  wire [5:0] \$234 ;
+  wire \$231 ;
+  wire \$232 ;
+  wire \$233 ;
+  wire \$234 ;
   wire \$235 ;
-  wire [5:0] \$236 ;
+  wire \$236 ;
   wire \$237 ;
-  wire [5:0] \$238 ;
+  wire \$238 ;
   wire \$239 ;
   wire \$24 ;
-  wire [5:0] \$240 ;
+  wire \$240 ;
   wire \$241 ;
   wire \$242 ;
   wire \$243 ;
@@ -6601,341 +5633,69 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$254 ;
   wire \$255 ;
   wire \$256 ;
-  wire \$257 ;
-  wire \$258 ;
-  wire \$259 ;
+  reg [5:0] \$257 ;
+  reg [5:0] \$258 ;
+  reg [5:0] \$259 ;
   wire \$26 ;
-  wire \$260 ;
-  wire \$261 ;
-  wire \$262 ;
-  wire \$263 ;
-  wire \$264 ;
-  wire \$265 ;
-  wire \$266 ;
-  wire \$267 ;
-  wire \$268 ;
-  wire \$269 ;
+  reg [5:0] \$260 ;
+  reg \$261 ;
+  reg [7:0] \$262 ;
+  reg [15:0] \$263 ;
+  reg \$264 ;
+  reg \$265 ;
+  reg \$266 ;
+  reg [31:0] \$267 ;
+  reg \$268 ;
+  reg [11:0] \$269 ;
   wire \$27 ;
-  wire \$270 ;
-  wire \$271 ;
-  wire \$272 ;
-  wire \$273 ;
-  wire \$274 ;
-  wire \$275 ;
-  wire \$276 ;
-  wire \$277 ;
-  wire \$278 ;
-  wire \$279 ;
+  reg \$270 ;
+  reg \$271 ;
+  reg [5:0] \$272 ;
+  reg \$273 ;
+  reg [7:0] \$274 ;
+  reg \$275 ;
+  reg \$276 ;
+  reg \$277 ;
+  reg [31:0] \$278 ;
+  reg \$279 ;
   wire \$28 ;
-  wire \$280 ;
-  wire \$281 ;
-  wire \$282 ;
-  wire \$283 ;
-  wire \$284 ;
-  wire \$285 ;
-  wire \$286 ;
-  wire \$287 ;
-  wire \$288 ;
-  wire \$289 ;
+  reg [11:0] \$280 ;
+  reg \$281 ;
+  reg \$282 ;
   wire \$29 ;
-  wire \$290 ;
-  wire \$291 ;
-  wire \$292 ;
-  wire \$293 ;
-  wire \$294 ;
-  wire \$295 ;
-  wire \$296 ;
-  wire \$297 ;
-  wire \$298 ;
-  wire \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire \$300 ;
-  wire \$301 ;
-  wire \$302 ;
-  wire \$303 ;
-  wire [5:0] \$304 ;
-  wire \$305 ;
-  wire [5:0] \$306 ;
-  wire \$307 ;
-  wire [5:0] \$308 ;
-  wire \$309 ;
   wire \$31 ;
-  wire \$310 ;
-  wire \$311 ;
-  wire \$312 ;
-  wire \$313 ;
-  wire \$314 ;
-  wire \$315 ;
-  wire \$316 ;
-  wire \$317 ;
-  wire \$318 ;
-  wire \$319 ;
   wire \$32 ;
-  wire \$320 ;
-  wire \$321 ;
-  wire \$322 ;
-  wire \$323 ;
-  wire \$324 ;
-  wire \$325 ;
-  wire \$326 ;
-  wire \$327 ;
-  wire \$328 ;
-  wire \$329 ;
   wire \$33 ;
-  wire \$330 ;
-  wire \$331 ;
-  wire \$332 ;
-  wire \$333 ;
-  wire \$334 ;
-  wire \$335 ;
-  wire \$336 ;
-  wire \$337 ;
-  wire \$338 ;
-  wire \$339 ;
   wire \$34 ;
-  wire \$340 ;
-  wire \$341 ;
-  wire \$342 ;
-  wire \$343 ;
-  wire \$344 ;
-  wire \$345 ;
-  wire \$346 ;
-  wire \$347 ;
-  wire \$348 ;
-  wire \$349 ;
   wire \$35 ;
-  wire \$350 ;
-  wire \$351 ;
-  wire \$352 ;
-  wire \$353 ;
-  wire \$354 ;
-  wire \$355 ;
-  wire \$356 ;
-  wire \$357 ;
-  wire \$358 ;
-  wire \$359 ;
   wire \$36 ;
-  wire \$360 ;
-  wire \$361 ;
-  wire \$362 ;
-  wire \$363 ;
-  wire \$364 ;
-  wire \$365 ;
-  wire \$366 ;
-  wire \$367 ;
-  wire \$368 ;
-  wire \$369 ;
   wire \$37 ;
-  wire \$370 ;
-  wire \$371 ;
-  wire [5:0] \$372 ;
-  wire \$373 ;
-  wire [5:0] \$374 ;
-  wire \$375 ;
-  wire [5:0] \$376 ;
-  wire \$377 ;
-  wire \$378 ;
-  wire \$379 ;
   wire \$38 ;
-  wire \$380 ;
-  wire \$381 ;
-  wire \$382 ;
-  wire \$383 ;
-  wire \$384 ;
-  wire \$385 ;
-  wire \$386 ;
-  wire \$387 ;
-  wire \$388 ;
-  wire \$389 ;
   wire \$39 ;
-  wire \$390 ;
-  wire \$391 ;
-  wire \$392 ;
-  wire \$393 ;
-  wire \$394 ;
-  wire \$395 ;
-  wire \$396 ;
-  wire \$397 ;
-  wire \$398 ;
-  wire \$399 ;
   wire \$4 ;
   wire \$40 ;
-  wire \$400 ;
-  wire \$401 ;
-  wire \$402 ;
-  wire \$403 ;
-  wire \$404 ;
-  wire \$405 ;
-  wire \$406 ;
-  wire \$407 ;
-  wire \$408 ;
-  wire \$409 ;
   wire \$41 ;
-  wire \$410 ;
-  wire \$411 ;
-  wire \$412 ;
-  wire \$413 ;
-  wire \$414 ;
-  wire \$415 ;
-  wire \$416 ;
-  wire \$417 ;
-  wire \$418 ;
-  wire \$419 ;
   wire \$42 ;
-  wire \$420 ;
-  wire \$421 ;
-  wire \$422 ;
-  wire \$423 ;
-  wire \$424 ;
-  wire \$425 ;
-  wire \$426 ;
-  wire \$427 ;
-  wire \$428 ;
-  wire \$429 ;
   wire \$43 ;
-  wire \$430 ;
-  wire \$431 ;
-  wire \$432 ;
-  wire \$433 ;
-  wire \$434 ;
-  wire \$435 ;
-  wire \$436 ;
-  wire \$437 ;
-  wire \$438 ;
-  wire \$439 ;
   wire \$44 ;
-  wire [5:0] \$440 ;
-  wire \$441 ;
-  wire [5:0] \$442 ;
-  wire \$443 ;
-  wire [5:0] \$444 ;
-  wire \$445 ;
-  wire \$446 ;
-  wire \$447 ;
-  wire \$448 ;
-  wire \$449 ;
   wire \$45 ;
-  wire \$450 ;
-  wire \$451 ;
-  wire \$452 ;
-  wire \$453 ;
-  wire \$454 ;
-  wire \$455 ;
-  wire \$456 ;
-  wire \$457 ;
-  wire \$458 ;
-  wire \$459 ;
   wire \$46 ;
-  wire \$460 ;
-  wire \$461 ;
-  wire \$462 ;
-  wire \$463 ;
-  wire \$464 ;
-  wire \$465 ;
-  wire \$466 ;
-  wire \$467 ;
-  wire \$468 ;
-  wire \$469 ;
   wire \$47 ;
-  wire \$470 ;
-  wire \$471 ;
-  wire \$472 ;
-  wire \$473 ;
-  wire \$474 ;
-  wire \$475 ;
-  wire \$476 ;
-  wire \$477 ;
-  wire \$478 ;
-  wire \$479 ;
   wire \$48 ;
-  wire \$480 ;
-  wire \$481 ;
-  wire \$482 ;
-  wire \$483 ;
-  wire \$484 ;
-  wire \$485 ;
-  wire \$486 ;
-  wire \$487 ;
-  wire \$488 ;
-  wire \$489 ;
   wire \$49 ;
-  wire \$490 ;
-  wire \$491 ;
-  wire \$492 ;
-  wire \$493 ;
-  wire \$494 ;
-  wire \$495 ;
-  wire \$496 ;
-  wire \$497 ;
-  wire \$498 ;
-  wire \$499 ;
   wire \$5 ;
   wire \$50 ;
-  wire \$500 ;
-  wire \$501 ;
-  wire \$502 ;
-  wire \$503 ;
-  wire \$504 ;
-  wire \$505 ;
-  wire \$506 ;
-  reg [4:0] \$507 ;
-  reg [4:0] \$508 ;
-  reg [4:0] \$509 ;
   wire \$51 ;
-  reg [4:0] \$510 ;
-  reg \$511 ;
-  reg [7:0] \$512 ;
-  reg [31:0] \$513 ;
-  reg \$514 ;
-  reg \$515 ;
-  reg \$516 ;
-  reg [31:0] \$517 ;
-  reg \$518 ;
-  reg [11:0] \$519 ;
   wire \$52 ;
-  reg \$520 ;
-  reg \$521 ;
-  reg [4:0] \$522 ;
-  reg \$523 ;
-  reg [7:0] \$524 ;
-  reg \$525 ;
-  reg \$526 ;
-  reg \$527 ;
-  reg [31:0] \$528 ;
-  reg \$529 ;
   wire \$53 ;
-  reg [11:0] \$530 ;
-  reg \$531 ;
-  reg \$532 ;
-  reg [4:0] \$533 ;
-  reg \$534 ;
-  reg [7:0] \$535 ;
-  reg \$536 ;
-  reg \$537 ;
-  reg \$538 ;
-  reg [31:0] \$539 ;
   wire \$54 ;
-  reg \$540 ;
-  reg [11:0] \$541 ;
-  reg \$542 ;
-  reg \$543 ;
-  reg [4:0] \$544 ;
-  reg \$545 ;
-  reg [7:0] \$546 ;
-  reg \$547 ;
-  reg \$548 ;
-  reg \$549 ;
   wire \$55 ;
-  reg [31:0] \$550 ;
-  reg \$551 ;
-  reg [11:0] \$552 ;
-  reg \$553 ;
-  reg \$554 ;
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
-  wire [5:0] \$59 ;
+  wire [6:0] \$59 ;
   wire \$6 ;
   wire \$60 ;
   wire \$61 ;
@@ -6980,71 +5740,30 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$97 ;
   wire \$98 ;
   wire \$99 ;
-  wire [4:0] \$signature__addr ;
-  wire [4:0] \$signature__addr$103 ;
-  wire [4:0] \$signature__addr$105 ;
-  wire [4:0] \$signature__addr$107 ;
-  wire [4:0] \$signature__addr$111 ;
-  (* init = 5'h00 *)
-  wire [4:0] \$signature__addr$115 ;
-  wire [4:0] \$signature__addr$139 ;
-  wire [4:0] \$signature__addr$141 ;
-  wire [4:0] \$signature__addr$143 ;
-  wire [4:0] \$signature__addr$145 ;
-  wire [4:0] \$signature__addr$147 ;
-  (* init = 5'h00 *)
-  wire [4:0] \$signature__addr$149 ;
-  wire [4:0] \$signature__addr$158 ;
-  wire [4:0] \$signature__addr$160 ;
-  wire [4:0] \$signature__addr$162 ;
-  wire [4:0] \$signature__addr$164 ;
-  wire [4:0] \$signature__addr$166 ;
-  (* init = 5'h00 *)
-  wire [4:0] \$signature__addr$168 ;
-  wire [4:0] \$signature__addr$177 ;
-  wire [4:0] \$signature__addr$179 ;
-  wire [4:0] \$signature__addr$181 ;
-  wire [4:0] \$signature__addr$183 ;
-  wire [4:0] \$signature__addr$185 ;
-  (* init = 5'h00 *)
-  wire [4:0] \$signature__addr$187 ;
+  wire [5:0] \$signature__addr ;
+  wire [5:0] \$signature__addr$105 ;
+  wire [5:0] \$signature__addr$107 ;
+  wire [5:0] \$signature__addr$109 ;
+  wire [5:0] \$signature__addr$111 ;
+  wire [5:0] \$signature__addr$113 ;
+  (* init = 6'h00 *)
+  wire [5:0] \$signature__addr$115 ;
+  wire [5:0] \$signature__addr$69 ;
+  wire [5:0] \$signature__addr$71 ;
+  wire [5:0] \$signature__addr$73 ;
+  wire [5:0] \$signature__addr$77 ;
+  (* init = 6'h00 *)
+  wire [5:0] \$signature__addr$81 ;
   wire [31:0] \$signature__data ;
-  wire [31:0] \$signature__data$123 ;
-  wire [7:0] \$signature__data$123.count ;
-  wire [23:0] \$signature__data$123.tag ;
-  wire [11:0] \$signature__data$125 ;
-  wire \$signature__data$125.fresh ;
-  wire [3:0] \$signature__data$125.gen ;
-  wire [5:0] \$signature__data$125.last ;
-  wire \$signature__data$125.valid ;
-  wire \$signature__data$127 ;
-  wire [31:0] \$signature__data$152 ;
-  wire [7:0] \$signature__data$152.count ;
-  wire [23:0] \$signature__data$152.tag ;
-  wire [11:0] \$signature__data$154 ;
-  wire \$signature__data$154.fresh ;
-  wire [3:0] \$signature__data$154.gen ;
-  wire [5:0] \$signature__data$154.last ;
-  wire \$signature__data$154.valid ;
-  wire \$signature__data$156 ;
-  wire [31:0] \$signature__data$171 ;
-  wire [7:0] \$signature__data$171.count ;
-  wire [23:0] \$signature__data$171.tag ;
-  wire [11:0] \$signature__data$173 ;
-  wire \$signature__data$173.fresh ;
-  wire [3:0] \$signature__data$173.gen ;
-  wire [5:0] \$signature__data$173.last ;
-  wire \$signature__data$173.valid ;
-  wire \$signature__data$175 ;
-  wire [31:0] \$signature__data$190 ;
-  wire [7:0] \$signature__data$190.count ;
-  wire [23:0] \$signature__data$190.tag ;
-  wire [11:0] \$signature__data$192 ;
-  wire \$signature__data$192.fresh ;
-  wire [3:0] \$signature__data$192.gen ;
-  wire [5:0] \$signature__data$192.last ;
-  wire \$signature__data$192.valid ;
-  wire \$signature__data$194 ;
+  wire [31:0] \$signature__data$118 ;
+  wire [7:0] \$signature__data$118.count ;
+  wire [23:0] \$signature__data$118.tag ;
+  wire [11:0] \$signature__data$120 ;
+  wire \$signature__data$120.fresh ;
+  wire [3:0] \$signature__data$120.gen ;
+  wire [5:0] \$signature__data$120.last ;
+  wire \$signature__data$120.valid ;
+  wire \$signature__data$122 ;
   wire [11:0] \$signature__data$35 ;
   wire \$signature__data$35.fresh ;
   wire [3:0] \$signature__data$35.gen ;
@@ -7062,67 +5781,44 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$signature__data$54.valid ;
   (* init = 1'h0 *)
   wire \$signature__data$58 ;
-  wire [31:0] \$signature__data$68 ;
-  wire [7:0] \$signature__data$68.count ;
-  wire [23:0] \$signature__data$68.tag ;
-  wire [11:0] \$signature__data$71 ;
-  wire \$signature__data$71.fresh ;
-  wire [3:0] \$signature__data$71.gen ;
-  wire [5:0] \$signature__data$71.last ;
-  wire \$signature__data$71.valid ;
-  (* init = 1'h0 *)
-  wire \$signature__data$75 ;
-  wire [31:0] \$signature__data$85 ;
-  wire [7:0] \$signature__data$85.count ;
-  wire [23:0] \$signature__data$85.tag ;
-  wire [11:0] \$signature__data$88 ;
-  wire \$signature__data$88.fresh ;
-  wire [3:0] \$signature__data$88.gen ;
-  wire [5:0] \$signature__data$88.last ;
-  wire \$signature__data$88.valid ;
-  (* init = 1'h0 *)
-  wire \$signature__data$92 ;
+  wire [31:0] \$signature__data$89 ;
+  wire [7:0] \$signature__data$89.count ;
+  wire [23:0] \$signature__data$89.tag ;
+  wire [11:0] \$signature__data$91 ;
+  wire \$signature__data$91.fresh ;
+  wire [3:0] \$signature__data$91.gen ;
+  wire [5:0] \$signature__data$91.last ;
+  wire \$signature__data$91.valid ;
+  wire \$signature__data$93 ;
   wire [7:0] \$signature__data.count ;
   wire [23:0] \$signature__data.tag ;
   wire \$signature__en ;
-  wire \$signature__en$104 ;
   wire \$signature__en$106 ;
   wire \$signature__en$108 ;
+  wire \$signature__en$110 ;
   wire \$signature__en$112 ;
+  wire \$signature__en$114 ;
   wire \$signature__en$116 ;
-  wire \$signature__en$140 ;
-  wire \$signature__en$142 ;
-  wire \$signature__en$144 ;
-  wire \$signature__en$146 ;
-  wire \$signature__en$148 ;
-  wire \$signature__en$150 ;
-  wire \$signature__en$159 ;
-  wire \$signature__en$161 ;
-  wire \$signature__en$163 ;
-  wire \$signature__en$165 ;
-  wire \$signature__en$167 ;
-  wire \$signature__en$169 ;
-  wire \$signature__en$178 ;
-  wire \$signature__en$180 ;
-  wire \$signature__en$182 ;
-  wire \$signature__en$184 ;
-  wire \$signature__en$186 ;
-  wire \$signature__en$188 ;
-  output [31:0] bk_count;
-  wire [31:0] bk_count;
-  output [3:0] bk_fresh;
-  wire [3:0] bk_fresh;
-  output [23:0] bk_last;
-  wire [23:0] bk_last;
-  wire [3:0] bk_mark;
-  output [3:0] bk_mark_raw;
-  wire [3:0] bk_mark_raw;
-  output [19:0] bk_row;
-  wire [19:0] bk_row;
-  output [3:0] bk_sc_row_hit;
-  wire [3:0] bk_sc_row_hit;
-  output [143:0] bk_sides;
-  wire [143:0] bk_sides;
+  wire \$signature__en$70 ;
+  wire \$signature__en$72 ;
+  wire \$signature__en$74 ;
+  wire \$signature__en$78 ;
+  wire \$signature__en$82 ;
+  output [15:0] bk_count;
+  wire [15:0] bk_count;
+  output [1:0] bk_fresh;
+  wire [1:0] bk_fresh;
+  output [11:0] bk_last;
+  wire [11:0] bk_last;
+  wire [1:0] bk_mark;
+  output [1:0] bk_mark_raw;
+  wire [1:0] bk_mark_raw;
+  output [11:0] bk_row;
+  wire [11:0] bk_row;
+  output [1:0] bk_sc_row_hit;
+  wire [1:0] bk_sc_row_hit;
+  output [71:0] bk_sides;
+  wire [71:0] bk_sides;
   wire [7:0] \bk_sides[0].count_byp ;
   wire [7:0] \bk_sides[0].count_raw ;
   wire \bk_sides[0].ent ;
@@ -7147,40 +5843,16 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \bk_sides[1].mark_raw ;
   wire \bk_sides[1].match ;
   wire \bk_sides[1].meta ;
-  wire [7:0] \bk_sides[2].count_byp ;
-  wire [7:0] \bk_sides[2].count_raw ;
-  wire \bk_sides[2].ent ;
-  wire \bk_sides[2].fresh_byp ;
-  wire \bk_sides[2].fresh_raw ;
-  wire [5:0] \bk_sides[2].last_byp ;
-  wire [5:0] \bk_sides[2].last_raw ;
-  wire \bk_sides[2].mark ;
-  wire \bk_sides[2].mark_byp ;
-  wire \bk_sides[2].mark_raw ;
-  wire \bk_sides[2].match ;
-  wire \bk_sides[2].meta ;
-  wire [7:0] \bk_sides[3].count_byp ;
-  wire [7:0] \bk_sides[3].count_raw ;
-  wire \bk_sides[3].ent ;
-  wire \bk_sides[3].fresh_byp ;
-  wire \bk_sides[3].fresh_raw ;
-  wire [5:0] \bk_sides[3].last_byp ;
-  wire [5:0] \bk_sides[3].last_raw ;
-  wire \bk_sides[3].mark ;
-  wire \bk_sides[3].mark_byp ;
-  wire \bk_sides[3].mark_raw ;
-  wire \bk_sides[3].match ;
-  wire \bk_sides[3].meta ;
-  output [95:0] bk_tag;
-  wire [95:0] bk_tag;
-  output [3:0] bk_valid;
-  wire [3:0] bk_valid;
+  output [47:0] bk_tag;
+  wire [47:0] bk_tag;
+  output [1:0] bk_valid;
+  wire [1:0] bk_valid;
   wire clear_at_hi;
   wire clear_at_hi_m1;
   input clear_en;
   wire clear_en;
-  input [4:0] clear_row;
-  wire [4:0] clear_row;
+  input [5:0] clear_row;
+  wire [5:0] clear_row;
   input clk;
   wire clk;
   wire [7:0] copy_data;
@@ -7201,20 +5873,6 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [31:0] ent1_rd;
   wire [7:0] \ent1_rd.count ;
   wire [23:0] \ent1_rd.tag ;
-  reg ent2_byp = 1'h0;
-  reg [31:0] ent2_byp_data = 32'd0;
-  wire [7:0] \ent2_byp_data.count ;
-  wire [23:0] \ent2_byp_data.tag ;
-  wire [31:0] ent2_rd;
-  wire [7:0] \ent2_rd.count ;
-  wire [23:0] \ent2_rd.tag ;
-  reg ent3_byp = 1'h0;
-  reg [31:0] ent3_byp_data = 32'd0;
-  wire [7:0] \ent3_byp_data.count ;
-  wire [23:0] \ent3_byp_data.tag ;
-  wire [31:0] ent3_rd;
-  wire [7:0] \ent3_rd.count ;
-  wire [23:0] \ent3_rd.tag ;
   input [3:0] generation;
   wire [3:0] generation;
   wire inv_at_hi;
@@ -7228,16 +5886,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   reg mark1_byp = 1'h0;
   reg mark1_byp_data = 1'h0;
   wire mark1_rd;
-  reg mark2_byp = 1'h0;
-  reg mark2_byp_data = 1'h0;
-  wire mark2_rd;
-  reg mark3_byp = 1'h0;
-  reg mark3_byp_data = 1'h0;
-  wire mark3_rd;
   wire mark_now0;
   wire mark_now1;
-  wire mark_now2;
-  wire mark_now3;
   reg meta0_byp = 1'h0;
   reg [11:0] meta0_byp_data = 12'h000;
   wire \meta0_byp_data.fresh ;
@@ -7260,107 +5910,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta1_rd.gen ;
   wire [5:0] \meta1_rd.last ;
   wire \meta1_rd.valid ;
-  reg meta2_byp = 1'h0;
-  reg [11:0] meta2_byp_data = 12'h000;
-  wire \meta2_byp_data.fresh ;
-  wire [3:0] \meta2_byp_data.gen ;
-  wire [5:0] \meta2_byp_data.last ;
-  wire \meta2_byp_data.valid ;
-  wire [11:0] meta2_rd;
-  wire \meta2_rd.fresh ;
-  wire [3:0] \meta2_rd.gen ;
-  wire [5:0] \meta2_rd.last ;
-  wire \meta2_rd.valid ;
-  reg meta3_byp = 1'h0;
-  reg [11:0] meta3_byp_data = 12'h000;
-  wire \meta3_byp_data.fresh ;
-  wire [3:0] \meta3_byp_data.gen ;
-  wire [5:0] \meta3_byp_data.last ;
-  wire \meta3_byp_data.valid ;
-  wire [11:0] meta3_rd;
-  wire \meta3_rd.fresh ;
-  wire [3:0] \meta3_rd.gen ;
-  wire [5:0] \meta3_rd.last ;
-  wire \meta3_rd.valid ;
-  reg [4:0] meta_addr;
+  reg [5:0] meta_addr;
   wire [11:0] meta_data;
   wire \meta_data.fresh ;
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2723$171 ;
-  wire [17:0] \port$2723$171 ;
-  input [29:0] \port$2723$5 ;
-  wire [29:0] \port$2723$5 ;
-  reg [4:0] rd_row_q0 = 5'h00;
-  reg [4:0] rd_row_q1 = 5'h00;
-  reg [4:0] rd_row_q2 = 5'h00;
-  reg [4:0] rd_row_q3 = 5'h00;
+  input [17:0] \port$2128$119 ;
+  wire [17:0] \port$2128$119 ;
+  input [29:0] \port$2128$5 ;
+  wire [29:0] \port$2128$5 ;
+  reg [5:0] rd_row_q0 = 6'h00;
+  reg [5:0] rd_row_q1 = 6'h00;
   input [6:0] rd_slot;
   wire [6:0] rd_slot;
   input rst;
   wire rst;
-  reg [31:0] sc_data_q = 32'd0;
+  reg [15:0] sc_data_q = 16'h0000;
   wire \sc_data_q[0].fresh ;
   wire [5:0] \sc_data_q[0].last ;
   wire \sc_data_q[0].valid ;
   wire \sc_data_q[1].fresh ;
   wire [5:0] \sc_data_q[1].last ;
   wire \sc_data_q[1].valid ;
-  wire \sc_data_q[2].fresh ;
-  wire [5:0] \sc_data_q[2].last ;
-  wire \sc_data_q[2].valid ;
-  wire \sc_data_q[3].fresh ;
-  wire [5:0] \sc_data_q[3].last ;
-  wire \sc_data_q[3].valid ;
   reg sc_intent0 = 1'h0;
   reg sc_intent1 = 1'h0;
-  reg sc_intent2 = 1'h0;
-  reg sc_intent3 = 1'h0;
-  output [23:0] sc_last;
-  wire [23:0] sc_last;
+  output [11:0] sc_last;
+  wire [11:0] sc_last;
   wire sc_mark_at_hi;
   wire sc_mark_at_hi_m1;
-  wire [3:0] sc_mark_en;
-  output [3:0] sc_mark_intent;
-  wire [3:0] sc_mark_intent;
-  (* init = 5'h00 *)
-  wire [4:0] sc_mark_row;
-  (* init = 5'h00 *)
-  wire [4:0] sc_mark_row_next;
-  output [3:0] sc_mark_value;
-  wire [3:0] sc_mark_value;
-  wire [4:0] sc_r__addr;
-  wire [31:0] sc_r__data;
+  wire [1:0] sc_mark_en;
+  output [1:0] sc_mark_intent;
+  wire [1:0] sc_mark_intent;
+  (* init = 6'h00 *)
+  wire [5:0] sc_mark_row;
+  (* init = 6'h00 *)
+  wire [5:0] sc_mark_row_next;
+  output [1:0] sc_mark_value;
+  wire [1:0] sc_mark_value;
+  wire [5:0] sc_r__addr;
+  wire [15:0] sc_r__data;
   wire \sc_r__data[0].fresh ;
   wire [5:0] \sc_r__data[0].last ;
   wire \sc_r__data[0].valid ;
   wire \sc_r__data[1].fresh ;
   wire [5:0] \sc_r__data[1].last ;
   wire \sc_r__data[1].valid ;
-  wire \sc_r__data[2].fresh ;
-  wire [5:0] \sc_r__data[2].last ;
-  wire \sc_r__data[2].valid ;
-  wire \sc_r__data[3].fresh ;
-  wire [5:0] \sc_r__data[3].last ;
-  wire \sc_r__data[3].valid ;
   wire sc_r__en;
-  input [4:0] sc_row;
-  wire [4:0] sc_row;
-  reg [4:0] sc_row_q = 5'h00;
-  output [4:0] sc_row_qq;
-  reg [4:0] sc_row_qq = 5'h00;
-  reg [4:0] sc_row_qqq = 5'h00;
-  input [3:0] sc_set;
-  wire [3:0] sc_set;
+  input [5:0] sc_row;
+  wire [5:0] sc_row;
+  reg [5:0] sc_row_q = 6'h00;
+  output [5:0] sc_row_qq;
+  reg [5:0] sc_row_qq = 6'h00;
+  reg [5:0] sc_row_qqq = 6'h00;
+  input [1:0] sc_set;
+  wire [1:0] sc_set;
   (* keep = 32'd1 *)
   wire sc_snoop0;
   (* keep = 32'd1 *)
   wire sc_snoop1;
-  (* keep = 32'd1 *)
-  wire sc_snoop2;
-  (* keep = 32'd1 *)
-  wire sc_snoop3;
   (* keep = 32'd1 *)
   wire [7:0] sc_snoop_data0;
   wire \sc_snoop_data0.fresh ;
@@ -7371,30 +5979,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \sc_snoop_data1.fresh ;
   wire [5:0] \sc_snoop_data1.last ;
   wire \sc_snoop_data1.valid ;
-  (* keep = 32'd1 *)
-  wire [7:0] sc_snoop_data2;
-  wire \sc_snoop_data2.fresh ;
-  wire [5:0] \sc_snoop_data2.last ;
-  wire \sc_snoop_data2.valid ;
-  (* keep = 32'd1 *)
-  wire [7:0] sc_snoop_data3;
-  wire \sc_snoop_data3.fresh ;
-  wire [5:0] \sc_snoop_data3.last ;
-  wire \sc_snoop_data3.valid ;
-  output [3:0] sc_valid;
-  wire [3:0] sc_valid;
+  output [1:0] sc_valid;
+  wire [1:0] sc_valid;
   reg sc_value0 = 1'h0;
   reg sc_value1 = 1'h0;
-  reg sc_value2 = 1'h0;
-  reg sc_value3 = 1'h0;
   wire sc_we0;
   wire sc_we1;
-  wire sc_we2;
-  wire sc_we3;
   reg sc_wr_at_read0 = 1'h0;
   reg sc_wr_at_read1 = 1'h0;
-  reg sc_wr_at_read2 = 1'h0;
-  reg sc_wr_at_read3 = 1'h0;
   reg [7:0] sc_wr_at_read_data0 = 8'h00;
   wire \sc_wr_at_read_data0.fresh ;
   wire [5:0] \sc_wr_at_read_data0.last ;
@@ -7403,29 +5995,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \sc_wr_at_read_data1.fresh ;
   wire [5:0] \sc_wr_at_read_data1.last ;
   wire \sc_wr_at_read_data1.valid ;
-  reg [7:0] sc_wr_at_read_data2 = 8'h00;
-  wire \sc_wr_at_read_data2.fresh ;
-  wire [5:0] \sc_wr_at_read_data2.last ;
-  wire \sc_wr_at_read_data2.valid ;
-  reg [7:0] sc_wr_at_read_data3 = 8'h00;
-  wire \sc_wr_at_read_data3.fresh ;
-  wire [5:0] \sc_wr_at_read_data3.last ;
-  wire \sc_wr_at_read_data3.valid ;
-  wire [4:0] scrub_w__addr;
-  wire [31:0] scrub_w__data;
+  wire [5:0] scrub_w__addr;
+  wire [15:0] scrub_w__data;
   wire \scrub_w__data[0].fresh ;
   wire [5:0] \scrub_w__data[0].last ;
   wire \scrub_w__data[0].valid ;
   wire \scrub_w__data[1].fresh ;
   wire [5:0] \scrub_w__data[1].last ;
   wire \scrub_w__data[1].valid ;
-  wire \scrub_w__data[2].fresh ;
-  wire [5:0] \scrub_w__data[2].last ;
-  wire \scrub_w__data[2].valid ;
-  wire \scrub_w__data[3].fresh ;
-  wire [5:0] \scrub_w__data[3].last ;
-  wire \scrub_w__data[3].valid ;
-  wire [3:0] scrub_w__en;
+  wire [1:0] scrub_w__en;
   wire wr_at_hi;
   wire wr_at_hi_m1;
   wire [7:0] wr_count;
@@ -7435,7 +6013,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [6:0] wr_slot;
   wire [23:0] wr_tag;
   (* no_rw_check = 32'd1 *)
-  reg [31:0] ent0 [31:0];
+  reg [31:0] ent0 [63:0];
   initial begin
     ent0[0] = 32'd0;
     ent0[1] = 32'd0;
@@ -7469,18 +6047,50 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ent0[29] = 32'd0;
     ent0[30] = 32'd0;
     ent0[31] = 32'd0;
+    ent0[32] = 32'd0;
+    ent0[33] = 32'd0;
+    ent0[34] = 32'd0;
+    ent0[35] = 32'd0;
+    ent0[36] = 32'd0;
+    ent0[37] = 32'd0;
+    ent0[38] = 32'd0;
+    ent0[39] = 32'd0;
+    ent0[40] = 32'd0;
+    ent0[41] = 32'd0;
+    ent0[42] = 32'd0;
+    ent0[43] = 32'd0;
+    ent0[44] = 32'd0;
+    ent0[45] = 32'd0;
+    ent0[46] = 32'd0;
+    ent0[47] = 32'd0;
+    ent0[48] = 32'd0;
+    ent0[49] = 32'd0;
+    ent0[50] = 32'd0;
+    ent0[51] = 32'd0;
+    ent0[52] = 32'd0;
+    ent0[53] = 32'd0;
+    ent0[54] = 32'd0;
+    ent0[55] = 32'd0;
+    ent0[56] = 32'd0;
+    ent0[57] = 32'd0;
+    ent0[58] = 32'd0;
+    ent0[59] = 32'd0;
+    ent0[60] = 32'd0;
+    ent0[61] = 32'd0;
+    ent0[62] = 32'd0;
+    ent0[63] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$108 )
-      ent0[\port$2723$171 [6:2]] <= \$signature__data ;
+    if (\$signature__en$74 )
+      ent0[\port$2128$119 [6:1]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
-    _0_ <= ent0[\$236 [4:0]];
+    _0_ <= ent0[\$122 [5:0]];
   end
-  assign \$signature__data$123  = _0_;
+  assign \$signature__data$89  = _0_;
   (* no_rw_check = 32'd1 *)
-  reg [31:0] ent1 [31:0];
+  reg [31:0] ent1 [63:0];
   initial begin
     ent1[0] = 32'd0;
     ent1[1] = 32'd0;
@@ -7514,108 +6124,50 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ent1[29] = 32'd0;
     ent1[30] = 32'd0;
     ent1[31] = 32'd0;
+    ent1[32] = 32'd0;
+    ent1[33] = 32'd0;
+    ent1[34] = 32'd0;
+    ent1[35] = 32'd0;
+    ent1[36] = 32'd0;
+    ent1[37] = 32'd0;
+    ent1[38] = 32'd0;
+    ent1[39] = 32'd0;
+    ent1[40] = 32'd0;
+    ent1[41] = 32'd0;
+    ent1[42] = 32'd0;
+    ent1[43] = 32'd0;
+    ent1[44] = 32'd0;
+    ent1[45] = 32'd0;
+    ent1[46] = 32'd0;
+    ent1[47] = 32'd0;
+    ent1[48] = 32'd0;
+    ent1[49] = 32'd0;
+    ent1[50] = 32'd0;
+    ent1[51] = 32'd0;
+    ent1[52] = 32'd0;
+    ent1[53] = 32'd0;
+    ent1[54] = 32'd0;
+    ent1[55] = 32'd0;
+    ent1[56] = 32'd0;
+    ent1[57] = 32'd0;
+    ent1[58] = 32'd0;
+    ent1[59] = 32'd0;
+    ent1[60] = 32'd0;
+    ent1[61] = 32'd0;
+    ent1[62] = 32'd0;
+    ent1[63] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$146 )
-      ent1[\port$2723$171 [6:2]] <= \$signature__data$51 ;
+    if (\$signature__en$112 )
+      ent1[\port$2128$119 [6:1]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
-    _1_ <= ent1[\$304 [4:0]];
+    _1_ <= ent1[\$190 [5:0]];
   end
-  assign \$signature__data$152  = _1_;
+  assign \$signature__data$118  = _1_;
   (* no_rw_check = 32'd1 *)
-  reg [31:0] ent2 [31:0];
-  initial begin
-    ent2[0] = 32'd0;
-    ent2[1] = 32'd0;
-    ent2[2] = 32'd0;
-    ent2[3] = 32'd0;
-    ent2[4] = 32'd0;
-    ent2[5] = 32'd0;
-    ent2[6] = 32'd0;
-    ent2[7] = 32'd0;
-    ent2[8] = 32'd0;
-    ent2[9] = 32'd0;
-    ent2[10] = 32'd0;
-    ent2[11] = 32'd0;
-    ent2[12] = 32'd0;
-    ent2[13] = 32'd0;
-    ent2[14] = 32'd0;
-    ent2[15] = 32'd0;
-    ent2[16] = 32'd0;
-    ent2[17] = 32'd0;
-    ent2[18] = 32'd0;
-    ent2[19] = 32'd0;
-    ent2[20] = 32'd0;
-    ent2[21] = 32'd0;
-    ent2[22] = 32'd0;
-    ent2[23] = 32'd0;
-    ent2[24] = 32'd0;
-    ent2[25] = 32'd0;
-    ent2[26] = 32'd0;
-    ent2[27] = 32'd0;
-    ent2[28] = 32'd0;
-    ent2[29] = 32'd0;
-    ent2[30] = 32'd0;
-    ent2[31] = 32'd0;
-  end
-  always @(posedge clk) begin
-    if (\$signature__en$165 )
-      ent2[\port$2723$171 [6:2]] <= \$signature__data$68 ;
-  end
-  reg [31:0] _2_;
-  always @(posedge clk) begin
-    _2_ <= ent2[\$372 [4:0]];
-  end
-  assign \$signature__data$171  = _2_;
-  (* no_rw_check = 32'd1 *)
-  reg [31:0] ent3 [31:0];
-  initial begin
-    ent3[0] = 32'd0;
-    ent3[1] = 32'd0;
-    ent3[2] = 32'd0;
-    ent3[3] = 32'd0;
-    ent3[4] = 32'd0;
-    ent3[5] = 32'd0;
-    ent3[6] = 32'd0;
-    ent3[7] = 32'd0;
-    ent3[8] = 32'd0;
-    ent3[9] = 32'd0;
-    ent3[10] = 32'd0;
-    ent3[11] = 32'd0;
-    ent3[12] = 32'd0;
-    ent3[13] = 32'd0;
-    ent3[14] = 32'd0;
-    ent3[15] = 32'd0;
-    ent3[16] = 32'd0;
-    ent3[17] = 32'd0;
-    ent3[18] = 32'd0;
-    ent3[19] = 32'd0;
-    ent3[20] = 32'd0;
-    ent3[21] = 32'd0;
-    ent3[22] = 32'd0;
-    ent3[23] = 32'd0;
-    ent3[24] = 32'd0;
-    ent3[25] = 32'd0;
-    ent3[26] = 32'd0;
-    ent3[27] = 32'd0;
-    ent3[28] = 32'd0;
-    ent3[29] = 32'd0;
-    ent3[30] = 32'd0;
-    ent3[31] = 32'd0;
-  end
-  always @(posedge clk) begin
-    if (\$signature__en$184 )
-      ent3[\port$2723$171 [6:2]] <= \$signature__data$85 ;
-  end
-  reg [31:0] _3_;
-  always @(posedge clk) begin
-    _3_ <= ent3[\$440 [4:0]];
-  end
-  assign \$signature__data$190  = _3_;
-  (* no_rw_check = 32'd1 *)
-  reg [0:0] mark0 [31:0];
+  reg [0:0] mark0 [63:0];
   initial begin
     mark0[0] = 1'h0;
     mark0[1] = 1'h0;
@@ -7649,18 +6201,50 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     mark0[29] = 1'h0;
     mark0[30] = 1'h0;
     mark0[31] = 1'h0;
+    mark0[32] = 1'h0;
+    mark0[33] = 1'h0;
+    mark0[34] = 1'h0;
+    mark0[35] = 1'h0;
+    mark0[36] = 1'h0;
+    mark0[37] = 1'h0;
+    mark0[38] = 1'h0;
+    mark0[39] = 1'h0;
+    mark0[40] = 1'h0;
+    mark0[41] = 1'h0;
+    mark0[42] = 1'h0;
+    mark0[43] = 1'h0;
+    mark0[44] = 1'h0;
+    mark0[45] = 1'h0;
+    mark0[46] = 1'h0;
+    mark0[47] = 1'h0;
+    mark0[48] = 1'h0;
+    mark0[49] = 1'h0;
+    mark0[50] = 1'h0;
+    mark0[51] = 1'h0;
+    mark0[52] = 1'h0;
+    mark0[53] = 1'h0;
+    mark0[54] = 1'h0;
+    mark0[55] = 1'h0;
+    mark0[56] = 1'h0;
+    mark0[57] = 1'h0;
+    mark0[58] = 1'h0;
+    mark0[59] = 1'h0;
+    mark0[60] = 1'h0;
+    mark0[61] = 1'h0;
+    mark0[62] = 1'h0;
+    mark0[63] = 1'h0;
   end
   always @(posedge clk) begin
     if (sc_we0)
       mark0[sc_row_qqq] <= sc_value0;
   end
-  reg [0:0] _4_;
+  reg [0:0] _2_;
   always @(posedge clk) begin
-    _4_ <= mark0[\$240 [4:0]];
+    _2_ <= mark0[\$126 [5:0]];
   end
-  assign \$signature__data$127  = _4_;
+  assign \$signature__data$93  = _2_;
   (* no_rw_check = 32'd1 *)
-  reg [0:0] mark1 [31:0];
+  reg [0:0] mark1 [63:0];
   initial begin
     mark1[0] = 1'h0;
     mark1[1] = 1'h0;
@@ -7694,108 +6278,50 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     mark1[29] = 1'h0;
     mark1[30] = 1'h0;
     mark1[31] = 1'h0;
+    mark1[32] = 1'h0;
+    mark1[33] = 1'h0;
+    mark1[34] = 1'h0;
+    mark1[35] = 1'h0;
+    mark1[36] = 1'h0;
+    mark1[37] = 1'h0;
+    mark1[38] = 1'h0;
+    mark1[39] = 1'h0;
+    mark1[40] = 1'h0;
+    mark1[41] = 1'h0;
+    mark1[42] = 1'h0;
+    mark1[43] = 1'h0;
+    mark1[44] = 1'h0;
+    mark1[45] = 1'h0;
+    mark1[46] = 1'h0;
+    mark1[47] = 1'h0;
+    mark1[48] = 1'h0;
+    mark1[49] = 1'h0;
+    mark1[50] = 1'h0;
+    mark1[51] = 1'h0;
+    mark1[52] = 1'h0;
+    mark1[53] = 1'h0;
+    mark1[54] = 1'h0;
+    mark1[55] = 1'h0;
+    mark1[56] = 1'h0;
+    mark1[57] = 1'h0;
+    mark1[58] = 1'h0;
+    mark1[59] = 1'h0;
+    mark1[60] = 1'h0;
+    mark1[61] = 1'h0;
+    mark1[62] = 1'h0;
+    mark1[63] = 1'h0;
   end
   always @(posedge clk) begin
     if (sc_we1)
       mark1[sc_row_qqq] <= sc_value1;
   end
-  reg [0:0] _5_;
+  reg [0:0] _3_;
   always @(posedge clk) begin
-    _5_ <= mark1[\$308 [4:0]];
+    _3_ <= mark1[\$194 [5:0]];
   end
-  assign \$signature__data$156  = _5_;
+  assign \$signature__data$122  = _3_;
   (* no_rw_check = 32'd1 *)
-  reg [0:0] mark2 [31:0];
-  initial begin
-    mark2[0] = 1'h0;
-    mark2[1] = 1'h0;
-    mark2[2] = 1'h0;
-    mark2[3] = 1'h0;
-    mark2[4] = 1'h0;
-    mark2[5] = 1'h0;
-    mark2[6] = 1'h0;
-    mark2[7] = 1'h0;
-    mark2[8] = 1'h0;
-    mark2[9] = 1'h0;
-    mark2[10] = 1'h0;
-    mark2[11] = 1'h0;
-    mark2[12] = 1'h0;
-    mark2[13] = 1'h0;
-    mark2[14] = 1'h0;
-    mark2[15] = 1'h0;
-    mark2[16] = 1'h0;
-    mark2[17] = 1'h0;
-    mark2[18] = 1'h0;
-    mark2[19] = 1'h0;
-    mark2[20] = 1'h0;
-    mark2[21] = 1'h0;
-    mark2[22] = 1'h0;
-    mark2[23] = 1'h0;
-    mark2[24] = 1'h0;
-    mark2[25] = 1'h0;
-    mark2[26] = 1'h0;
-    mark2[27] = 1'h0;
-    mark2[28] = 1'h0;
-    mark2[29] = 1'h0;
-    mark2[30] = 1'h0;
-    mark2[31] = 1'h0;
-  end
-  always @(posedge clk) begin
-    if (sc_we2)
-      mark2[sc_row_qqq] <= sc_value2;
-  end
-  reg [0:0] _6_;
-  always @(posedge clk) begin
-    _6_ <= mark2[\$376 [4:0]];
-  end
-  assign \$signature__data$175  = _6_;
-  (* no_rw_check = 32'd1 *)
-  reg [0:0] mark3 [31:0];
-  initial begin
-    mark3[0] = 1'h0;
-    mark3[1] = 1'h0;
-    mark3[2] = 1'h0;
-    mark3[3] = 1'h0;
-    mark3[4] = 1'h0;
-    mark3[5] = 1'h0;
-    mark3[6] = 1'h0;
-    mark3[7] = 1'h0;
-    mark3[8] = 1'h0;
-    mark3[9] = 1'h0;
-    mark3[10] = 1'h0;
-    mark3[11] = 1'h0;
-    mark3[12] = 1'h0;
-    mark3[13] = 1'h0;
-    mark3[14] = 1'h0;
-    mark3[15] = 1'h0;
-    mark3[16] = 1'h0;
-    mark3[17] = 1'h0;
-    mark3[18] = 1'h0;
-    mark3[19] = 1'h0;
-    mark3[20] = 1'h0;
-    mark3[21] = 1'h0;
-    mark3[22] = 1'h0;
-    mark3[23] = 1'h0;
-    mark3[24] = 1'h0;
-    mark3[25] = 1'h0;
-    mark3[26] = 1'h0;
-    mark3[27] = 1'h0;
-    mark3[28] = 1'h0;
-    mark3[29] = 1'h0;
-    mark3[30] = 1'h0;
-    mark3[31] = 1'h0;
-  end
-  always @(posedge clk) begin
-    if (sc_we3)
-      mark3[sc_row_qqq] <= sc_value3;
-  end
-  reg [0:0] _7_;
-  always @(posedge clk) begin
-    _7_ <= mark3[\$444 [4:0]];
-  end
-  assign \$signature__data$194  = _7_;
-  (* no_rw_check = 32'd1 *)
-  reg [11:0] meta0 [31:0];
+  reg [11:0] meta0 [63:0];
   initial begin
     meta0[0] = 12'h000;
     meta0[1] = 12'h000;
@@ -7829,18 +6355,50 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     meta0[29] = 12'h000;
     meta0[30] = 12'h000;
     meta0[31] = 12'h000;
+    meta0[32] = 12'h000;
+    meta0[33] = 12'h000;
+    meta0[34] = 12'h000;
+    meta0[35] = 12'h000;
+    meta0[36] = 12'h000;
+    meta0[37] = 12'h000;
+    meta0[38] = 12'h000;
+    meta0[39] = 12'h000;
+    meta0[40] = 12'h000;
+    meta0[41] = 12'h000;
+    meta0[42] = 12'h000;
+    meta0[43] = 12'h000;
+    meta0[44] = 12'h000;
+    meta0[45] = 12'h000;
+    meta0[46] = 12'h000;
+    meta0[47] = 12'h000;
+    meta0[48] = 12'h000;
+    meta0[49] = 12'h000;
+    meta0[50] = 12'h000;
+    meta0[51] = 12'h000;
+    meta0[52] = 12'h000;
+    meta0[53] = 12'h000;
+    meta0[54] = 12'h000;
+    meta0[55] = 12'h000;
+    meta0[56] = 12'h000;
+    meta0[57] = 12'h000;
+    meta0[58] = 12'h000;
+    meta0[59] = 12'h000;
+    meta0[60] = 12'h000;
+    meta0[61] = 12'h000;
+    meta0[62] = 12'h000;
+    meta0[63] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$112 )
+    if (\$signature__en$78 )
       meta0[meta_addr] <= \$signature__data$35 ;
   end
-  reg [11:0] _8_;
+  reg [11:0] _4_;
   always @(posedge clk) begin
-    _8_ <= meta0[\$238 [4:0]];
+    _4_ <= meta0[\$124 [5:0]];
   end
-  assign \$signature__data$125  = _8_;
+  assign \$signature__data$91  = _4_;
   (* no_rw_check = 32'd1 *)
-  reg [11:0] meta1 [31:0];
+  reg [11:0] meta1 [63:0];
   initial begin
     meta1[0] = 12'h000;
     meta1[1] = 12'h000;
@@ -7874,1140 +6432,626 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     meta1[29] = 12'h000;
     meta1[30] = 12'h000;
     meta1[31] = 12'h000;
+    meta1[32] = 12'h000;
+    meta1[33] = 12'h000;
+    meta1[34] = 12'h000;
+    meta1[35] = 12'h000;
+    meta1[36] = 12'h000;
+    meta1[37] = 12'h000;
+    meta1[38] = 12'h000;
+    meta1[39] = 12'h000;
+    meta1[40] = 12'h000;
+    meta1[41] = 12'h000;
+    meta1[42] = 12'h000;
+    meta1[43] = 12'h000;
+    meta1[44] = 12'h000;
+    meta1[45] = 12'h000;
+    meta1[46] = 12'h000;
+    meta1[47] = 12'h000;
+    meta1[48] = 12'h000;
+    meta1[49] = 12'h000;
+    meta1[50] = 12'h000;
+    meta1[51] = 12'h000;
+    meta1[52] = 12'h000;
+    meta1[53] = 12'h000;
+    meta1[54] = 12'h000;
+    meta1[55] = 12'h000;
+    meta1[56] = 12'h000;
+    meta1[57] = 12'h000;
+    meta1[58] = 12'h000;
+    meta1[59] = 12'h000;
+    meta1[60] = 12'h000;
+    meta1[61] = 12'h000;
+    meta1[62] = 12'h000;
+    meta1[63] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$148 )
+    if (\$signature__en$114 )
       meta1[meta_addr] <= \$signature__data$35 ;
   end
-  reg [11:0] _9_;
+  reg [11:0] _5_;
   always @(posedge clk) begin
-    _9_ <= meta1[\$306 [4:0]];
+    _5_ <= meta1[\$192 [5:0]];
   end
-  assign \$signature__data$154  = _9_;
+  assign \$signature__data$120  = _5_;
   (* no_rw_check = 32'd1 *)
-  reg [11:0] meta2 [31:0];
+  reg [15:0] scrub [63:0];
   initial begin
-    meta2[0] = 12'h000;
-    meta2[1] = 12'h000;
-    meta2[2] = 12'h000;
-    meta2[3] = 12'h000;
-    meta2[4] = 12'h000;
-    meta2[5] = 12'h000;
-    meta2[6] = 12'h000;
-    meta2[7] = 12'h000;
-    meta2[8] = 12'h000;
-    meta2[9] = 12'h000;
-    meta2[10] = 12'h000;
-    meta2[11] = 12'h000;
-    meta2[12] = 12'h000;
-    meta2[13] = 12'h000;
-    meta2[14] = 12'h000;
-    meta2[15] = 12'h000;
-    meta2[16] = 12'h000;
-    meta2[17] = 12'h000;
-    meta2[18] = 12'h000;
-    meta2[19] = 12'h000;
-    meta2[20] = 12'h000;
-    meta2[21] = 12'h000;
-    meta2[22] = 12'h000;
-    meta2[23] = 12'h000;
-    meta2[24] = 12'h000;
-    meta2[25] = 12'h000;
-    meta2[26] = 12'h000;
-    meta2[27] = 12'h000;
-    meta2[28] = 12'h000;
-    meta2[29] = 12'h000;
-    meta2[30] = 12'h000;
-    meta2[31] = 12'h000;
-  end
-  always @(posedge clk) begin
-    if (\$signature__en$167 )
-      meta2[meta_addr] <= \$signature__data$35 ;
-  end
-  reg [11:0] _10_;
-  always @(posedge clk) begin
-    _10_ <= meta2[\$374 [4:0]];
-  end
-  assign \$signature__data$173  = _10_;
-  (* no_rw_check = 32'd1 *)
-  reg [11:0] meta3 [31:0];
-  initial begin
-    meta3[0] = 12'h000;
-    meta3[1] = 12'h000;
-    meta3[2] = 12'h000;
-    meta3[3] = 12'h000;
-    meta3[4] = 12'h000;
-    meta3[5] = 12'h000;
-    meta3[6] = 12'h000;
-    meta3[7] = 12'h000;
-    meta3[8] = 12'h000;
-    meta3[9] = 12'h000;
-    meta3[10] = 12'h000;
-    meta3[11] = 12'h000;
-    meta3[12] = 12'h000;
-    meta3[13] = 12'h000;
-    meta3[14] = 12'h000;
-    meta3[15] = 12'h000;
-    meta3[16] = 12'h000;
-    meta3[17] = 12'h000;
-    meta3[18] = 12'h000;
-    meta3[19] = 12'h000;
-    meta3[20] = 12'h000;
-    meta3[21] = 12'h000;
-    meta3[22] = 12'h000;
-    meta3[23] = 12'h000;
-    meta3[24] = 12'h000;
-    meta3[25] = 12'h000;
-    meta3[26] = 12'h000;
-    meta3[27] = 12'h000;
-    meta3[28] = 12'h000;
-    meta3[29] = 12'h000;
-    meta3[30] = 12'h000;
-    meta3[31] = 12'h000;
-  end
-  always @(posedge clk) begin
-    if (\$signature__en$186 )
-      meta3[meta_addr] <= \$signature__data$35 ;
-  end
-  reg [11:0] _11_;
-  always @(posedge clk) begin
-    _11_ <= meta3[\$442 [4:0]];
-  end
-  assign \$signature__data$192  = _11_;
-  (* no_rw_check = 32'd1 *)
-  reg [31:0] scrub [31:0];
-  initial begin
-    scrub[0] = 32'd0;
-    scrub[1] = 32'd0;
-    scrub[2] = 32'd0;
-    scrub[3] = 32'd0;
-    scrub[4] = 32'd0;
-    scrub[5] = 32'd0;
-    scrub[6] = 32'd0;
-    scrub[7] = 32'd0;
-    scrub[8] = 32'd0;
-    scrub[9] = 32'd0;
-    scrub[10] = 32'd0;
-    scrub[11] = 32'd0;
-    scrub[12] = 32'd0;
-    scrub[13] = 32'd0;
-    scrub[14] = 32'd0;
-    scrub[15] = 32'd0;
-    scrub[16] = 32'd0;
-    scrub[17] = 32'd0;
-    scrub[18] = 32'd0;
-    scrub[19] = 32'd0;
-    scrub[20] = 32'd0;
-    scrub[21] = 32'd0;
-    scrub[22] = 32'd0;
-    scrub[23] = 32'd0;
-    scrub[24] = 32'd0;
-    scrub[25] = 32'd0;
-    scrub[26] = 32'd0;
-    scrub[27] = 32'd0;
-    scrub[28] = 32'd0;
-    scrub[29] = 32'd0;
-    scrub[30] = 32'd0;
-    scrub[31] = 32'd0;
+    scrub[0] = 16'h0000;
+    scrub[1] = 16'h0000;
+    scrub[2] = 16'h0000;
+    scrub[3] = 16'h0000;
+    scrub[4] = 16'h0000;
+    scrub[5] = 16'h0000;
+    scrub[6] = 16'h0000;
+    scrub[7] = 16'h0000;
+    scrub[8] = 16'h0000;
+    scrub[9] = 16'h0000;
+    scrub[10] = 16'h0000;
+    scrub[11] = 16'h0000;
+    scrub[12] = 16'h0000;
+    scrub[13] = 16'h0000;
+    scrub[14] = 16'h0000;
+    scrub[15] = 16'h0000;
+    scrub[16] = 16'h0000;
+    scrub[17] = 16'h0000;
+    scrub[18] = 16'h0000;
+    scrub[19] = 16'h0000;
+    scrub[20] = 16'h0000;
+    scrub[21] = 16'h0000;
+    scrub[22] = 16'h0000;
+    scrub[23] = 16'h0000;
+    scrub[24] = 16'h0000;
+    scrub[25] = 16'h0000;
+    scrub[26] = 16'h0000;
+    scrub[27] = 16'h0000;
+    scrub[28] = 16'h0000;
+    scrub[29] = 16'h0000;
+    scrub[30] = 16'h0000;
+    scrub[31] = 16'h0000;
+    scrub[32] = 16'h0000;
+    scrub[33] = 16'h0000;
+    scrub[34] = 16'h0000;
+    scrub[35] = 16'h0000;
+    scrub[36] = 16'h0000;
+    scrub[37] = 16'h0000;
+    scrub[38] = 16'h0000;
+    scrub[39] = 16'h0000;
+    scrub[40] = 16'h0000;
+    scrub[41] = 16'h0000;
+    scrub[42] = 16'h0000;
+    scrub[43] = 16'h0000;
+    scrub[44] = 16'h0000;
+    scrub[45] = 16'h0000;
+    scrub[46] = 16'h0000;
+    scrub[47] = 16'h0000;
+    scrub[48] = 16'h0000;
+    scrub[49] = 16'h0000;
+    scrub[50] = 16'h0000;
+    scrub[51] = 16'h0000;
+    scrub[52] = 16'h0000;
+    scrub[53] = 16'h0000;
+    scrub[54] = 16'h0000;
+    scrub[55] = 16'h0000;
+    scrub[56] = 16'h0000;
+    scrub[57] = 16'h0000;
+    scrub[58] = 16'h0000;
+    scrub[59] = 16'h0000;
+    scrub[60] = 16'h0000;
+    scrub[61] = 16'h0000;
+    scrub[62] = 16'h0000;
+    scrub[63] = 16'h0000;
   end
   always @(posedge clk) begin
     if (scrub_w__en[0])
       scrub[meta_addr][7:0] <= scrub_w__data[7:0];
     if (scrub_w__en[1])
       scrub[meta_addr][15:8] <= scrub_w__data[15:8];
-    if (scrub_w__en[2])
-      scrub[meta_addr][23:16] <= scrub_w__data[23:16];
-    if (scrub_w__en[3])
-      scrub[meta_addr][31:24] <= scrub_w__data[31:24];
   end
-  reg [31:0] _12_;
+  reg [15:0] _6_;
   always @(posedge clk) begin
-    _12_ <= scrub[sc_row];
+    _6_ <= scrub[sc_row];
   end
-  assign sc_r__data = _12_;
-  assign \$417  = inv_slot[6:2] == sc_row_q;
-  assign \$418  = \$416  & \$417 ;
-  assign \$419  = \$412  | \$418 ;
-  assign \$420  = ~ clear_en;
-  assign \$421  = ~ \port$2723$171 [9];
-  assign \$422  = \$420  & \$421 ;
-  assign \$423  = \port$2723$171 [1:0] == 2'h2;
-  assign \$424  = \port$2723$171 [8] & \$423 ;
-  assign \$425  = \$422  & \$424 ;
-  assign \$426  = \port$2723$171 [6:2] == sc_row_q;
-  assign \$427  = \$425  & \$426 ;
-  assign \$428  = \$419  | \$427 ;
-  assign sc_snoop_data2 = \$428  ? copy_data : sc_wr_at_read_data2;
-  assign \$429  = \port$2723$171 [1:0] == 2'h2;
-  assign \$430  = \port$2723$171 [8] & \$429 ;
-  assign \$431  = \port$2723$171 [6:2] == sc_row_qqq;
-  assign \$432  = \$430  & \$431 ;
-  assign \$433  = ~ \$432 ;
-  assign sc_we2 = sc_intent2 & \$433 ;
-  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$171 ;
-  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$173 ;
-  assign mark2_rd = mark2_byp ? mark2_byp_data : \$signature__data$175 ;
-  assign \$434  = rd_row_q2 == sc_row_qqq;
-  assign \$435  = sc_we2 & \$434 ;
-  assign mark_now2 = \$435  ? sc_value2 : mark2_rd;
-  assign \$436  = meta2_rd[9:6] == generation;
-  assign \$437  = meta2_rd[11] & \$436 ;
-  assign \$438  = rd_row_q2 == sc_row_qqq;
-  assign \$439  = 2'h3 < rd_slot[1:0];
-  assign \$440  = rd_slot[6:2] + \$439 ;
-  assign \$441  = 2'h3 < rd_slot[1:0];
-  assign \$442  = rd_slot[6:2] + \$441 ;
-  assign \$443  = 2'h3 < rd_slot[1:0];
-  assign \$444  = rd_slot[6:2] + \$443 ;
-  assign \$445  = \port$2723$171 [1:0] == 2'h3;
-  assign \$signature__en$184  = \port$2723$171 [8] & \$445 ;
-  assign \$446  = inv_slot[1:0] == 2'h3;
-  assign \$447  = \port$2723$171 [9] & \$446 ;
-  assign \$448  = clear_en | \$447 ;
-  assign \$449  = ~ \port$2723$171 [9];
-  assign \$450  = \port$2723$171 [1:0] == 2'h3;
-  assign \$451  = \port$2723$171 [8] & \$450 ;
-  assign \$452  = \$449  & \$451 ;
-  assign \$signature__en$186  = \$448  | \$452 ;
-  assign \$453  = inv_slot[1:0] == 2'h3;
-  assign \$454  = \port$2723$171 [9] & \$453 ;
-  assign \$455  = clear_en | \$454 ;
-  assign \$456  = ~ \port$2723$171 [9];
-  assign \$457  = \port$2723$171 [1:0] == 2'h3;
-  assign \$458  = \port$2723$171 [8] & \$457 ;
-  assign \$459  = \$456  & \$458 ;
-  assign \$460  = \$455  | \$459 ;
-  assign \$461  = clear_row == sc_row_q;
-  assign \$462  = clear_en & \$461 ;
-  assign \$463  = ~ clear_en;
-  assign \$464  = \$463  & \port$2723$171 [9];
-  assign \$465  = inv_slot[1:0] == 2'h3;
-  assign \$466  = \$464  & \$465 ;
-  assign \$467  = inv_slot[6:2] == sc_row_q;
-  assign \$468  = \$466  & \$467 ;
-  assign \$469  = \$462  | \$468 ;
-  assign \$470  = ~ clear_en;
-  assign \$471  = ~ \port$2723$171 [9];
-  assign \$472  = \$470  & \$471 ;
-  assign \$473  = \port$2723$171 [1:0] == 2'h3;
-  assign \$474  = \port$2723$171 [8] & \$473 ;
-  assign \$475  = \$472  & \$474 ;
-  assign \$476  = \port$2723$171 [6:2] == sc_row_q;
-  assign \$477  = \$475  & \$476 ;
-  assign \$478  = \$469  | \$477 ;
-  assign sc_snoop3 = \$478  | sc_wr_at_read3;
-  assign \$479  = clear_row == sc_row_q;
-  assign \$480  = clear_en & \$479 ;
-  assign \$481  = ~ clear_en;
-  assign \$482  = \$481  & \port$2723$171 [9];
-  assign \$483  = inv_slot[1:0] == 2'h3;
-  assign \$484  = \$482  & \$483 ;
-  assign \$485  = inv_slot[6:2] == sc_row_q;
-  assign \$486  = \$484  & \$485 ;
-  assign \$487  = \$480  | \$486 ;
-  assign \$488  = ~ clear_en;
-  assign \$489  = ~ \port$2723$171 [9];
-  assign \$490  = \$488  & \$489 ;
-  assign \$491  = \port$2723$171 [1:0] == 2'h3;
-  assign \$492  = \port$2723$171 [8] & \$491 ;
-  assign \$493  = \$490  & \$492 ;
-  assign \$494  = \port$2723$171 [6:2] == sc_row_q;
-  assign \$495  = \$493  & \$494 ;
-  assign \$496  = \$487  | \$495 ;
-  assign sc_snoop_data3 = \$496  ? copy_data : sc_wr_at_read_data3;
-  assign \$497  = \port$2723$171 [1:0] == 2'h3;
-  assign \$498  = \port$2723$171 [8] & \$497 ;
-  assign \$499  = \port$2723$171 [6:2] == sc_row_qqq;
-  assign \$500  = \$498  & \$499 ;
-  assign \$501  = ~ \$500 ;
-  assign sc_we3 = sc_intent3 & \$501 ;
-  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$190 ;
-  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$192 ;
-  assign mark3_rd = mark3_byp ? mark3_byp_data : \$signature__data$194 ;
-  assign \$502  = rd_row_q3 == sc_row_qqq;
-  assign \$503  = sc_we3 & \$502 ;
-  assign mark_now3 = \$503  ? sc_value3 : mark3_rd;
-  assign \$504  = meta3_rd[9:6] == generation;
-  assign \$505  = meta3_rd[11] & \$504 ;
-  assign \$506  = rd_row_q3 == sc_row_qqq;
-  always @(posedge clk)
-    sc_row_q <= \$507 ;
-  always @(posedge clk)
-    sc_row_qq <= \$508 ;
-  always @(posedge clk)
-    sc_row_qqq <= \$509 ;
-  always @(posedge clk)
-    rd_row_q0 <= \$510 ;
-  always @(posedge clk)
-    sc_wr_at_read0 <= \$511 ;
-  always @(posedge clk)
-    sc_wr_at_read_data0 <= \$512 ;
-  always @(posedge clk)
-    sc_data_q <= \$513 ;
-  always @(posedge clk)
-    sc_intent0 <= \$514 ;
-  always @(posedge clk)
-    sc_value0 <= \$515 ;
-  always @(posedge clk)
-    ent0_byp <= \$516 ;
-  always @(posedge clk)
-    ent0_byp_data <= \$517 ;
-  always @(posedge clk)
-    meta0_byp <= \$518 ;
-  always @(posedge clk)
-    meta0_byp_data <= \$519 ;
-  always @(posedge clk)
-    mark0_byp <= \$520 ;
-  always @(posedge clk)
-    mark0_byp_data <= \$521 ;
-  always @(posedge clk)
-    rd_row_q1 <= \$522 ;
-  always @(posedge clk)
-    sc_wr_at_read1 <= \$523 ;
-  always @(posedge clk)
-    sc_wr_at_read_data1 <= \$524 ;
-  always @(posedge clk)
-    sc_intent1 <= \$525 ;
-  always @(posedge clk)
-    sc_value1 <= \$526 ;
-  always @(posedge clk)
-    ent1_byp <= \$527 ;
-  always @(posedge clk)
-    ent1_byp_data <= \$528 ;
-  always @(posedge clk)
-    meta1_byp <= \$529 ;
-  always @(posedge clk)
-    meta1_byp_data <= \$530 ;
-  always @(posedge clk)
-    mark1_byp <= \$531 ;
-  always @(posedge clk)
-    mark1_byp_data <= \$532 ;
-  always @(posedge clk)
-    rd_row_q2 <= \$533 ;
-  always @(posedge clk)
-    sc_wr_at_read2 <= \$534 ;
-  always @(posedge clk)
-    sc_wr_at_read_data2 <= \$535 ;
-  always @(posedge clk)
-    sc_intent2 <= \$536 ;
-  always @(posedge clk)
-    sc_value2 <= \$537 ;
-  always @(posedge clk)
-    ent2_byp <= \$538 ;
-  always @(posedge clk)
-    ent2_byp_data <= \$539 ;
-  always @(posedge clk)
-    meta2_byp <= \$540 ;
-  always @(posedge clk)
-    meta2_byp_data <= \$541 ;
-  always @(posedge clk)
-    mark2_byp <= \$542 ;
-  always @(posedge clk)
-    mark2_byp_data <= \$543 ;
-  always @(posedge clk)
-    rd_row_q3 <= \$544 ;
-  always @(posedge clk)
-    sc_wr_at_read3 <= \$545 ;
-  always @(posedge clk)
-    sc_wr_at_read_data3 <= \$546 ;
-  always @(posedge clk)
-    sc_intent3 <= \$547 ;
-  always @(posedge clk)
-    sc_value3 <= \$548 ;
-  always @(posedge clk)
-    ent3_byp <= \$549 ;
-  always @(posedge clk)
-    ent3_byp_data <= \$550 ;
-  always @(posedge clk)
-    meta3_byp <= \$551 ;
-  always @(posedge clk)
-    meta3_byp_data <= \$552 ;
-  always @(posedge clk)
-    mark3_byp <= \$553 ;
-  always @(posedge clk)
-    mark3_byp_data <= \$554 ;
-  assign \$1  = 1'h0 < rd_slot[1:0];
-  assign \$2  = rd_slot[6:2] + \$1 ;
+  assign sc_r__data = _6_;
+  assign \$1  = 1'h0 < rd_slot[0];
+  assign \$2  = rd_slot[6:1] + \$1 ;
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2723$171 [9];
-  assign \$7  = ! inv_slot[1:0];
+  assign \$6  = \$5  & \port$2128$119 [9];
+  assign \$7  = ! inv_slot[0];
   assign \$8  = \$6  & \$7 ;
-  assign \$9  = inv_slot[6:2] == sc_row;
+  assign \$9  = inv_slot[6:1] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2723$171 [9];
+  assign \$13  = ~ \port$2128$119 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2723$171 [1:0];
-  assign \$16  = \port$2723$171 [8] & \$15 ;
+  assign \$15  = ! \port$2128$119 [0];
+  assign \$16  = \port$2128$119 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2723$171 [6:2] == sc_row;
+  assign \$18  = \port$2128$119 [6:1] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2723$171 [1:0];
-  assign \$23  = \port$2723$171 [8] & \$22 ;
-  assign \$24  = \port$2723$171 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2128$119 [0];
+  assign \$23  = \port$2128$119 [8] & \$22 ;
+  assign \$24  = \port$2128$119 [6:1] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2723$171 [1:0];
-  assign \$30  = \port$2723$171 [8] & \$29 ;
-  assign \$31  = 1'h0 < rd_slot[1:0];
+  assign \$29  = ! \port$2128$119 [0];
+  assign \$30  = \port$2128$119 [8] & \$29 ;
+  assign \$31  = 1'h0 < rd_slot[0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
-  assign \$34  = 1'h0 < rd_slot[1:0];
+  assign \$34  = 1'h0 < rd_slot[0];
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2723$171 [9];
-  assign \$39  = ! inv_slot[1:0];
+  assign \$38  = \$37  & \port$2128$119 [9];
+  assign \$39  = ! inv_slot[0];
   assign \$40  = \$38  & \$39 ;
-  assign \$41  = 1'h0 < rd_slot[1:0];
+  assign \$41  = 1'h0 < rd_slot[0];
   assign \$42  = \$41  ? inv_at_hi_m1 : inv_at_hi;
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2723$171 [9];
+  assign \$46  = ~ \port$2128$119 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2723$171 [1:0];
-  assign \$49  = \port$2723$171 [8] & \$48 ;
+  assign \$48  = ! \port$2128$119 [0];
+  assign \$49  = \port$2128$119 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
-  assign \$51  = 1'h0 < rd_slot[1:0];
+  assign \$51  = 1'h0 < rd_slot[0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
   assign \$53  = \$50  & \$52 ;
   assign \$54  = \$44  | \$53 ;
-  assign \$55  = 1'h0 < rd_slot[1:0];
+  assign \$55  = 1'h0 < rd_slot[0];
   assign \$56  = \$55  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$57  = sc_we0 & \$56 ;
-  assign \$58  = 1'h1 < rd_slot[1:0];
-  assign \$59  = rd_slot[6:2] + \$58 ;
+  assign \$58  = 1'h1 < rd_slot[0];
+  assign \$59  = rd_slot[6:1] + \$58 ;
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2723$171 [9];
-  assign \$64  = inv_slot[1:0] == 1'h1;
+  assign \$63  = \$62  & \port$2128$119 [9];
   assign \$65  = \$63  & \$64 ;
-  assign \$66  = inv_slot[6:2] == sc_row;
+  assign \$66  = inv_slot[6:1] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2723$171 [9];
+  assign \$70  = ~ \port$2128$119 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2723$171 [1:0] == 1'h1;
-  assign \$73  = \port$2723$171 [8] & \$72 ;
+  assign \$73  = \port$2128$119 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2723$171 [6:2] == sc_row;
+  assign \$75  = \port$2128$119 [6:1] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2723$171 [1:0] == 1'h1;
-  assign \$80  = \port$2723$171 [8] & \$79 ;
-  assign \$81  = \port$2723$171 [6:2] == sc_row_qq;
+  assign \$80  = \port$2128$119 [8] & \$79 ;
+  assign \$81  = \port$2128$119 [6:1] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2723$171 [1:0] == 1'h1;
-  assign \$87  = \port$2723$171 [8] & \$86 ;
-  assign \$88  = 1'h1 < rd_slot[1:0];
+  assign \$87  = \port$2128$119 [8] & \$86 ;
+  assign \$88  = 1'h1 < rd_slot[0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
-  assign \$91  = 1'h1 < rd_slot[1:0];
+  assign \$91  = 1'h1 < rd_slot[0];
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2723$171 [9];
-  assign \$96  = inv_slot[1:0] == 1'h1;
+  assign \$95  = \$94  & \port$2128$119 [9];
   assign \$97  = \$95  & \$96 ;
-  assign \$98  = 1'h1 < rd_slot[1:0];
+  assign \$98  = 1'h1 < rd_slot[0];
   assign \$99  = \$98  ? inv_at_hi_m1 : inv_at_hi;
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2723$171 [9];
+  assign \$103  = ~ \port$2128$119 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2723$171 [1:0] == 1'h1;
-  assign \$106  = \port$2723$171 [8] & \$105 ;
+  assign \$106  = \port$2128$119 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
-  assign \$108  = 1'h1 < rd_slot[1:0];
+  assign \$108  = 1'h1 < rd_slot[0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
   assign \$110  = \$107  & \$109 ;
   assign \$111  = \$101  | \$110 ;
-  assign \$112  = 1'h1 < rd_slot[1:0];
+  assign \$112  = 1'h1 < rd_slot[0];
   assign \$113  = \$112  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$114  = sc_we1 & \$113 ;
-  assign \$115  = 2'h2 < rd_slot[1:0];
-  assign \$116  = rd_slot[6:2] + \$115 ;
-  assign \$117  = clear_row == sc_row;
-  assign \$118  = clear_en & \$117 ;
-  assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2723$171 [9];
-  assign \$121  = inv_slot[1:0] == 2'h2;
-  assign \$122  = \$120  & \$121 ;
-  assign \$123  = inv_slot[6:2] == sc_row;
-  assign \$124  = \$122  & \$123 ;
-  assign \$125  = \$118  | \$124 ;
-  assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2723$171 [9];
-  assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2723$171 [1:0] == 2'h2;
-  assign \$130  = \port$2723$171 [8] & \$129 ;
-  assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2723$171 [6:2] == sc_row;
-  assign \$133  = \$131  & \$132 ;
-  assign \$134  = \$125  | \$133 ;
-  assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2723$171 [1:0] == 2'h2;
-  assign \$137  = \port$2723$171 [8] & \$136 ;
-  assign \$138  = \port$2723$171 [6:2] == sc_row_qq;
-  assign \$139  = \$137  & \$138 ;
-  assign \$140  = ~ \$139 ;
-  assign \$141  = sc_set[2] & \$140 ;
-  assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2723$171 [1:0] == 2'h2;
-  assign \$144  = \port$2723$171 [8] & \$143 ;
-  assign \$145  = 2'h2 < rd_slot[1:0];
-  assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$147  = \$144  & \$146 ;
-  assign \$148  = 2'h2 < rd_slot[1:0];
-  assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$150  = clear_en & \$149 ;
-  assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2723$171 [9];
-  assign \$153  = inv_slot[1:0] == 2'h2;
+  assign \$115  = \port$2128$119 [9] | clear_en;
+  assign \$116  = ~ \$115 ;
+  assign wr_at_hi = rd_slot[6:1] == \port$2128$119 [6:1];
+  assign \$117  = \port$2128$119 [6:1] - 1'h1;
+  assign wr_at_hi_m1 = rd_slot[6:1] == \$117 [5:0];
+  assign inv_at_hi = rd_slot[6:1] == inv_slot[6:1];
+  assign \$118  = inv_slot[6:1] - 1'h1;
+  assign inv_at_hi_m1 = rd_slot[6:1] == \$118 [5:0];
+  assign clear_at_hi = rd_slot[6:1] == clear_row;
+  assign \$119  = clear_row - 1'h1;
+  assign clear_at_hi_m1 = rd_slot[6:1] == \$119 [5:0];
+  assign sc_mark_at_hi = rd_slot[6:1] == sc_row_qqq;
+  assign \$120  = sc_row_qqq - 1'h1;
+  assign sc_mark_at_hi_m1 = rd_slot[6:1] == \$120 [5:0];
+  assign \$121  = 1'h0 < rd_slot[0];
+  assign \$122  = rd_slot[6:1] + \$121 ;
+  assign \$123  = 1'h0 < rd_slot[0];
+  assign \$124  = rd_slot[6:1] + \$123 ;
+  assign \$125  = 1'h0 < rd_slot[0];
+  assign \$126  = rd_slot[6:1] + \$125 ;
+  assign \$127  = ! \port$2128$119 [0];
+  assign \$signature__en$74  = \port$2128$119 [8] & \$127 ;
+  assign \$128  = ! inv_slot[0];
+  assign \$129  = \port$2128$119 [9] & \$128 ;
+  assign \$130  = clear_en | \$129 ;
+  assign \$131  = ~ \port$2128$119 [9];
+  assign \$132  = ! \port$2128$119 [0];
+  assign \$133  = \port$2128$119 [8] & \$132 ;
+  assign \$134  = \$131  & \$133 ;
+  assign \$signature__en$78  = \$130  | \$134 ;
+  assign \$135  = ! inv_slot[0];
+  assign \$136  = \port$2128$119 [9] & \$135 ;
+  assign \$137  = clear_en | \$136 ;
+  assign \$138  = ~ \port$2128$119 [9];
+  assign \$139  = ! \port$2128$119 [0];
+  assign \$140  = \port$2128$119 [8] & \$139 ;
+  assign \$141  = \$138  & \$140 ;
+  assign \$142  = \$137  | \$141 ;
+  assign \$143  = clear_row == sc_row_q;
+  assign \$144  = clear_en & \$143 ;
+  assign \$145  = ~ clear_en;
+  assign \$146  = \$145  & \port$2128$119 [9];
+  assign \$147  = ! inv_slot[0];
+  assign \$148  = \$146  & \$147 ;
+  assign \$149  = inv_slot[6:1] == sc_row_q;
+  assign \$150  = \$148  & \$149 ;
+  assign \$151  = \$144  | \$150 ;
+  assign \$152  = ~ clear_en;
+  assign \$153  = ~ \port$2128$119 [9];
   assign \$154  = \$152  & \$153 ;
-  assign \$155  = 2'h2 < rd_slot[1:0];
-  assign \$156  = \$155  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$155  = ! \port$2128$119 [0];
+  assign \$156  = \port$2128$119 [8] & \$155 ;
   assign \$157  = \$154  & \$156 ;
-  assign \$158  = \$150  | \$157 ;
-  assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2723$171 [9];
-  assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2723$171 [1:0] == 2'h2;
-  assign \$163  = \port$2723$171 [8] & \$162 ;
-  assign \$164  = \$161  & \$163 ;
-  assign \$165  = 2'h2 < rd_slot[1:0];
-  assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$167  = \$164  & \$166 ;
-  assign \$168  = \$158  | \$167 ;
-  assign \$169  = 2'h2 < rd_slot[1:0];
-  assign \$170  = \$169  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$171  = sc_we2 & \$170 ;
-  assign \$172  = 2'h3 < rd_slot[1:0];
-  assign \$173  = rd_slot[6:2] + \$172 ;
-  assign \$174  = clear_row == sc_row;
-  assign \$175  = clear_en & \$174 ;
-  assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2723$171 [9];
-  assign \$178  = inv_slot[1:0] == 2'h3;
-  assign \$179  = \$177  & \$178 ;
-  assign \$180  = inv_slot[6:2] == sc_row;
-  assign \$181  = \$179  & \$180 ;
-  assign \$182  = \$175  | \$181 ;
-  assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2723$171 [9];
-  assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2723$171 [1:0] == 2'h3;
-  assign \$187  = \port$2723$171 [8] & \$186 ;
-  assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2723$171 [6:2] == sc_row;
-  assign \$190  = \$188  & \$189 ;
-  assign \$191  = \$182  | \$190 ;
-  assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2723$171 [1:0] == 2'h3;
-  assign \$194  = \port$2723$171 [8] & \$193 ;
-  assign \$195  = \port$2723$171 [6:2] == sc_row_qq;
-  assign \$196  = \$194  & \$195 ;
-  assign \$197  = ~ \$196 ;
-  assign \$198  = sc_set[3] & \$197 ;
-  assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2723$171 [1:0] == 2'h3;
-  assign \$201  = \port$2723$171 [8] & \$200 ;
-  assign \$202  = 2'h3 < rd_slot[1:0];
-  assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$204  = \$201  & \$203 ;
-  assign \$205  = 2'h3 < rd_slot[1:0];
-  assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$207  = clear_en & \$206 ;
-  assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2723$171 [9];
-  assign \$210  = inv_slot[1:0] == 2'h3;
-  assign \$211  = \$209  & \$210 ;
-  assign \$212  = 2'h3 < rd_slot[1:0];
-  assign \$213  = \$212  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$214  = \$211  & \$213 ;
-  assign \$215  = \$207  | \$214 ;
-  assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2723$171 [9];
+  assign \$158  = \port$2128$119 [6:1] == sc_row_q;
+  assign \$159  = \$157  & \$158 ;
+  assign \$160  = \$151  | \$159 ;
+  assign sc_snoop0 = \$160  | sc_wr_at_read0;
+  assign \$161  = clear_row == sc_row_q;
+  assign \$162  = clear_en & \$161 ;
+  assign \$163  = ~ clear_en;
+  assign \$164  = \$163  & \port$2128$119 [9];
+  assign \$165  = ! inv_slot[0];
+  assign \$166  = \$164  & \$165 ;
+  assign \$167  = inv_slot[6:1] == sc_row_q;
+  assign \$168  = \$166  & \$167 ;
+  assign \$169  = \$162  | \$168 ;
+  assign \$170  = ~ clear_en;
+  assign \$171  = ~ \port$2128$119 [9];
+  assign \$172  = \$170  & \$171 ;
+  assign \$173  = ! \port$2128$119 [0];
+  assign \$174  = \port$2128$119 [8] & \$173 ;
+  assign \$175  = \$172  & \$174 ;
+  assign \$176  = \port$2128$119 [6:1] == sc_row_q;
+  assign \$177  = \$175  & \$176 ;
+  assign \$178  = \$169  | \$177 ;
+  assign sc_snoop_data0 = \$178  ? copy_data : sc_wr_at_read_data0;
+  assign \$179  = ! \port$2128$119 [0];
+  assign \$180  = \port$2128$119 [8] & \$179 ;
+  assign \$181  = \port$2128$119 [6:1] == sc_row_qqq;
+  assign \$182  = \$180  & \$181 ;
+  assign \$183  = ~ \$182 ;
+  assign sc_we0 = sc_intent0 & \$183 ;
+  assign ent0_rd = ent0_byp ? ent0_byp_data : \$signature__data$89 ;
+  assign meta0_rd = meta0_byp ? meta0_byp_data : \$signature__data$91 ;
+  assign mark0_rd = mark0_byp ? mark0_byp_data : \$signature__data$93 ;
+  assign \$184  = rd_row_q0 == sc_row_qqq;
+  assign \$185  = sc_we0 & \$184 ;
+  assign mark_now0 = \$185  ? sc_value0 : mark0_rd;
+  assign \$186  = meta0_rd[9:6] == generation;
+  assign \$187  = meta0_rd[11] & \$186 ;
+  assign \$188  = rd_row_q0 == sc_row_qqq;
+  assign \$189  = 1'h1 < rd_slot[0];
+  assign \$190  = rd_slot[6:1] + \$189 ;
+  assign \$191  = 1'h1 < rd_slot[0];
+  assign \$192  = rd_slot[6:1] + \$191 ;
+  assign \$193  = 1'h1 < rd_slot[0];
+  assign \$194  = rd_slot[6:1] + \$193 ;
+  assign \$signature__en$112  = \port$2128$119 [8] & \$195 ;
+  assign \$197  = \port$2128$119 [9] & \$196 ;
+  assign \$198  = clear_en | \$197 ;
+  assign \$199  = ~ \port$2128$119 [9];
+  assign \$201  = \port$2128$119 [8] & \$200 ;
+  assign \$202  = \$199  & \$201 ;
+  assign \$signature__en$114  = \$198  | \$202 ;
+  assign \$204  = \port$2128$119 [9] & \$203 ;
+  assign \$205  = clear_en | \$204 ;
+  assign \$206  = ~ \port$2128$119 [9];
+  assign \$208  = \port$2128$119 [8] & \$207 ;
+  assign \$209  = \$206  & \$208 ;
+  assign \$210  = \$205  | \$209 ;
+  assign \$211  = clear_row == sc_row_q;
+  assign \$212  = clear_en & \$211 ;
+  assign \$213  = ~ clear_en;
+  assign \$214  = \$213  & \port$2128$119 [9];
+  assign \$216  = \$214  & \$215 ;
+  assign \$217  = inv_slot[6:1] == sc_row_q;
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2723$171 [1:0] == 2'h3;
-  assign \$220  = \port$2723$171 [8] & \$219 ;
-  assign \$221  = \$218  & \$220 ;
-  assign \$222  = 2'h3 < rd_slot[1:0];
-  assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$224  = \$221  & \$223 ;
-  assign \$225  = \$215  | \$224 ;
-  assign \$226  = 2'h3 < rd_slot[1:0];
-  assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2723$171 [9] | clear_en;
-  assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2723$171 [6:2];
-  assign \$231  = \port$2723$171 [6:2] - 1'h1;
-  assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
-  assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
-  assign \$232  = inv_slot[6:2] - 1'h1;
-  assign inv_at_hi_m1 = rd_slot[6:2] == \$232 [4:0];
-  assign clear_at_hi = rd_slot[6:2] == clear_row;
-  assign \$233  = clear_row - 1'h1;
-  assign clear_at_hi_m1 = rd_slot[6:2] == \$233 [4:0];
-  assign sc_mark_at_hi = rd_slot[6:2] == sc_row_qqq;
-  assign \$234  = sc_row_qqq - 1'h1;
-  assign sc_mark_at_hi_m1 = rd_slot[6:2] == \$234 [4:0];
-  assign \$235  = 1'h0 < rd_slot[1:0];
-  assign \$236  = rd_slot[6:2] + \$235 ;
-  assign \$237  = 1'h0 < rd_slot[1:0];
-  assign \$238  = rd_slot[6:2] + \$237 ;
-  assign \$239  = 1'h0 < rd_slot[1:0];
-  assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2723$171 [1:0];
-  assign \$signature__en$108  = \port$2723$171 [8] & \$241 ;
-  assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2723$171 [9] & \$242 ;
-  assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2723$171 [9];
-  assign \$246  = ! \port$2723$171 [1:0];
-  assign \$247  = \port$2723$171 [8] & \$246 ;
-  assign \$248  = \$245  & \$247 ;
-  assign \$signature__en$112  = \$244  | \$248 ;
-  assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2723$171 [9] & \$249 ;
-  assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2723$171 [9];
-  assign \$253  = ! \port$2723$171 [1:0];
-  assign \$254  = \port$2723$171 [8] & \$253 ;
-  assign \$255  = \$252  & \$254 ;
-  assign \$256  = \$251  | \$255 ;
-  assign \$257  = clear_row == sc_row_q;
-  assign \$258  = clear_en & \$257 ;
-  assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2723$171 [9];
-  assign \$261  = ! inv_slot[1:0];
-  assign \$262  = \$260  & \$261 ;
-  assign \$263  = inv_slot[6:2] == sc_row_q;
-  assign \$264  = \$262  & \$263 ;
-  assign \$265  = \$258  | \$264 ;
-  assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2723$171 [9];
-  assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2723$171 [1:0];
-  assign \$270  = \port$2723$171 [8] & \$269 ;
-  assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2723$171 [6:2] == sc_row_q;
-  assign \$273  = \$271  & \$272 ;
-  assign \$274  = \$265  | \$273 ;
-  assign sc_snoop0 = \$274  | sc_wr_at_read0;
-  assign \$275  = clear_row == sc_row_q;
-  assign \$276  = clear_en & \$275 ;
-  assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2723$171 [9];
-  assign \$279  = ! inv_slot[1:0];
-  assign \$280  = \$278  & \$279 ;
-  assign \$281  = inv_slot[6:2] == sc_row_q;
-  assign \$282  = \$280  & \$281 ;
-  assign \$283  = \$276  | \$282 ;
-  assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2723$171 [9];
-  assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2723$171 [1:0];
-  assign \$288  = \port$2723$171 [8] & \$287 ;
-  assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2723$171 [6:2] == sc_row_q;
-  assign \$291  = \$289  & \$290 ;
-  assign \$292  = \$283  | \$291 ;
-  assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2723$171 [1:0];
-  assign \$294  = \port$2723$171 [8] & \$293 ;
-  assign \$295  = \port$2723$171 [6:2] == sc_row_qqq;
-  assign \$296  = \$294  & \$295 ;
-  assign \$297  = ~ \$296 ;
-  assign sc_we0 = sc_intent0 & \$297 ;
-  assign ent0_rd = ent0_byp ? ent0_byp_data : \$signature__data$123 ;
-  assign meta0_rd = meta0_byp ? meta0_byp_data : \$signature__data$125 ;
-  assign mark0_rd = mark0_byp ? mark0_byp_data : \$signature__data$127 ;
-  assign \$298  = rd_row_q0 == sc_row_qqq;
-  assign \$299  = sc_we0 & \$298 ;
-  assign mark_now0 = \$299  ? sc_value0 : mark0_rd;
-  assign \$300  = meta0_rd[9:6] == generation;
-  assign \$301  = meta0_rd[11] & \$300 ;
-  assign \$302  = rd_row_q0 == sc_row_qqq;
-  assign \$303  = 1'h1 < rd_slot[1:0];
-  assign \$304  = rd_slot[6:2] + \$303 ;
-  assign \$305  = 1'h1 < rd_slot[1:0];
-  assign \$306  = rd_slot[6:2] + \$305 ;
-  assign \$307  = 1'h1 < rd_slot[1:0];
-  assign \$308  = rd_slot[6:2] + \$307 ;
-  assign \$309  = \port$2723$171 [1:0] == 1'h1;
-  assign \$signature__en$146  = \port$2723$171 [8] & \$309 ;
-  assign \$310  = inv_slot[1:0] == 1'h1;
-  assign \$311  = \port$2723$171 [9] & \$310 ;
-  assign \$312  = clear_en | \$311 ;
-  assign \$313  = ~ \port$2723$171 [9];
-  assign \$314  = \port$2723$171 [1:0] == 1'h1;
-  assign \$315  = \port$2723$171 [8] & \$314 ;
-  assign \$316  = \$313  & \$315 ;
-  assign \$signature__en$148  = \$312  | \$316 ;
-  assign \$317  = inv_slot[1:0] == 1'h1;
-  assign \$318  = \port$2723$171 [9] & \$317 ;
-  assign \$319  = clear_en | \$318 ;
-  assign \$320  = ~ \port$2723$171 [9];
-  assign \$321  = \port$2723$171 [1:0] == 1'h1;
-  assign \$322  = \port$2723$171 [8] & \$321 ;
-  assign \$323  = \$320  & \$322 ;
-  assign \$324  = \$319  | \$323 ;
-  assign \$325  = clear_row == sc_row_q;
-  assign \$326  = clear_en & \$325 ;
-  assign \$327  = ~ clear_en;
-  assign \$328  = \$327  & \port$2723$171 [9];
-  assign \$329  = inv_slot[1:0] == 1'h1;
-  assign \$330  = \$328  & \$329 ;
-  assign \$331  = inv_slot[6:2] == sc_row_q;
-  assign \$332  = \$330  & \$331 ;
-  assign \$333  = \$326  | \$332 ;
-  assign \$334  = ~ clear_en;
-  assign \$335  = ~ \port$2723$171 [9];
-  assign \$336  = \$334  & \$335 ;
-  assign \$337  = \port$2723$171 [1:0] == 1'h1;
-  assign \$338  = \port$2723$171 [8] & \$337 ;
-  assign \$339  = \$336  & \$338 ;
-  assign \$340  = \port$2723$171 [6:2] == sc_row_q;
-  assign \$341  = \$339  & \$340 ;
-  assign \$342  = \$333  | \$341 ;
-  assign sc_snoop1 = \$342  | sc_wr_at_read1;
-  assign \$343  = clear_row == sc_row_q;
-  assign \$344  = clear_en & \$343 ;
-  assign \$345  = ~ clear_en;
-  assign \$346  = \$345  & \port$2723$171 [9];
-  assign \$347  = inv_slot[1:0] == 1'h1;
-  assign \$348  = \$346  & \$347 ;
-  assign \$349  = inv_slot[6:2] == sc_row_q;
-  assign \$350  = \$348  & \$349 ;
-  assign \$351  = \$344  | \$350 ;
-  assign \$352  = ~ clear_en;
-  assign \$353  = ~ \port$2723$171 [9];
-  assign \$354  = \$352  & \$353 ;
-  assign \$355  = \port$2723$171 [1:0] == 1'h1;
-  assign \$356  = \port$2723$171 [8] & \$355 ;
-  assign \$357  = \$354  & \$356 ;
-  assign \$358  = \port$2723$171 [6:2] == sc_row_q;
-  assign \$359  = \$357  & \$358 ;
-  assign \$360  = \$351  | \$359 ;
-  assign sc_snoop_data1 = \$360  ? copy_data : sc_wr_at_read_data1;
-  assign \$361  = \port$2723$171 [1:0] == 1'h1;
-  assign \$362  = \port$2723$171 [8] & \$361 ;
-  assign \$363  = \port$2723$171 [6:2] == sc_row_qqq;
-  assign \$364  = \$362  & \$363 ;
-  assign \$365  = ~ \$364 ;
-  assign sc_we1 = sc_intent1 & \$365 ;
-  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$152 ;
-  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$154 ;
-  assign mark1_rd = mark1_byp ? mark1_byp_data : \$signature__data$156 ;
-  assign \$366  = rd_row_q1 == sc_row_qqq;
-  assign \$367  = sc_we1 & \$366 ;
-  assign mark_now1 = \$367  ? sc_value1 : mark1_rd;
-  assign \$368  = meta1_rd[9:6] == generation;
-  assign \$369  = meta1_rd[11] & \$368 ;
-  assign \$370  = rd_row_q1 == sc_row_qqq;
-  assign \$371  = 2'h2 < rd_slot[1:0];
-  assign \$372  = rd_slot[6:2] + \$371 ;
-  assign \$373  = 2'h2 < rd_slot[1:0];
-  assign \$374  = rd_slot[6:2] + \$373 ;
-  assign \$375  = 2'h2 < rd_slot[1:0];
-  assign \$376  = rd_slot[6:2] + \$375 ;
-  assign \$377  = \port$2723$171 [1:0] == 2'h2;
-  assign \$signature__en$165  = \port$2723$171 [8] & \$377 ;
-  assign \$378  = inv_slot[1:0] == 2'h2;
-  assign \$379  = \port$2723$171 [9] & \$378 ;
-  assign \$380  = clear_en | \$379 ;
-  assign \$381  = ~ \port$2723$171 [9];
-  assign \$382  = \port$2723$171 [1:0] == 2'h2;
-  assign \$383  = \port$2723$171 [8] & \$382 ;
-  assign \$384  = \$381  & \$383 ;
-  assign \$signature__en$167  = \$380  | \$384 ;
-  assign \$385  = inv_slot[1:0] == 2'h2;
-  assign \$386  = \port$2723$171 [9] & \$385 ;
-  assign \$387  = clear_en | \$386 ;
-  assign \$388  = ~ \port$2723$171 [9];
-  assign \$389  = \port$2723$171 [1:0] == 2'h2;
-  assign \$390  = \port$2723$171 [8] & \$389 ;
-  assign \$391  = \$388  & \$390 ;
-  assign \$392  = \$387  | \$391 ;
-  assign \$393  = clear_row == sc_row_q;
-  assign \$394  = clear_en & \$393 ;
-  assign \$395  = ~ clear_en;
-  assign \$396  = \$395  & \port$2723$171 [9];
-  assign \$397  = inv_slot[1:0] == 2'h2;
-  assign \$398  = \$396  & \$397 ;
-  assign \$399  = inv_slot[6:2] == sc_row_q;
-  assign \$400  = \$398  & \$399 ;
-  assign \$401  = \$394  | \$400 ;
-  assign \$402  = ~ clear_en;
-  assign \$403  = ~ \port$2723$171 [9];
-  assign \$404  = \$402  & \$403 ;
-  assign \$405  = \port$2723$171 [1:0] == 2'h2;
-  assign \$406  = \port$2723$171 [8] & \$405 ;
-  assign \$407  = \$404  & \$406 ;
-  assign \$408  = \port$2723$171 [6:2] == sc_row_q;
-  assign \$409  = \$407  & \$408 ;
-  assign \$410  = \$401  | \$409 ;
-  assign sc_snoop2 = \$410  | sc_wr_at_read2;
-  assign \$411  = clear_row == sc_row_q;
-  assign \$412  = clear_en & \$411 ;
-  assign \$413  = ~ clear_en;
-  assign \$414  = \$413  & \port$2723$171 [9];
-  assign \$415  = inv_slot[1:0] == 2'h2;
-  assign \$416  = \$414  & \$415 ;
+  assign \$219  = \$212  | \$218 ;
+  assign \$220  = ~ clear_en;
+  assign \$221  = ~ \port$2128$119 [9];
+  assign \$222  = \$220  & \$221 ;
+  assign \$224  = \port$2128$119 [8] & \$223 ;
+  assign \$225  = \$222  & \$224 ;
+  assign \$226  = \port$2128$119 [6:1] == sc_row_q;
+  assign \$227  = \$225  & \$226 ;
+  assign \$228  = \$219  | \$227 ;
+  assign sc_snoop1 = \$228  | sc_wr_at_read1;
+  assign \$229  = clear_row == sc_row_q;
+  assign \$230  = clear_en & \$229 ;
+  assign \$231  = ~ clear_en;
+  assign \$232  = \$231  & \port$2128$119 [9];
+  assign \$234  = \$232  & \$233 ;
+  assign \$235  = inv_slot[6:1] == sc_row_q;
+  assign \$236  = \$234  & \$235 ;
+  assign \$237  = \$230  | \$236 ;
+  assign \$238  = ~ clear_en;
+  assign \$239  = ~ \port$2128$119 [9];
+  assign \$240  = \$238  & \$239 ;
+  assign \$242  = \port$2128$119 [8] & \$241 ;
+  assign \$243  = \$240  & \$242 ;
+  assign \$244  = \port$2128$119 [6:1] == sc_row_q;
+  assign \$245  = \$243  & \$244 ;
+  assign \$246  = \$237  | \$245 ;
+  assign sc_snoop_data1 = \$246  ? copy_data : sc_wr_at_read_data1;
+  assign \$248  = \port$2128$119 [8] & \$247 ;
+  assign \$249  = \port$2128$119 [6:1] == sc_row_qqq;
+  assign \$250  = \$248  & \$249 ;
+  assign \$251  = ~ \$250 ;
+  assign sc_we1 = sc_intent1 & \$251 ;
+  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$118 ;
+  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$120 ;
+  assign mark1_rd = mark1_byp ? mark1_byp_data : \$signature__data$122 ;
+  assign \$252  = rd_row_q1 == sc_row_qqq;
+  assign \$253  = sc_we1 & \$252 ;
+  assign mark_now1 = \$253  ? sc_value1 : mark1_rd;
+  assign \$254  = meta1_rd[9:6] == generation;
+  assign \$255  = meta1_rd[11] & \$254 ;
+  assign \$256  = rd_row_q1 == sc_row_qqq;
+  always @(posedge clk)
+    sc_row_q <= \$257 ;
+  always @(posedge clk)
+    sc_row_qq <= \$258 ;
+  always @(posedge clk)
+    sc_row_qqq <= \$259 ;
+  always @(posedge clk)
+    rd_row_q0 <= \$260 ;
+  always @(posedge clk)
+    sc_wr_at_read0 <= \$261 ;
+  always @(posedge clk)
+    sc_wr_at_read_data0 <= \$262 ;
+  always @(posedge clk)
+    sc_data_q <= \$263 ;
+  always @(posedge clk)
+    sc_intent0 <= \$264 ;
+  always @(posedge clk)
+    sc_value0 <= \$265 ;
+  always @(posedge clk)
+    ent0_byp <= \$266 ;
+  always @(posedge clk)
+    ent0_byp_data <= \$267 ;
+  always @(posedge clk)
+    meta0_byp <= \$268 ;
+  always @(posedge clk)
+    meta0_byp_data <= \$269 ;
+  always @(posedge clk)
+    mark0_byp <= \$270 ;
+  always @(posedge clk)
+    mark0_byp_data <= \$271 ;
+  always @(posedge clk)
+    rd_row_q1 <= \$272 ;
+  always @(posedge clk)
+    sc_wr_at_read1 <= \$273 ;
+  always @(posedge clk)
+    sc_wr_at_read_data1 <= \$274 ;
+  always @(posedge clk)
+    sc_intent1 <= \$275 ;
+  always @(posedge clk)
+    sc_value1 <= \$276 ;
+  always @(posedge clk)
+    ent1_byp <= \$277 ;
+  always @(posedge clk)
+    ent1_byp_data <= \$278 ;
+  always @(posedge clk)
+    meta1_byp <= \$279 ;
+  always @(posedge clk)
+    meta1_byp_data <= \$280 ;
+  always @(posedge clk)
+    mark1_byp <= \$281 ;
+  always @(posedge clk)
+    mark1_byp_data <= \$282 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$507  = sc_row;
+    \$257  = sc_row;
     if (rst) begin
-      \$507  = 5'h00;
+      \$257  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$508  = sc_row_q;
+    \$258  = sc_row_q;
     if (rst) begin
-      \$508  = 5'h00;
+      \$258  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$509  = sc_row_qq;
+    \$259  = sc_row_qq;
     if (rst) begin
-      \$509  = 5'h00;
+      \$259  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$510  = \$2 [4:0];
+    \$260  = \$2 [5:0];
     if (rst) begin
-      \$510  = 5'h00;
+      \$260  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$511  = \$20 ;
+    \$261  = \$20 ;
     if (rst) begin
-      \$511  = 1'h0;
+      \$261  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$512  = copy_data;
+    \$262  = copy_data;
     if (rst) begin
-      \$512  = 8'h00;
+      \$262  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$513 [7:0] = \$21 ;
-    \$513 [15:8] = \$78 ;
-    \$513 [23:16] = \$135 ;
-    \$513 [31:24] = \$192 ;
+    \$263 [7:0] = \$21 ;
+    \$263 [15:8] = \$78 ;
     if (rst) begin
-      \$513  = 32'd0;
+      \$263  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$514  = \$27 ;
+    \$264  = \$27 ;
     if (rst) begin
-      \$514  = 1'h0;
+      \$264  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$515  = \$28 ;
+    \$265  = \$28 ;
     if (rst) begin
-      \$515  = 1'h0;
+      \$265  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$516  = \$33 ;
+    \$266  = \$33 ;
     if (rst) begin
-      \$516  = 1'h0;
+      \$266  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$517  = \$signature__data ;
+    \$267  = \$signature__data ;
     if (rst) begin
-      \$517  = 32'd0;
+      \$267  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$518  = \$54 ;
+    \$268  = \$54 ;
     if (rst) begin
-      \$518  = 1'h0;
+      \$268  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$519  = \$signature__data$35 ;
+    \$269  = \$signature__data$35 ;
     if (rst) begin
-      \$519  = 12'h000;
+      \$269  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$520  = \$57 ;
+    \$270  = \$57 ;
     if (rst) begin
-      \$520  = 1'h0;
+      \$270  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$521  = sc_value0;
+    \$271  = sc_value0;
     if (rst) begin
-      \$521  = 1'h0;
+      \$271  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$522  = \$59 [4:0];
+    \$272  = \$59 [5:0];
     if (rst) begin
-      \$522  = 5'h00;
+      \$272  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$523  = \$77 ;
+    \$273  = \$77 ;
     if (rst) begin
-      \$523  = 1'h0;
+      \$273  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$524  = copy_data;
+    \$274  = copy_data;
     if (rst) begin
-      \$524  = 8'h00;
+      \$274  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$525  = \$84 ;
+    \$275  = \$84 ;
     if (rst) begin
-      \$525  = 1'h0;
+      \$275  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$526  = \$85 ;
+    \$276  = \$85 ;
     if (rst) begin
-      \$526  = 1'h0;
+      \$276  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$527  = \$90 ;
+    \$277  = \$90 ;
     if (rst) begin
-      \$527  = 1'h0;
+      \$277  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$528  = \$signature__data$51 ;
+    \$278  = \$signature__data$51 ;
     if (rst) begin
-      \$528  = 32'd0;
+      \$278  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$529  = \$111 ;
+    \$279  = \$111 ;
     if (rst) begin
-      \$529  = 1'h0;
+      \$279  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$530  = \$signature__data$35 ;
+    \$280  = \$signature__data$35 ;
     if (rst) begin
-      \$530  = 12'h000;
+      \$280  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$531  = \$114 ;
+    \$281  = \$114 ;
     if (rst) begin
-      \$531  = 1'h0;
+      \$281  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$532  = sc_value1;
+    \$282  = sc_value1;
     if (rst) begin
-      \$532  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$533  = \$116 [4:0];
-    if (rst) begin
-      \$533  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$534  = \$134 ;
-    if (rst) begin
-      \$534  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$535  = copy_data;
-    if (rst) begin
-      \$535  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$536  = \$141 ;
-    if (rst) begin
-      \$536  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$537  = \$142 ;
-    if (rst) begin
-      \$537  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$538  = \$147 ;
-    if (rst) begin
-      \$538  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$539  = \$signature__data$68 ;
-    if (rst) begin
-      \$539  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$540  = \$168 ;
-    if (rst) begin
-      \$540  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$541  = \$signature__data$35 ;
-    if (rst) begin
-      \$541  = 12'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$542  = \$171 ;
-    if (rst) begin
-      \$542  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$543  = sc_value2;
-    if (rst) begin
-      \$543  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$544  = \$173 [4:0];
-    if (rst) begin
-      \$544  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$545  = \$191 ;
-    if (rst) begin
-      \$545  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$546  = copy_data;
-    if (rst) begin
-      \$546  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$547  = \$198 ;
-    if (rst) begin
-      \$547  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$548  = \$199 ;
-    if (rst) begin
-      \$548  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$549  = \$204 ;
-    if (rst) begin
-      \$549  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$550  = \$signature__data$85 ;
-    if (rst) begin
-      \$550  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$551  = \$225 ;
-    if (rst) begin
-      \$551  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$552  = \$signature__data$35 ;
-    if (rst) begin
-      \$552  = 12'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$553  = \$228 ;
-    if (rst) begin
-      \$553  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$554  = sc_value3;
-    if (rst) begin
-      \$554  = 1'h0;
+      \$282  = 1'h0;
     end
   end
   always @* begin
@@ -9015,70 +7059,46 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2723$171 [9]) begin
-      meta_addr = inv_slot[6:2];
+    end else if (\port$2128$119 [9]) begin
+      meta_addr = inv_slot[6:1];
     end else begin
-      meta_addr = \port$2723$171 [6:2];
+      meta_addr = \port$2128$119 [6:1];
     end
   end
-  assign inv_en = \port$2723$171 [9];
-  assign wr_en = \port$2723$171 [8];
-  assign wr_slot = \port$2723$171 [6:0];
+  assign inv_en = \port$2128$119 [9];
+  assign wr_en = \port$2128$119 [8];
+  assign wr_slot = \port$2128$119 [6:0];
   assign \$signature__data$41  = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \$signature__data$58  = sc_value1;
-  assign \$signature__data$71  = \$signature__data$35 ;
-  assign \$signature__data$75  = sc_value2;
-  assign \$signature__data$88  = \$signature__data$35 ;
-  assign \$signature__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2723$5 [29:24];
-  assign wr_mark = \port$2723$171 [7];
+  assign wr_last = \port$2128$5 [29:24];
+  assign wr_mark = \port$2128$119 [7];
   assign scrub_w__addr = meta_addr;
-  assign \$signature__addr  = \$236 [4:0];
+  assign \$signature__addr  = \$122 [5:0];
   assign \$signature__en  = 1'h1;
-  assign \$signature__addr$103  = \$238 [4:0];
-  assign \$signature__en$104  = 1'h1;
-  assign \$signature__addr$105  = \$240 [4:0];
+  assign \$signature__addr$69  = \$124 [5:0];
+  assign \$signature__en$70  = 1'h1;
+  assign \$signature__addr$71  = \$126 [5:0];
+  assign \$signature__en$72  = 1'h1;
+  assign \$signature__addr$73  = \port$2128$119 [6:1];
+  assign wr_tag = \port$2128$5 [23:0];
+  assign wr_count = \port$2128$119 [17:10];
+  assign \$signature__addr$77  = meta_addr;
+  assign \$signature__addr$81  = sc_row_qqq;
+  assign \$signature__en$82  = sc_we0;
+  assign \$signature__addr$105  = \$190 [5:0];
   assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = \port$2723$171 [6:2];
-  assign wr_tag = \port$2723$5 [23:0];
-  assign wr_count = \port$2723$171 [17:10];
-  assign \$signature__addr$111  = meta_addr;
+  assign \$signature__addr$107  = \$192 [5:0];
+  assign \$signature__en$108  = 1'h1;
+  assign \$signature__addr$109  = \$194 [5:0];
+  assign \$signature__en$110  = 1'h1;
+  assign \$signature__addr$111  = \port$2128$119 [6:1];
+  assign \$signature__addr$113  = meta_addr;
   assign \$signature__addr$115  = sc_row_qqq;
-  assign \$signature__en$116  = sc_we0;
-  assign \$signature__addr$139  = \$304 [4:0];
-  assign \$signature__en$140  = 1'h1;
-  assign \$signature__addr$141  = \$306 [4:0];
-  assign \$signature__en$142  = 1'h1;
-  assign \$signature__addr$143  = \$308 [4:0];
-  assign \$signature__en$144  = 1'h1;
-  assign \$signature__addr$145  = \port$2723$171 [6:2];
-  assign \$signature__addr$147  = meta_addr;
-  assign \$signature__addr$149  = sc_row_qqq;
-  assign \$signature__en$150  = sc_we1;
-  assign \$signature__addr$158  = \$372 [4:0];
-  assign \$signature__en$159  = 1'h1;
-  assign \$signature__addr$160  = \$374 [4:0];
-  assign \$signature__en$161  = 1'h1;
-  assign \$signature__addr$162  = \$376 [4:0];
-  assign \$signature__en$163  = 1'h1;
-  assign \$signature__addr$164  = \port$2723$171 [6:2];
-  assign \$signature__addr$166  = meta_addr;
-  assign \$signature__addr$168  = sc_row_qqq;
-  assign \$signature__en$169  = sc_we2;
-  assign \$signature__addr$177  = \$440 [4:0];
-  assign \$signature__en$178  = 1'h1;
-  assign \$signature__addr$179  = \$442 [4:0];
-  assign \$signature__en$180  = 1'h1;
-  assign \$signature__addr$181  = \$444 [4:0];
-  assign \$signature__en$182  = 1'h1;
-  assign \$signature__addr$183  = \port$2723$171 [6:2];
-  assign \$signature__addr$185  = meta_addr;
-  assign \$signature__addr$187  = sc_row_qqq;
-  assign \$signature__en$188  = sc_we3;
+  assign \$signature__en$116  = sc_we1;
   assign sc_mark_row = sc_row_qqq;
   assign sc_mark_row_next = sc_row_qq;
   assign \sc_wr_at_read_data0.last  = sc_wr_at_read_data0[5:0];
@@ -9093,24 +7113,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \sc_data_q[1].last  = sc_data_q[13:8];
   assign \sc_data_q[1].fresh  = sc_data_q[14];
   assign \sc_data_q[1].valid  = sc_data_q[15];
-  assign \sc_data_q[2].last  = sc_data_q[21:16];
-  assign \sc_data_q[2].fresh  = sc_data_q[22];
-  assign \sc_data_q[2].valid  = sc_data_q[23];
-  assign \sc_data_q[3].last  = sc_data_q[29:24];
-  assign \sc_data_q[3].fresh  = sc_data_q[30];
-  assign \sc_data_q[3].valid  = sc_data_q[31];
   assign \sc_r__data[0].last  = sc_r__data[5:0];
   assign \sc_r__data[0].fresh  = sc_r__data[6];
   assign \sc_r__data[0].valid  = sc_r__data[7];
   assign \sc_r__data[1].last  = sc_r__data[13:8];
   assign \sc_r__data[1].fresh  = sc_r__data[14];
   assign \sc_r__data[1].valid  = sc_r__data[15];
-  assign \sc_r__data[2].last  = sc_r__data[21:16];
-  assign \sc_r__data[2].fresh  = sc_r__data[22];
-  assign \sc_r__data[2].valid  = sc_r__data[23];
-  assign \sc_r__data[3].last  = sc_r__data[29:24];
-  assign \sc_r__data[3].fresh  = sc_r__data[30];
-  assign \sc_r__data[3].valid  = sc_r__data[31];
   assign \sc_snoop_data0.last  = sc_snoop_data0[5:0];
   assign \sc_snoop_data0.fresh  = sc_snoop_data0[6];
   assign \sc_snoop_data0.valid  = sc_snoop_data0[7];
@@ -9144,42 +7152,6 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__data$54.gen  = \$signature__data$35 [9:6];
   assign \$signature__data$54.fresh  = \$signature__data$35 [10];
   assign \$signature__data$54.valid  = \$signature__data$35 [11];
-  assign \sc_wr_at_read_data2.last  = sc_wr_at_read_data2[5:0];
-  assign \sc_wr_at_read_data2.fresh  = sc_wr_at_read_data2[6];
-  assign \sc_wr_at_read_data2.valid  = sc_wr_at_read_data2[7];
-  assign \sc_snoop_data2.last  = sc_snoop_data2[5:0];
-  assign \sc_snoop_data2.fresh  = sc_snoop_data2[6];
-  assign \sc_snoop_data2.valid  = sc_snoop_data2[7];
-  assign \ent2_byp_data.tag  = ent2_byp_data[23:0];
-  assign \ent2_byp_data.count  = ent2_byp_data[31:24];
-  assign \$signature__data$68.tag  = \$signature__data$68 [23:0];
-  assign \$signature__data$68.count  = \$signature__data$68 [31:24];
-  assign \meta2_byp_data.last  = meta2_byp_data[5:0];
-  assign \meta2_byp_data.gen  = meta2_byp_data[9:6];
-  assign \meta2_byp_data.fresh  = meta2_byp_data[10];
-  assign \meta2_byp_data.valid  = meta2_byp_data[11];
-  assign \$signature__data$71.last  = \$signature__data$35 [5:0];
-  assign \$signature__data$71.gen  = \$signature__data$35 [9:6];
-  assign \$signature__data$71.fresh  = \$signature__data$35 [10];
-  assign \$signature__data$71.valid  = \$signature__data$35 [11];
-  assign \sc_wr_at_read_data3.last  = sc_wr_at_read_data3[5:0];
-  assign \sc_wr_at_read_data3.fresh  = sc_wr_at_read_data3[6];
-  assign \sc_wr_at_read_data3.valid  = sc_wr_at_read_data3[7];
-  assign \sc_snoop_data3.last  = sc_snoop_data3[5:0];
-  assign \sc_snoop_data3.fresh  = sc_snoop_data3[6];
-  assign \sc_snoop_data3.valid  = sc_snoop_data3[7];
-  assign \ent3_byp_data.tag  = ent3_byp_data[23:0];
-  assign \ent3_byp_data.count  = ent3_byp_data[31:24];
-  assign \$signature__data$85.tag  = \$signature__data$85 [23:0];
-  assign \$signature__data$85.count  = \$signature__data$85 [31:24];
-  assign \meta3_byp_data.last  = meta3_byp_data[5:0];
-  assign \meta3_byp_data.gen  = meta3_byp_data[9:6];
-  assign \meta3_byp_data.fresh  = meta3_byp_data[10];
-  assign \meta3_byp_data.valid  = meta3_byp_data[11];
-  assign \$signature__data$88.last  = \$signature__data$35 [5:0];
-  assign \$signature__data$88.gen  = \$signature__data$35 [9:6];
-  assign \$signature__data$88.fresh  = \$signature__data$35 [10];
-  assign \$signature__data$88.valid  = \$signature__data$35 [11];
   assign \meta_data.last  = \$signature__data$35 [5:0];
   assign \meta_data.gen  = \$signature__data$35 [9:6];
   assign \meta_data.fresh  = \$signature__data$35 [10];
@@ -9190,24 +7162,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \scrub_w__data[1].last  = scrub_w__data[13:8];
   assign \scrub_w__data[1].fresh  = scrub_w__data[14];
   assign \scrub_w__data[1].valid  = scrub_w__data[15];
-  assign \scrub_w__data[2].last  = scrub_w__data[21:16];
-  assign \scrub_w__data[2].fresh  = scrub_w__data[22];
-  assign \scrub_w__data[2].valid  = scrub_w__data[23];
-  assign \scrub_w__data[3].last  = scrub_w__data[29:24];
-  assign \scrub_w__data[3].fresh  = scrub_w__data[30];
-  assign \scrub_w__data[3].valid  = scrub_w__data[31];
   assign \ent0_rd.tag  = ent0_rd[23:0];
   assign \ent0_rd.count  = ent0_rd[31:24];
-  assign \$signature__data$123.tag  = \$signature__data$123 [23:0];
-  assign \$signature__data$123.count  = \$signature__data$123 [31:24];
+  assign \$signature__data$89.tag  = \$signature__data$89 [23:0];
+  assign \$signature__data$89.count  = \$signature__data$89 [31:24];
   assign \meta0_rd.last  = meta0_rd[5:0];
   assign \meta0_rd.gen  = meta0_rd[9:6];
   assign \meta0_rd.fresh  = meta0_rd[10];
   assign \meta0_rd.valid  = meta0_rd[11];
-  assign \$signature__data$125.last  = \$signature__data$125 [5:0];
-  assign \$signature__data$125.gen  = \$signature__data$125 [9:6];
-  assign \$signature__data$125.fresh  = \$signature__data$125 [10];
-  assign \$signature__data$125.valid  = \$signature__data$125 [11];
+  assign \$signature__data$91.last  = \$signature__data$91 [5:0];
+  assign \$signature__data$91.gen  = \$signature__data$91 [9:6];
+  assign \$signature__data$91.fresh  = \$signature__data$91 [10];
+  assign \$signature__data$91.valid  = \$signature__data$91 [11];
   assign \bk_sides[0].ent  = bk_sides[0];
   assign \bk_sides[0].count_raw  = bk_sides[8:1];
   assign \bk_sides[0].count_byp  = bk_sides[16:9];
@@ -9232,80 +7198,20 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \bk_sides[1].mark  = bk_sides[69];
   assign \bk_sides[1].mark_raw  = bk_sides[70];
   assign \bk_sides[1].mark_byp  = bk_sides[71];
-  assign \bk_sides[2].ent  = bk_sides[72];
-  assign \bk_sides[2].count_raw  = bk_sides[80:73];
-  assign \bk_sides[2].count_byp  = bk_sides[88:81];
-  assign \bk_sides[2].match  = bk_sides[89];
-  assign \bk_sides[2].meta  = bk_sides[90];
-  assign \bk_sides[2].last_raw  = bk_sides[96:91];
-  assign \bk_sides[2].last_byp  = bk_sides[102:97];
-  assign \bk_sides[2].fresh_raw  = bk_sides[103];
-  assign \bk_sides[2].fresh_byp  = bk_sides[104];
-  assign \bk_sides[2].mark  = bk_sides[105];
-  assign \bk_sides[2].mark_raw  = bk_sides[106];
-  assign \bk_sides[2].mark_byp  = bk_sides[107];
-  assign \bk_sides[3].ent  = bk_sides[108];
-  assign \bk_sides[3].count_raw  = bk_sides[116:109];
-  assign \bk_sides[3].count_byp  = bk_sides[124:117];
-  assign \bk_sides[3].match  = bk_sides[125];
-  assign \bk_sides[3].meta  = bk_sides[126];
-  assign \bk_sides[3].last_raw  = bk_sides[132:127];
-  assign \bk_sides[3].last_byp  = bk_sides[138:133];
-  assign \bk_sides[3].fresh_raw  = bk_sides[139];
-  assign \bk_sides[3].fresh_byp  = bk_sides[140];
-  assign \bk_sides[3].mark  = bk_sides[141];
-  assign \bk_sides[3].mark_raw  = bk_sides[142];
-  assign \bk_sides[3].mark_byp  = bk_sides[143];
   assign \ent1_rd.tag  = ent1_rd[23:0];
   assign \ent1_rd.count  = ent1_rd[31:24];
-  assign \$signature__data$152.tag  = \$signature__data$152 [23:0];
-  assign \$signature__data$152.count  = \$signature__data$152 [31:24];
+  assign \$signature__data$118.tag  = \$signature__data$118 [23:0];
+  assign \$signature__data$118.count  = \$signature__data$118 [31:24];
   assign \meta1_rd.last  = meta1_rd[5:0];
   assign \meta1_rd.gen  = meta1_rd[9:6];
   assign \meta1_rd.fresh  = meta1_rd[10];
   assign \meta1_rd.valid  = meta1_rd[11];
-  assign \$signature__data$154.last  = \$signature__data$154 [5:0];
-  assign \$signature__data$154.gen  = \$signature__data$154 [9:6];
-  assign \$signature__data$154.fresh  = \$signature__data$154 [10];
-  assign \$signature__data$154.valid  = \$signature__data$154 [11];
-  assign \ent2_rd.tag  = ent2_rd[23:0];
-  assign \ent2_rd.count  = ent2_rd[31:24];
-  assign \$signature__data$171.tag  = \$signature__data$171 [23:0];
-  assign \$signature__data$171.count  = \$signature__data$171 [31:24];
-  assign \meta2_rd.last  = meta2_rd[5:0];
-  assign \meta2_rd.gen  = meta2_rd[9:6];
-  assign \meta2_rd.fresh  = meta2_rd[10];
-  assign \meta2_rd.valid  = meta2_rd[11];
-  assign \$signature__data$173.last  = \$signature__data$173 [5:0];
-  assign \$signature__data$173.gen  = \$signature__data$173 [9:6];
-  assign \$signature__data$173.fresh  = \$signature__data$173 [10];
-  assign \$signature__data$173.valid  = \$signature__data$173 [11];
-  assign \ent3_rd.tag  = ent3_rd[23:0];
-  assign \ent3_rd.count  = ent3_rd[31:24];
-  assign \$signature__data$190.tag  = \$signature__data$190 [23:0];
-  assign \$signature__data$190.count  = \$signature__data$190 [31:24];
-  assign \meta3_rd.last  = meta3_rd[5:0];
-  assign \meta3_rd.gen  = meta3_rd[9:6];
-  assign \meta3_rd.fresh  = meta3_rd[10];
-  assign \meta3_rd.valid  = meta3_rd[11];
-  assign \$signature__data$192.last  = \$signature__data$192 [5:0];
-  assign \$signature__data$192.gen  = \$signature__data$192 [9:6];
-  assign \$signature__data$192.fresh  = \$signature__data$192 [10];
-  assign \$signature__data$192.valid  = \$signature__data$192 [11];
-  assign \$signature__data$85 [31:24] = \port$2723$171 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2723$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2723$171 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2723$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2723$171 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2723$5 [23:0];
-  assign bk_sides[142] = mark3_rd;
-  assign bk_sides[139] = meta3_rd[10];
-  assign bk_sides[132:127] = meta3_rd[5:0];
-  assign bk_sides[116:109] = ent3_rd[31:24];
-  assign bk_sides[106] = mark2_rd;
-  assign bk_sides[103] = meta2_rd[10];
-  assign bk_sides[96:91] = meta2_rd[5:0];
-  assign bk_sides[80:73] = ent2_rd[31:24];
+  assign \$signature__data$120.last  = \$signature__data$120 [5:0];
+  assign \$signature__data$120.gen  = \$signature__data$120 [9:6];
+  assign \$signature__data$120.fresh  = \$signature__data$120 [10];
+  assign \$signature__data$120.valid  = \$signature__data$120 [11];
+  assign \$signature__data$51 [31:24] = \port$2128$119 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2128$5 [23:0];
   assign bk_sides[70] = mark1_rd;
   assign bk_sides[67] = meta1_rd[10];
   assign bk_sides[60:55] = meta1_rd[5:0];
@@ -9314,92 +7220,76 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign bk_sides[31] = meta0_rd[10];
   assign bk_sides[24:19] = meta0_rd[5:0];
   assign bk_sides[8:1] = ent0_rd[31:24];
-  assign { bk_sides[143], bk_sides[141:140], bk_sides[138:133], bk_sides[126:117], bk_sides[108:107], bk_sides[105:104], bk_sides[102:97], bk_sides[90:81], bk_sides[72:71], bk_sides[69:68], bk_sides[66:61], bk_sides[54:45], bk_sides[36:35], bk_sides[33:32], bk_sides[30:25], bk_sides[18:9], bk_sides[0] } = 80'h00000000000000000000;
-  assign bk_sc_row_hit[3] = \$506 ;
-  assign bk_sc_row_hit[2] = \$438 ;
-  assign bk_sc_row_hit[1] = \$370 ;
-  assign bk_sc_row_hit[0] = \$302 ;
-  assign bk_row[19:15] = rd_row_q3;
-  assign bk_row[14:10] = rd_row_q2;
-  assign bk_row[9:5] = rd_row_q1;
-  assign bk_row[4:0] = rd_row_q0;
-  assign bk_mark_raw[3] = mark3_rd;
-  assign bk_mark_raw[2] = mark2_rd;
+  assign { bk_sides[71], bk_sides[69:68], bk_sides[66:61], bk_sides[54:45], bk_sides[36:35], bk_sides[33:32], bk_sides[30:25], bk_sides[18:9], bk_sides[0] } = 40'h0000000000;
+  assign bk_sc_row_hit[1] = \$256 ;
+  assign bk_sc_row_hit[0] = \$188 ;
+  assign bk_row[11:6] = rd_row_q1;
+  assign bk_row[5:0] = rd_row_q0;
   assign bk_mark_raw[1] = mark1_rd;
   assign bk_mark_raw[0] = mark0_rd;
-  assign bk_mark[3] = mark_now3;
-  assign bk_mark[2] = mark_now2;
   assign bk_mark[1] = mark_now1;
   assign bk_mark[0] = mark_now0;
-  assign bk_fresh[3] = meta3_rd[10];
-  assign bk_fresh[2] = meta2_rd[10];
   assign bk_fresh[1] = meta1_rd[10];
   assign bk_fresh[0] = meta0_rd[10];
-  assign bk_valid[3] = \$505 ;
-  assign bk_valid[2] = \$437 ;
-  assign bk_valid[1] = \$369 ;
-  assign bk_valid[0] = \$301 ;
-  assign bk_last[23:18] = meta3_rd[5:0];
-  assign bk_last[17:12] = meta2_rd[5:0];
+  assign bk_valid[1] = \$255 ;
+  assign bk_valid[0] = \$187 ;
   assign bk_last[11:6] = meta1_rd[5:0];
   assign bk_last[5:0] = meta0_rd[5:0];
-  assign bk_count[31:24] = ent3_rd[31:24];
-  assign bk_count[23:16] = ent2_rd[31:24];
   assign bk_count[15:8] = ent1_rd[31:24];
   assign bk_count[7:0] = ent0_rd[31:24];
-  assign bk_tag[95:72] = ent3_rd[23:0];
-  assign bk_tag[71:48] = ent2_rd[23:0];
   assign bk_tag[47:24] = ent1_rd[23:0];
   assign bk_tag[23:0] = ent0_rd[23:0];
-  assign sc_mark_intent[3] = sc_intent3;
-  assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
   assign sc_mark_intent[0] = sc_intent0;
-  assign sc_mark_value[3] = sc_value3;
-  assign sc_mark_value[2] = sc_value2;
   assign sc_mark_value[1] = sc_value1;
   assign sc_mark_value[0] = sc_value0;
-  assign sc_mark_en[3] = sc_we3;
-  assign sc_mark_en[2] = sc_we2;
   assign sc_mark_en[1] = sc_we1;
   assign sc_mark_en[0] = sc_we0;
-  assign sc_valid[3] = sc_data_q[31];
-  assign sc_valid[2] = sc_data_q[23];
   assign sc_valid[1] = sc_data_q[15];
   assign sc_valid[0] = sc_data_q[7];
-  assign sc_last[23:18] = sc_data_q[29:24];
-  assign sc_last[17:12] = sc_data_q[21:16];
   assign sc_last[11:6] = sc_data_q[13:8];
   assign sc_last[5:0] = sc_data_q[5:0];
-  assign scrub_w__en[3] = \$460 ;
-  assign scrub_w__en[2] = \$392 ;
-  assign scrub_w__en[1] = \$324 ;
-  assign scrub_w__en[0] = \$256 ;
-  assign scrub_w__data[31:24] = copy_data;
-  assign scrub_w__data[23:16] = copy_data;
+  assign scrub_w__en[1] = \$210 ;
+  assign scrub_w__en[0] = \$142 ;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2723$171 [17:10];
-  assign \$signature__data [23:0] = \port$2723$5 [23:0];
+  assign \$signature__data [31:24] = \port$2128$119 [17:10];
+  assign \$signature__data [23:0] = \port$2128$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
-  assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2723$171 [7];
-  assign \$signature__data$35 [5:0] = \port$2723$5 [29:24];
+  assign \$signature__data$35 [11] = \$116 ;
+  assign \$signature__data$35 [10] = \port$2128$119 [7];
+  assign \$signature__data$35 [5:0] = \port$2128$5 [29:24];
+  assign \$64  = inv_slot[0];
+  assign \$72  = \port$2128$119 [0];
+  assign \$215  = inv_slot[0];
+  assign \$223  = \port$2128$119 [0];
+  assign \$233  = inv_slot[0];
+  assign \$241  = \port$2128$119 [0];
+  assign \$79  = \port$2128$119 [0];
+  assign \$86  = \port$2128$119 [0];
+  assign \$96  = inv_slot[0];
+  assign \$105  = \port$2128$119 [0];
+  assign \$247  = \port$2128$119 [0];
+  assign \$195  = \port$2128$119 [0];
+  assign \$196  = inv_slot[0];
+  assign \$200  = \port$2128$119 [0];
+  assign \$203  = inv_slot[0];
+  assign \$207  = \port$2128$119 [0];
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.versions (lanes, decision, list_empty);
-  wire [23:0] age;
-  wire [3:0] beyond_w1;
-  wire [31:0] count;
-  wire [31:0] count_inc;
-  wire [31:0] count_inc2;
-  output [196:0] decision;
-  wire [196:0] decision;
-  wire [196:0] \decision$17 ;
+  wire [11:0] age;
+  wire [1:0] beyond_w1;
+  wire [15:0] count;
+  wire [15:0] count_inc;
+  wire [15:0] count_inc2;
+  output [144:0] decision;
+  wire [144:0] decision;
+  wire [144:0] \decision$17 ;
   wire \decision$17.any_free ;
   wire [7:0] \decision$17.cnt_after ;
   wire [7:0] \decision$17.cnt_after_inc ;
@@ -9407,7 +7297,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [7:0] \decision$17.hit_cnt ;
   wire [6:0] \decision$17.hit_slot ;
   wire \decision$17.inv ;
-  wire [95:0] \decision$17.lane_tag ;
+  wire [47:0] \decision$17.lane_tag ;
   wire [1:0] \decision$17.min_tlevel ;
   wire [1:0] \decision$17.op ;
   wire \decision$17.present ;
@@ -9416,10 +7306,10 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [6:0] \decision$17.tail_slot ;
   wire \decision$17.take ;
   wire \decision$17.valid ;
-  wire [3:0] \decision$17.vict_lane ;
+  wire [1:0] \decision$17.vict_lane ;
   wire \decision$17.vict_t0 ;
   wire \decision$17.wr ;
-  wire [3:0] \decision$17.wr_lane ;
+  wire [1:0] \decision$17.wr_lane ;
   wire \decision$17.wr_mark ;
   wire [6:0] \decision$17.wr_slot ;
   wire \decision.any_free ;
@@ -9429,7 +7319,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [7:0] \decision.hit_cnt ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
-  wire [95:0] \decision.lane_tag ;
+  wire [47:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
@@ -9438,23 +7328,23 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [6:0] \decision.tail_slot ;
   wire \decision.take ;
   wire \decision.valid ;
-  wire [3:0] \decision.vict_lane ;
+  wire [1:0] \decision.vict_lane ;
   wire \decision.vict_t0 ;
   wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
+  wire [1:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
-  input [369:0] lanes;
-  wire [369:0] lanes;
+  input [201:0] lanes;
+  wire [201:0] lanes;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
-  wire [3:0] \lanes.ahead_in_window ;
-  wire [15:0] \lanes.ahead_lane ;
-  wire [3:0] \lanes.ahead_older ;
-  wire [3:0] \lanes.beyond_w1 ;
-  wire [3:0] \lanes.forward_older ;
-  wire [3:0] \lanes.forwarded ;
-  wire [259:0] \lanes.lane ;
+  wire [1:0] \lanes.ahead_in_window ;
+  wire [3:0] \lanes.ahead_lane ;
+  wire [1:0] \lanes.ahead_older ;
+  wire [1:0] \lanes.beyond_w1 ;
+  wire [1:0] \lanes.forward_older ;
+  wire [1:0] \lanes.forwarded ;
+  wire [129:0] \lanes.lane ;
   wire [5:0] \lanes.lane[0].age ;
   wire [7:0] \lanes.lane[0].count ;
   wire [7:0] \lanes.lane[0].count_inc ;
@@ -9475,29 +7365,9 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [6:0] \lanes.lane[1].slot ;
   wire [23:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [5:0] \lanes.lane[2].age ;
-  wire [7:0] \lanes.lane[2].count ;
-  wire [7:0] \lanes.lane[2].count_inc ;
-  wire [7:0] \lanes.lane[2].count_inc2 ;
-  wire \lanes.lane[2].mark ;
-  wire \lanes.lane[2].match ;
-  wire \lanes.lane[2].sc_row_hit ;
-  wire [6:0] \lanes.lane[2].slot ;
-  wire [23:0] \lanes.lane[2].tag ;
-  wire \lanes.lane[2].valid ;
-  wire [5:0] \lanes.lane[3].age ;
-  wire [7:0] \lanes.lane[3].count ;
-  wire [7:0] \lanes.lane[3].count_inc ;
-  wire [7:0] \lanes.lane[3].count_inc2 ;
-  wire \lanes.lane[3].mark ;
-  wire \lanes.lane[3].match ;
-  wire \lanes.lane[3].sc_row_hit ;
-  wire [6:0] \lanes.lane[3].slot ;
-  wire [23:0] \lanes.lane[3].tag ;
-  wire \lanes.lane[3].valid ;
-  wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older_ahead ;
-  wire [3:0] \lanes.older_forward ;
+  wire [3:0] \lanes.older ;
+  wire [1:0] \lanes.older_ahead ;
+  wire [1:0] \lanes.older_forward ;
   wire [34:0] \lanes.request ;
   wire [1:0] \lanes.request.min_tlevel ;
   wire [1:0] \lanes.request.op ;
@@ -9509,46 +7379,42 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   input list_empty;
   wire list_empty;
   wire \list_empty$4 ;
-  wire [3:0] mark;
-  wire [3:0] match;
-  wire [15:0] older;
+  wire [1:0] mark;
+  wire [1:0] match;
+  wire [3:0] older;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
   wire [5:0] \request.t ;
   wire [23:0] \request.tag ;
   wire \request.valid ;
-  wire [27:0] slot;
-  wire [95:0] tag;
-  wire [3:0] valid;
+  wire [13:0] slot;
+  wire [47:0] tag;
+  wire [1:0] valid;
   wire [6:0] window;
   \kv_asu.core.versions.dec  dec (
     .age(age),
-    .beyond_w1(lanes[341:338]),
+    .beyond_w1(lanes[187:186]),
     .count(count),
     .count_inc(count_inc),
     .count_inc2(count_inc2),
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2714$0 (lanes[43:0]),
-    .\port$2714$107 (lanes[108:107]),
-    .\port$2714$147 (lanes[147]),
-    .\port$2714$172 (lanes[173:172]),
-    .\port$2714$212 (lanes[212]),
-    .\port$2714$237 (lanes[238:237]),
-    .\port$2714$277 (lanes[277]),
-    .\port$2714$82 (lanes[82]),
+    .\port$2119$0 (lanes[43:0]),
+    .\port$2119$107 (lanes[108:107]),
+    .\port$2119$147 (lanes[147]),
+    .\port$2119$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
   assign request = lanes[34:0];
   assign window = lanes[41:35];
   assign \list_empty$4  = list_empty;
-  assign valid = { lanes[237], lanes[172], lanes[107], lanes[42] };
-  assign match = { lanes[238], lanes[173], lanes[108], lanes[43] };
-  assign mark = { lanes[277], lanes[212], lanes[147], lanes[82] };
-  assign beyond_w1 = lanes[341:338];
+  assign valid = { lanes[107], lanes[42] };
+  assign match = { lanes[108], lanes[43] };
+  assign mark = { lanes[147], lanes[82] };
+  assign beyond_w1 = lanes[187:186];
   assign \decision$17  = decision;
   assign \request.valid  = lanes[0];
   assign \request.op  = lanes[2:1];
@@ -9562,7 +7428,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.request.tag  = lanes[28:5];
   assign \lanes.request.t  = lanes[34:29];
   assign \lanes.start  = lanes[41:35];
-  assign \lanes.lane  = lanes[301:42];
+  assign \lanes.lane  = lanes[171:42];
   assign \lanes.lane[0].valid  = lanes[42];
   assign \lanes.lane[0].match  = lanes[43];
   assign \lanes.lane[0].age  = lanes[49:44];
@@ -9583,38 +7449,18 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.lane[1].count_inc  = lanes[162:155];
   assign \lanes.lane[1].count_inc2  = lanes[170:163];
   assign \lanes.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes.lane[2].valid  = lanes[172];
-  assign \lanes.lane[2].match  = lanes[173];
-  assign \lanes.lane[2].age  = lanes[179:174];
-  assign \lanes.lane[2].tag  = lanes[203:180];
-  assign \lanes.lane[2].count  = lanes[211:204];
-  assign \lanes.lane[2].mark  = lanes[212];
-  assign \lanes.lane[2].slot  = lanes[219:213];
-  assign \lanes.lane[2].count_inc  = lanes[227:220];
-  assign \lanes.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes.lane[3].valid  = lanes[237];
-  assign \lanes.lane[3].match  = lanes[238];
-  assign \lanes.lane[3].age  = lanes[244:239];
-  assign \lanes.lane[3].tag  = lanes[268:245];
-  assign \lanes.lane[3].count  = lanes[276:269];
-  assign \lanes.lane[3].mark  = lanes[277];
-  assign \lanes.lane[3].slot  = lanes[284:278];
-  assign \lanes.lane[3].count_inc  = lanes[292:285];
-  assign \lanes.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes.older  = lanes[317:302];
-  assign \lanes.forwarded  = lanes[321:318];
-  assign \lanes.forward_older  = lanes[325:322];
-  assign \lanes.older_forward  = lanes[329:326];
-  assign \lanes.older_ahead  = lanes[333:330];
-  assign \lanes.ahead_older  = lanes[337:334];
-  assign \lanes.beyond_w1  = lanes[341:338];
-  assign \lanes.ahead_beyond_w1  = lanes[342];
-  assign \lanes.same_line_ahead  = lanes[343];
-  assign \lanes.age_ahead  = lanes[349:344];
-  assign \lanes.ahead_in_window  = lanes[353:350];
-  assign \lanes.ahead_lane  = lanes[369:354];
+  assign \lanes.older  = lanes[175:172];
+  assign \lanes.forwarded  = lanes[177:176];
+  assign \lanes.forward_older  = lanes[179:178];
+  assign \lanes.older_forward  = lanes[181:180];
+  assign \lanes.older_ahead  = lanes[183:182];
+  assign \lanes.ahead_older  = lanes[185:184];
+  assign \lanes.beyond_w1  = lanes[187:186];
+  assign \lanes.ahead_beyond_w1  = lanes[188];
+  assign \lanes.same_line_ahead  = lanes[189];
+  assign \lanes.age_ahead  = lanes[195:190];
+  assign \lanes.ahead_in_window  = lanes[197:196];
+  assign \lanes.ahead_lane  = lanes[201:198];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -9626,17 +7472,17 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \decision.hit_age  = decision[56:51];
   assign \decision.any_free  = decision[57];
   assign \decision.vict_t0  = decision[58];
-  assign \decision.vict_lane  = decision[62:59];
-  assign \decision.take  = decision[63];
-  assign \decision.tail_slot  = decision[70:64];
-  assign \decision.lane_tag  = decision[166:71];
-  assign \decision.wr_lane  = decision[170:167];
-  assign \decision.wr_slot  = decision[177:171];
-  assign \decision.wr_mark  = decision[178];
-  assign \decision.wr  = decision[179];
-  assign \decision.inv  = decision[180];
-  assign \decision.cnt_after  = decision[188:181];
-  assign \decision.cnt_after_inc  = decision[196:189];
+  assign \decision.vict_lane  = decision[60:59];
+  assign \decision.take  = decision[61];
+  assign \decision.tail_slot  = decision[68:62];
+  assign \decision.lane_tag  = decision[116:69];
+  assign \decision.wr_lane  = decision[118:117];
+  assign \decision.wr_slot  = decision[125:119];
+  assign \decision.wr_mark  = decision[126];
+  assign \decision.wr  = decision[127];
+  assign \decision.inv  = decision[128];
+  assign \decision.cnt_after  = decision[136:129];
+  assign \decision.cnt_after_inc  = decision[144:137];
   assign \decision$17.valid  = decision[0];
   assign \decision$17.op  = decision[2:1];
   assign \decision$17.min_tlevel  = decision[4:3];
@@ -9648,91 +7494,54 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \decision$17.hit_age  = decision[56:51];
   assign \decision$17.any_free  = decision[57];
   assign \decision$17.vict_t0  = decision[58];
-  assign \decision$17.vict_lane  = decision[62:59];
-  assign \decision$17.take  = decision[63];
-  assign \decision$17.tail_slot  = decision[70:64];
-  assign \decision$17.lane_tag  = decision[166:71];
-  assign \decision$17.wr_lane  = decision[170:167];
-  assign \decision$17.wr_slot  = decision[177:171];
-  assign \decision$17.wr_mark  = decision[178];
-  assign \decision$17.wr  = decision[179];
-  assign \decision$17.inv  = decision[180];
-  assign \decision$17.cnt_after  = decision[188:181];
-  assign \decision$17.cnt_after_inc  = decision[196:189];
-  assign older[14] = lanes[316];
-  assign older[13] = lanes[315];
-  assign older[12] = lanes[314];
-  assign older[11] = lanes[313];
-  assign older[9] = lanes[311];
-  assign older[8] = lanes[310];
-  assign older[7] = lanes[309];
-  assign older[6] = lanes[308];
-  assign older[4] = lanes[306];
-  assign older[3] = lanes[305];
-  assign older[2] = lanes[304];
-  assign older[1] = lanes[303];
-  assign { older[15], older[10], older[5], older[0] } = 4'h0;
-  assign count_inc2[31:24] = lanes[300:293];
-  assign count_inc2[23:16] = lanes[235:228];
+  assign \decision$17.vict_lane  = decision[60:59];
+  assign \decision$17.take  = decision[61];
+  assign \decision$17.tail_slot  = decision[68:62];
+  assign \decision$17.lane_tag  = decision[116:69];
+  assign \decision$17.wr_lane  = decision[118:117];
+  assign \decision$17.wr_slot  = decision[125:119];
+  assign \decision$17.wr_mark  = decision[126];
+  assign \decision$17.wr  = decision[127];
+  assign \decision$17.inv  = decision[128];
+  assign \decision$17.cnt_after  = decision[136:129];
+  assign \decision$17.cnt_after_inc  = decision[144:137];
+  assign older[2] = lanes[174];
+  assign older[1] = lanes[173];
+  assign { older[3], older[0] } = 2'h0;
   assign count_inc2[15:8] = lanes[170:163];
   assign count_inc2[7:0] = lanes[105:98];
-  assign count_inc[31:24] = lanes[292:285];
-  assign count_inc[23:16] = lanes[227:220];
   assign count_inc[15:8] = lanes[162:155];
   assign count_inc[7:0] = lanes[97:90];
-  assign slot[27:21] = lanes[284:278];
-  assign slot[20:14] = lanes[219:213];
   assign slot[13:7] = lanes[154:148];
   assign slot[6:0] = lanes[89:83];
-  assign count[31:24] = lanes[276:269];
-  assign count[23:16] = lanes[211:204];
   assign count[15:8] = lanes[146:139];
   assign count[7:0] = lanes[81:74];
-  assign tag[95:72] = lanes[268:245];
-  assign tag[71:48] = lanes[203:180];
   assign tag[47:24] = lanes[138:115];
   assign tag[23:0] = lanes[73:50];
-  assign age[23:18] = lanes[244:239];
-  assign age[17:12] = lanes[179:174];
   assign age[11:6] = lanes[114:109];
   assign age[5:0] = lanes[49:44];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2714$0 , \port$2714$82 , \port$2714$107 , \port$2714$147 , \port$2714$172 , \port$2714$212 , \port$2714$237 , \port$2714$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2119$0 , \port$2119$82 , \port$2119$107 , \port$2119$147 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
-  wire [7:0] \$100 ;
-  wire [7:0] \$101 ;
-  wire [7:0] \$102 ;
-  wire [7:0] \$103 ;
-  wire [7:0] \$104 ;
-  wire [7:0] \$105 ;
-  wire [7:0] \$106 ;
-  wire [7:0] \$107 ;
-  wire [7:0] \$108 ;
-  wire [7:0] \$109 ;
   wire \$11 ;
-  wire [7:0] \$110 ;
-  wire [7:0] \$111 ;
-  wire [7:0] \$112 ;
-  wire [7:0] \$113 ;
-  wire [7:0] \$114 ;
   wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
   wire \$16 ;
-  wire \$17 ;
+  wire [1:0] \$17 ;
   wire \$18 ;
-  wire [3:0] \$19 ;
-  wire [3:0] \$2 ;
-  wire [3:0] \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire [3:0] \$24 ;
-  wire [3:0] \$25 ;
+  wire \$19 ;
+  wire [1:0] \$2 ;
+  wire \$20 ;
+  wire [1:0] \$21 ;
+  wire [1:0] \$22 ;
+  wire [1:0] \$23 ;
+  wire [1:0] \$24 ;
+  wire [1:0] \$25 ;
   wire \$26 ;
   wire \$27 ;
   wire \$28 ;
@@ -9749,96 +7558,64 @@ module \kv_asu.core.versions.dec (\port$2714$0 , \port$2714$82 , \port$2714$107 
   wire \$38 ;
   wire \$39 ;
   wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [3:0] \$44 ;
-  wire [3:0] \$45 ;
-  wire [3:0] \$46 ;
-  wire [3:0] \$47 ;
-  wire [3:0] \$48 ;
-  wire \$49 ;
+  wire [6:0] \$40 ;
+  wire [6:0] \$41 ;
+  wire [6:0] \$42 ;
+  wire [6:0] \$43 ;
+  wire [7:0] \$44 ;
+  wire [7:0] \$45 ;
+  wire [7:0] \$46 ;
+  wire [7:0] \$47 ;
+  wire [5:0] \$48 ;
+  wire [5:0] \$49 ;
   wire \$5 ;
-  wire \$50 ;
-  wire \$51 ;
-  wire \$52 ;
-  wire \$53 ;
-  wire \$54 ;
-  wire \$55 ;
-  wire \$56 ;
+  wire [5:0] \$50 ;
+  wire [5:0] \$51 ;
+  wire [6:0] \$52 ;
+  wire [6:0] \$53 ;
+  wire [6:0] \$54 ;
+  wire [6:0] \$55 ;
+  wire [1:0] \$56 ;
   wire \$57 ;
-  wire \$58 ;
-  wire \$59 ;
+  wire [7:0] \$58 ;
+  wire [7:0] \$59 ;
   wire \$6 ;
-  wire \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire [6:0] \$63 ;
-  wire [6:0] \$64 ;
-  wire [6:0] \$65 ;
-  wire [6:0] \$66 ;
-  wire [6:0] \$67 ;
-  wire [6:0] \$68 ;
-  wire [6:0] \$69 ;
-  wire \$7 ;
-  wire [6:0] \$70 ;
-  wire [7:0] \$71 ;
-  wire [7:0] \$72 ;
-  wire [7:0] \$73 ;
-  wire [7:0] \$74 ;
-  wire [7:0] \$75 ;
-  wire [7:0] \$76 ;
-  wire [7:0] \$77 ;
-  wire [7:0] \$78 ;
-  wire [5:0] \$79 ;
-  wire \$8 ;
-  wire [5:0] \$80 ;
-  wire [5:0] \$81 ;
-  wire [5:0] \$82 ;
-  wire [5:0] \$83 ;
-  wire [5:0] \$84 ;
-  wire [5:0] \$85 ;
-  wire [5:0] \$86 ;
-  wire [6:0] \$87 ;
-  wire [6:0] \$88 ;
-  wire [6:0] \$89 ;
-  wire \$9 ;
-  wire [6:0] \$90 ;
-  wire [6:0] \$91 ;
-  wire [6:0] \$92 ;
-  wire [6:0] \$93 ;
-  wire [6:0] \$94 ;
-  wire [3:0] \$95 ;
-  wire \$96 ;
-  wire [7:0] \$97 ;
-  wire [7:0] \$98 ;
-  wire [7:0] \$99 ;
-  input [23:0] age;
-  wire [23:0] age;
-  input [3:0] beyond_w1;
-  wire [3:0] beyond_w1;
-  wire [26:0] ch;
+  wire [7:0] \$60 ;
+  wire [7:0] \$61 ;
+  wire [7:0] \$62 ;
+  wire [7:0] \$63 ;
+  wire [7:0] \$64 ;
+  wire [7:0] \$65 ;
+  wire [7:0] \$66 ;
+  wire [7:0] \$67 ;
+  wire [1:0] \$7 ;
+  wire [1:0] \$8 ;
+  wire [1:0] \$9 ;
+  input [11:0] age;
+  wire [11:0] age;
+  input [1:0] beyond_w1;
+  wire [1:0] beyond_w1;
+  wire [16:0] ch;
   wire \ch.any_free ;
-  wire [3:0] \ch.first_free ;
-  wire [3:0] \ch.hit_lane ;
+  wire [1:0] \ch.first_free ;
+  wire [1:0] \ch.hit_lane ;
   wire \ch.inv ;
   wire \ch.present ;
-  wire [3:0] \ch.slot_lane ;
+  wire [1:0] \ch.slot_lane ;
   wire \ch.take ;
   wire \ch.vict_t0 ;
   wire \ch.warm ;
-  wire [3:0] \ch.wins ;
+  wire [1:0] \ch.wins ;
   wire \ch.wr ;
-  wire [3:0] \ch.wr_lane ;
-  input [31:0] count;
-  wire [31:0] count;
-  input [31:0] count_inc;
-  wire [31:0] count_inc;
-  input [31:0] count_inc2;
-  wire [31:0] count_inc2;
-  output [196:0] decision;
-  wire [196:0] decision;
+  wire [1:0] \ch.wr_lane ;
+  input [15:0] count;
+  wire [15:0] count;
+  input [15:0] count_inc;
+  wire [15:0] count_inc;
+  input [15:0] count_inc2;
+  wire [15:0] count_inc2;
+  output [144:0] decision;
+  wire [144:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -9846,7 +7623,7 @@ module \kv_asu.core.versions.dec (\port$2714$0 , \port$2714$82 , \port$2714$107 
   wire [7:0] \decision.hit_cnt ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
-  wire [95:0] \decision.lane_tag ;
+  wire [47:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
@@ -9855,174 +7632,117 @@ module \kv_asu.core.versions.dec (\port$2714$0 , \port$2714$82 , \port$2714$107 
   wire [6:0] \decision.tail_slot ;
   wire \decision.take ;
   wire \decision.valid ;
-  wire [3:0] \decision.vict_lane ;
+  wire [1:0] \decision.vict_lane ;
   wire \decision.vict_t0 ;
   wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
+  wire [1:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
   input list_empty;
   wire list_empty;
-  wire [3:0] mark;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  input [43:0] \port$2714$0 ;
-  wire [43:0] \port$2714$0 ;
-  input [1:0] \port$2714$107 ;
-  wire [1:0] \port$2714$107 ;
-  input \port$2714$147 ;
-  wire \port$2714$147 ;
-  input [1:0] \port$2714$172 ;
-  wire [1:0] \port$2714$172 ;
-  input \port$2714$212 ;
-  wire \port$2714$212 ;
-  input [1:0] \port$2714$237 ;
-  wire [1:0] \port$2714$237 ;
-  input \port$2714$277 ;
-  wire \port$2714$277 ;
-  input \port$2714$82 ;
-  wire \port$2714$82 ;
+  wire [1:0] mark;
+  wire [1:0] match;
+  input [3:0] older;
+  wire [3:0] older;
+  input [43:0] \port$2119$0 ;
+  wire [43:0] \port$2119$0 ;
+  input [1:0] \port$2119$107 ;
+  wire [1:0] \port$2119$107 ;
+  input \port$2119$147 ;
+  wire \port$2119$147 ;
+  input \port$2119$82 ;
+  wire \port$2119$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
   wire [5:0] \request.t ;
   wire [23:0] \request.tag ;
   wire \request.valid ;
-  input [27:0] slot;
-  wire [27:0] slot;
-  input [95:0] tag;
-  wire [95:0] tag;
-  wire [3:0] valid;
+  input [13:0] slot;
+  wire [13:0] slot;
+  input [47:0] tag;
+  wire [47:0] tag;
+  wire [1:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2714$237 [1], \port$2714$172 [1], \port$2714$107 [1], \port$2714$0 [43] };
-  assign \$2  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2714$237 [1], \port$2714$172 [1], \port$2714$107 [1] };
-  assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2714$0 [43] & \$5 ;
-  assign \$7  = | { \port$2714$237 [1], \port$2714$172 [1] };
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2714$107 [1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2714$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign \$14  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign \$15  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign \$17  = ~ \$16 ;
-  assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign \$20  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign \$21  = | \$20 [1:0];
-  assign \$22  = ~ \$21 ;
-  assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign \$25  = ~ { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign \$26  = | \$25 [2:0];
-  assign \$27  = ~ \$26 ;
-  assign \$28  = \$24 [3] & \$27 ;
-  assign \$29  = ~ older[4];
-  assign \$30  = ~ older[8];
-  assign \$31  = ~ older[12];
-  assign \$32  = & { 1'h1, \$31 , \$30 , \$29  };
-  assign \$33  = ~ older[9];
-  assign \$34  = ~ older[13];
-  assign \$35  = & { 1'h1, \$34 , \$33 , older[4] };
-  assign \$36  = ~ older[14];
-  assign \$37  = & { 1'h1, \$36 , older[9:8] };
-  assign \$38  = & { 1'h1, older[14:12] };
-  assign \$39  = | beyond_w1;
-  assign \$40  = ch[3:0] & beyond_w1;
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = ch[20] & \$42 ;
-  assign \$44  = ch[23] ? ch[11:8] : 4'h0;
-  assign \$45  = ch[21] ? ch[7:4] : \$44 ;
-  assign \$46  = ch[20] ? ch[3:0] : \$45 ;
-  assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
-  assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2714$0 [2:1];
-  assign \$50  = \port$2714$0 [0] & \$49 ;
-  assign \$51  = ch[20] | ch[21];
-  assign \$52  = \$51  | ch[23];
-  assign \$53  = \$50  & \$52 ;
-  assign \$54  = ~ list_empty;
-  assign \$55  = \port$2714$0 [2:1] == 2'h3;
-  assign \$56  = \$55  | beyond_w1[0];
-  assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2714$0 [2:1] == 2'h2;
-  assign \$59  = \port$2714$0 [2:1] == 2'h3;
-  assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2714$0 [0] & \$60 ;
-  assign \$62  = \$61  & ch[24];
-  assign \$63  = ch[0] ? slot[6:0] : 7'h00;
-  assign \$65  = ch[1] ? slot[13:7] : 7'h00;
+  assign \$33  = \$32  | beyond_w1[0];
+  assign \$34  = \$31  & \$33 ;
+  assign \$35  = \port$2119$0 [2:1] == 2'h2;
+  assign \$36  = \port$2119$0 [2:1] == 2'h3;
+  assign \$37  = \$35  | \$36 ;
+  assign \$38  = \port$2119$0 [0] & \$37 ;
+  assign \$39  = \$38  & ch[14];
+  assign \$40  = ch[0] ? slot[6:0] : 7'h00;
+  assign \$42  = ch[1] ? slot[13:7] : 7'h00;
+  assign \$43  = \$41  | \$42 ;
+  assign \$44  = ch[0] ? count[7:0] : 8'h00;
+  assign \$46  = ch[1] ? count[15:8] : 8'h00;
+  assign \$47  = \$45  | \$46 ;
+  assign \$48  = ch[0] ? age[5:0] : 6'h00;
+  assign \$50  = ch[1] ? age[11:6] : 6'h00;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = ch[8] ? slot[6:0] : 7'h00;
+  assign \$54  = ch[9] ? slot[13:7] : 7'h00;
+  assign \$55  = \$53  | \$54 ;
+  assign \$56  = ch[9:8] & { \port$2119$147 , \port$2119$82  };
+  assign \$57  = | \$56 ;
+  assign \$58  = ch[0] ? count_inc[7:0] : 8'h00;
+  assign \$60  = ch[1] ? count_inc[15:8] : 8'h00;
+  assign \$61  = \$59  | \$60 ;
+  assign \$62  = ch[12] ? \$61  : 8'h01;
+  assign \$63  = ch[0] ? count_inc2[7:0] : 8'h00;
+  assign \$65  = ch[1] ? count_inc2[15:8] : 8'h00;
   assign \$66  = \$64  | \$65 ;
-  assign \$67  = ch[2] ? slot[20:14] : 7'h00;
-  assign \$68  = \$66  | \$67 ;
-  assign \$69  = ch[3] ? slot[27:21] : 7'h00;
-  assign \$70  = \$68  | \$69 ;
-  assign \$71  = ch[0] ? count[7:0] : 8'h00;
-  assign \$73  = ch[1] ? count[15:8] : 8'h00;
-  assign \$74  = \$72  | \$73 ;
-  assign \$75  = ch[2] ? count[23:16] : 8'h00;
-  assign \$76  = \$74  | \$75 ;
-  assign \$77  = ch[3] ? count[31:24] : 8'h00;
-  assign \$78  = \$76  | \$77 ;
-  assign \$79  = ch[0] ? age[5:0] : 6'h00;
-  assign \$81  = ch[1] ? age[11:6] : 6'h00;
-  assign \$82  = \$80  | \$81 ;
-  assign \$83  = ch[2] ? age[17:12] : 6'h00;
-  assign \$84  = \$82  | \$83 ;
-  assign \$85  = ch[3] ? age[23:18] : 6'h00;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[16] ? slot[6:0] : 7'h00;
-  assign \$89  = ch[17] ? slot[13:7] : 7'h00;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = ch[18] ? slot[20:14] : 7'h00;
-  assign \$92  = \$90  | \$91 ;
-  assign \$93  = ch[19] ? slot[27:21] : 7'h00;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = ch[19:16] & { \port$2714$277 , \port$2714$212 , \port$2714$147 , \port$2714$82  };
-  assign \$96  = | \$95 ;
-  assign \$97  = ch[0] ? count_inc[7:0] : 8'h00;
-  assign \$99  = ch[1] ? count_inc[15:8] : 8'h00;
-  assign \$100  = \$98  | \$99 ;
-  assign \$101  = ch[2] ? count_inc[23:16] : 8'h00;
-  assign \$102  = \$100  | \$101 ;
-  assign \$103  = ch[3] ? count_inc[31:24] : 8'h00;
-  assign \$104  = \$102  | \$103 ;
-  assign \$105  = ch[22] ? \$104  : 8'h01;
-  assign \$106  = ch[0] ? count_inc2[7:0] : 8'h00;
-  assign \$108  = ch[1] ? count_inc2[15:8] : 8'h00;
-  assign \$109  = \$107  | \$108 ;
-  assign \$110  = ch[2] ? count_inc2[23:16] : 8'h00;
-  assign \$111  = \$109  | \$110 ;
-  assign \$112  = ch[3] ? count_inc2[31:24] : 8'h00;
-  assign \$113  = \$111  | \$112 ;
-  assign \$114  = ch[22] ? \$113  : 8'h02;
-  assign match = { \port$2714$237 [1], \port$2714$172 [1], \port$2714$107 [1], \port$2714$0 [43] };
-  assign valid = { \port$2714$237 [0], \port$2714$172 [0], \port$2714$107 [0], \port$2714$0 [42] };
-  assign request = \port$2714$0 [34:0];
-  assign window = \port$2714$0 [41:35];
-  assign mark = { \port$2714$277 , \port$2714$212 , \port$2714$147 , \port$2714$82  };
-  assign \ch.hit_lane  = ch[3:0];
-  assign \ch.first_free  = ch[7:4];
-  assign \ch.wins  = ch[11:8];
-  assign \ch.wr_lane  = ch[15:12];
-  assign \ch.slot_lane  = ch[19:16];
-  assign \ch.present  = ch[20];
-  assign \ch.any_free  = ch[21];
-  assign \ch.warm  = ch[22];
-  assign \ch.vict_t0  = ch[23];
-  assign \ch.take  = ch[24];
-  assign \ch.wr  = ch[25];
-  assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2714$0 [0];
-  assign \request.op  = \port$2714$0 [2:1];
-  assign \request.min_tlevel  = \port$2714$0 [4:3];
-  assign \request.tag  = \port$2714$0 [28:5];
-  assign \request.t  = \port$2714$0 [34:29];
+  assign \$67  = ch[12] ? \$66  : 8'h02;
+  assign \$1  = | { \port$2119$107 [1], \port$2119$0 [43] };
+  assign \$2  = ~ { \port$2119$107 [0], \port$2119$0 [42] };
+  assign \$3  = | \$2 ;
+  assign \$5  = ~ \$4 ;
+  assign \$6  = \port$2119$0 [43] & \$5 ;
+  assign \$7  = ~ { \port$2119$107 [0], \port$2119$0 [42] };
+  assign \$8  = ~ { \port$2119$107 [0], \port$2119$0 [42] };
+  assign \$9  = ~ { \port$2119$107 [0], \port$2119$0 [42] };
+  assign \$11  = ~ \$10 ;
+  assign \$12  = \$8 [1] & \$11 ;
+  assign \$13  = ~ older[2];
+  assign \$16  = | beyond_w1;
+  assign \$17  = ch[1:0] & beyond_w1;
+  assign \$18  = | \$17 ;
+  assign \$19  = ~ \$18 ;
+  assign \$20  = ch[10] & \$19 ;
+  assign \$21  = ch[13] ? ch[5:4] : 2'h0;
+  assign \$22  = ch[11] ? ch[3:2] : \$21 ;
+  assign \$23  = ch[10] ? ch[1:0] : \$22 ;
+  assign \$24  = ch[11] ? ch[3:2] : ch[5:4];
+  assign \$25  = ch[10] ? ch[1:0] : \$24 ;
+  assign \$26  = ! \port$2119$0 [2:1];
+  assign \$27  = \port$2119$0 [0] & \$26 ;
+  assign \$28  = ch[10] | ch[11];
+  assign \$29  = \$28  | ch[13];
+  assign \$30  = \$27  & \$29 ;
+  assign \$31  = ~ list_empty;
+  assign \$32  = \port$2119$0 [2:1] == 2'h3;
+  assign match = { \port$2119$107 [1], \port$2119$0 [43] };
+  assign valid = { \port$2119$107 [0], \port$2119$0 [42] };
+  assign request = \port$2119$0 [34:0];
+  assign window = \port$2119$0 [41:35];
+  assign mark = { \port$2119$147 , \port$2119$82  };
+  assign \ch.hit_lane  = ch[1:0];
+  assign \ch.first_free  = ch[3:2];
+  assign \ch.wins  = ch[5:4];
+  assign \ch.wr_lane  = ch[7:6];
+  assign \ch.slot_lane  = ch[9:8];
+  assign \ch.present  = ch[10];
+  assign \ch.any_free  = ch[11];
+  assign \ch.warm  = ch[12];
+  assign \ch.vict_t0  = ch[13];
+  assign \ch.take  = ch[14];
+  assign \ch.wr  = ch[15];
+  assign \ch.inv  = ch[16];
+  assign \request.valid  = \port$2119$0 [0];
+  assign \request.op  = \port$2119$0 [2:1];
+  assign \request.min_tlevel  = \port$2119$0 [4:3];
+  assign \request.tag  = \port$2119$0 [28:5];
+  assign \request.t  = \port$2119$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -10034,100 +7754,92 @@ module \kv_asu.core.versions.dec (\port$2714$0 , \port$2714$82 , \port$2714$107 
   assign \decision.hit_age  = decision[56:51];
   assign \decision.any_free  = decision[57];
   assign \decision.vict_t0  = decision[58];
-  assign \decision.vict_lane  = decision[62:59];
-  assign \decision.take  = decision[63];
-  assign \decision.tail_slot  = decision[70:64];
-  assign \decision.lane_tag  = decision[166:71];
-  assign \decision.wr_lane  = decision[170:167];
-  assign \decision.wr_slot  = decision[177:171];
-  assign \decision.wr_mark  = decision[178];
-  assign \decision.wr  = decision[179];
-  assign \decision.inv  = decision[180];
-  assign \decision.cnt_after  = decision[188:181];
-  assign \decision.cnt_after_inc  = decision[196:189];
-  assign decision[196:189] = \$114 ;
-  assign decision[188:181] = \$105 ;
-  assign decision[180] = ch[26];
-  assign decision[179] = ch[25];
-  assign decision[178] = \$96 ;
-  assign decision[177:171] = \$94 ;
-  assign decision[170:167] = ch[15:12];
-  assign decision[166:143] = tag[95:72];
-  assign decision[142:119] = tag[71:48];
-  assign decision[118:95] = tag[47:24];
-  assign decision[94:71] = tag[23:0];
-  assign decision[70:64] = \port$2714$0 [41:35];
-  assign decision[63] = ch[24];
-  assign decision[62:59] = ch[11:8];
-  assign decision[58] = ch[23];
-  assign decision[56:51] = \$86 ;
-  assign decision[50:43] = \$78 ;
-  assign decision[42:36] = \$70 ;
-  assign decision[57] = ch[21];
-  assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2714$0 [34:29];
-  assign decision[28:5] = \port$2714$0 [28:5];
-  assign decision[4:3] = \port$2714$0 [4:3];
-  assign decision[2:1] = \port$2714$0 [2:1];
-  assign decision[0] = \port$2714$0 [0];
-  assign ch[26] = \$62 ;
-  assign ch[24] = \$57 ;
-  assign ch[25] = \$53 ;
-  assign ch[19:16] = \$48 ;
-  assign ch[15:12] = \$46 ;
-  assign ch[22] = \$43 ;
-  assign ch[23] = \$39 ;
-  assign ch[11] = \$38 ;
-  assign ch[10] = \$37 ;
-  assign ch[9] = \$35 ;
-  assign ch[8] = \$32 ;
-  assign ch[7] = \$28 ;
-  assign ch[6] = \$23 ;
-  assign ch[5] = \$18 ;
-  assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2714$237 [1];
-  assign ch[2] = \$12 ;
-  assign ch[1] = \$9 ;
+  assign \decision.vict_lane  = decision[60:59];
+  assign \decision.take  = decision[61];
+  assign \decision.tail_slot  = decision[68:62];
+  assign \decision.lane_tag  = decision[116:69];
+  assign \decision.wr_lane  = decision[118:117];
+  assign \decision.wr_slot  = decision[125:119];
+  assign \decision.wr_mark  = decision[126];
+  assign \decision.wr  = decision[127];
+  assign \decision.inv  = decision[128];
+  assign \decision.cnt_after  = decision[136:129];
+  assign \decision.cnt_after_inc  = decision[144:137];
+  assign decision[144:137] = \$67 ;
+  assign decision[136:129] = \$62 ;
+  assign decision[128] = ch[16];
+  assign decision[127] = ch[15];
+  assign decision[126] = \$57 ;
+  assign decision[125:119] = \$55 ;
+  assign decision[118:117] = ch[7:6];
+  assign decision[116:93] = tag[47:24];
+  assign decision[92:69] = tag[23:0];
+  assign decision[68:62] = \port$2119$0 [41:35];
+  assign decision[61] = ch[14];
+  assign decision[60:59] = ch[5:4];
+  assign decision[58] = ch[13];
+  assign decision[56:51] = \$51 ;
+  assign decision[50:43] = \$47 ;
+  assign decision[42:36] = \$43 ;
+  assign decision[57] = ch[11];
+  assign decision[35] = ch[10];
+  assign decision[34:29] = \port$2119$0 [34:29];
+  assign decision[28:5] = \port$2119$0 [28:5];
+  assign decision[4:3] = \port$2119$0 [4:3];
+  assign decision[2:1] = \port$2119$0 [2:1];
+  assign decision[0] = \port$2119$0 [0];
+  assign ch[16] = \$39 ;
+  assign ch[14] = \$34 ;
+  assign ch[15] = \$30 ;
+  assign ch[9:8] = \$25 ;
+  assign ch[7:6] = \$23 ;
+  assign ch[12] = \$20 ;
+  assign ch[13] = \$16 ;
+  assign ch[5] = \$15 ;
+  assign ch[4] = \$14 ;
+  assign ch[3] = \$12 ;
+  assign ch[2] = \$7 [0];
+  assign ch[1] = \port$2119$107 [1];
   assign ch[0] = \$6 ;
-  assign ch[21] = \$3 ;
-  assign ch[20] = \$1 ;
-  assign \$10  = \port$2714$237 [1];
-  assign \$16  = \$15 [0];
+  assign ch[11] = \$3 ;
+  assign ch[10] = \$1 ;
+  assign \$4  = \port$2119$107 [1];
+  assign \$10  = \$9 [0];
+  assign \$14  = \$13 ;
+  assign \$15  = older[2];
+  assign \$53  = \$52 ;
+  assign \$41  = \$40 ;
+  assign \$45  = \$44 ;
+  assign \$49  = \$48 ;
+  assign \$59  = \$58 ;
   assign \$64  = \$63 ;
-  assign \$72  = \$71 ;
-  assign \$80  = \$79 ;
-  assign \$88  = \$87 ;
-  assign \$98  = \$97 ;
-  assign \$107  = \$106 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2702$0 , \port$2703$0 , \port$2707$0 , clk);
+module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2107$0 , \port$2108$0 , \port$2112$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire [7:0] \$1 ;
-  reg [6:0] \$10 ;
   wire [7:0] \$2 ;
-  wire [7:0] \$3 ;
-  wire [7:0] \$4 ;
-  wire [41:0] \$5 ;
-  wire [331:0] \$6 ;
-  reg [27:0] \$7 ;
-  reg [27:0] \$8  = 28'h0000000;
-  reg [34:0] \$9 ;
-  input [31:0] bk_count;
-  wire [31:0] bk_count;
-  input [3:0] bk_fresh;
-  wire [3:0] bk_fresh;
-  input [23:0] bk_last;
-  wire [23:0] bk_last;
-  input [3:0] bk_mark_raw;
-  wire [3:0] bk_mark_raw;
-  input [19:0] bk_row;
-  wire [19:0] bk_row;
-  input [3:0] bk_sc_row_hit;
-  wire [3:0] bk_sc_row_hit;
-  input [143:0] bk_sides;
-  wire [143:0] bk_sides;
+  wire [41:0] \$3 ;
+  wire [167:0] \$4 ;
+  reg [13:0] \$5 ;
+  reg [13:0] \$6  = 14'h0000;
+  reg [34:0] \$7 ;
+  reg [6:0] \$8 ;
+  input [15:0] bk_count;
+  wire [15:0] bk_count;
+  input [1:0] bk_fresh;
+  wire [1:0] bk_fresh;
+  input [11:0] bk_last;
+  wire [11:0] bk_last;
+  input [1:0] bk_mark_raw;
+  wire [1:0] bk_mark_raw;
+  input [11:0] bk_row;
+  wire [11:0] bk_row;
+  input [1:0] bk_sc_row_hit;
+  wire [1:0] bk_sc_row_hit;
+  input [71:0] bk_sides;
+  wire [71:0] bk_sides;
   wire [7:0] \bk_sides[0].count_byp ;
   wire [7:0] \bk_sides[0].count_raw ;
   wire \bk_sides[0].ent ;
@@ -10152,34 +7864,10 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \bk_sides[1].mark_raw ;
   wire \bk_sides[1].match ;
   wire \bk_sides[1].meta ;
-  wire [7:0] \bk_sides[2].count_byp ;
-  wire [7:0] \bk_sides[2].count_raw ;
-  wire \bk_sides[2].ent ;
-  wire \bk_sides[2].fresh_byp ;
-  wire \bk_sides[2].fresh_raw ;
-  wire [5:0] \bk_sides[2].last_byp ;
-  wire [5:0] \bk_sides[2].last_raw ;
-  wire \bk_sides[2].mark ;
-  wire \bk_sides[2].mark_byp ;
-  wire \bk_sides[2].mark_raw ;
-  wire \bk_sides[2].match ;
-  wire \bk_sides[2].meta ;
-  wire [7:0] \bk_sides[3].count_byp ;
-  wire [7:0] \bk_sides[3].count_raw ;
-  wire \bk_sides[3].ent ;
-  wire \bk_sides[3].fresh_byp ;
-  wire \bk_sides[3].fresh_raw ;
-  wire [5:0] \bk_sides[3].last_byp ;
-  wire [5:0] \bk_sides[3].last_raw ;
-  wire \bk_sides[3].mark ;
-  wire \bk_sides[3].mark_byp ;
-  wire \bk_sides[3].mark_raw ;
-  wire \bk_sides[3].match ;
-  wire \bk_sides[3].meta ;
-  input [95:0] bk_tag;
-  wire [95:0] bk_tag;
-  input [3:0] bk_valid;
-  wire [3:0] bk_valid;
+  input [47:0] bk_tag;
+  wire [47:0] bk_tag;
+  input [1:0] bk_valid;
+  wire [1:0] bk_valid;
   output busy;
   wire busy;
   input clk;
@@ -10201,13 +7889,13 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2702$0 ;
-  wire [41:0] \port$2702$0 ;
-  output [331:0] \port$2703$0 ;
-  wire [331:0] \port$2703$0 ;
-  (* init = 28'h0000000 *)
-  output [27:0] \port$2707$0 ;
-  wire [27:0] \port$2707$0 ;
+  output [41:0] \port$2107$0 ;
+  wire [41:0] \port$2107$0 ;
+  output [167:0] \port$2108$0 ;
+  wire [167:0] \port$2108$0 ;
+  (* init = 14'h0000 *)
+  output [13:0] \port$2112$0 ;
+  wire [13:0] \port$2112$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -10221,13 +7909,13 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire rst;
   input [6:0] tail;
   wire [6:0] tail;
-  wire [446:0] window;
-  wire [331:0] \window.bank ;
+  wire [244:0] window;
+  wire [167:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
-  wire [4:0] \window.bank[0].row ;
+  wire [5:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
   wire [35:0] \window.bank[0].sides ;
   wire [7:0] \window.bank[0].sides.count_byp ;
@@ -10248,7 +7936,7 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[1].fresh ;
   wire [5:0] \window.bank[1].last ;
   wire \window.bank[1].mark ;
-  wire [4:0] \window.bank[1].row ;
+  wire [5:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
   wire [35:0] \window.bank[1].sides ;
   wire [7:0] \window.bank[1].sides.count_byp ;
@@ -10265,52 +7953,10 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[1].sides.meta ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [7:0] \window.bank[2].count ;
-  wire \window.bank[2].fresh ;
-  wire [5:0] \window.bank[2].last ;
-  wire \window.bank[2].mark ;
-  wire [4:0] \window.bank[2].row ;
-  wire \window.bank[2].sc_row_hit ;
-  wire [35:0] \window.bank[2].sides ;
-  wire [7:0] \window.bank[2].sides.count_byp ;
-  wire [7:0] \window.bank[2].sides.count_raw ;
-  wire \window.bank[2].sides.ent ;
-  wire \window.bank[2].sides.fresh_byp ;
-  wire \window.bank[2].sides.fresh_raw ;
-  wire [5:0] \window.bank[2].sides.last_byp ;
-  wire [5:0] \window.bank[2].sides.last_raw ;
-  wire \window.bank[2].sides.mark ;
-  wire \window.bank[2].sides.mark_byp ;
-  wire \window.bank[2].sides.mark_raw ;
-  wire \window.bank[2].sides.match ;
-  wire \window.bank[2].sides.meta ;
-  wire [23:0] \window.bank[2].tag ;
-  wire \window.bank[2].valid ;
-  wire [7:0] \window.bank[3].count ;
-  wire \window.bank[3].fresh ;
-  wire [5:0] \window.bank[3].last ;
-  wire \window.bank[3].mark ;
-  wire [4:0] \window.bank[3].row ;
-  wire \window.bank[3].sc_row_hit ;
-  wire [35:0] \window.bank[3].sides ;
-  wire [7:0] \window.bank[3].sides.count_byp ;
-  wire [7:0] \window.bank[3].sides.count_raw ;
-  wire \window.bank[3].sides.ent ;
-  wire \window.bank[3].sides.fresh_byp ;
-  wire \window.bank[3].sides.fresh_raw ;
-  wire [5:0] \window.bank[3].sides.last_byp ;
-  wire [5:0] \window.bank[3].sides.last_raw ;
-  wire \window.bank[3].sides.mark ;
-  wire \window.bank[3].sides.mark_byp ;
-  wire \window.bank[3].sides.mark_raw ;
-  wire \window.bank[3].sides.match ;
-  wire \window.bank[3].sides.meta ;
-  wire [23:0] \window.bank[3].tag ;
-  wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
-  wire [27:0] \window.lane_slot ;
-  wire [15:0] \window.overlap ;
-  wire [15:0] \window.overlap_next ;
+  wire [13:0] \window.lane_slot ;
+  wire [3:0] \window.overlap ;
+  wire [3:0] \window.overlap_next ;
   wire [34:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -10320,146 +7966,100 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign rd_slot = request[2] ? tail : hash;
   assign \$1  = rd_slot + 1'h0;
   assign \$2  = rd_slot + 1'h1;
-  assign \$3  = rd_slot + 2'h2;
-  assign \$4  = rd_slot + 2'h3;
   always @(posedge clk)
-    \$8  <= \$7 ;
+    \$6  <= \$5 ;
   always @(posedge clk)
-    e <= \$9 ;
+    e <= \$7 ;
   always @(posedge clk)
-    e_h <= \$10 ;
+    e_h <= \$8 ;
+  assign rd_slot = request[2] ? tail : hash;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$7 [6:0] = \$1 [6:0];
-    \$7 [13:7] = \$2 [6:0];
-    \$7 [20:14] = \$3 [6:0];
-    \$7 [27:21] = \$4 [6:0];
+    \$5 [6:0] = \$1 [6:0];
+    \$5 [13:7] = \$2 [6:0];
     if (rst) begin
-      \$7  = 28'h0000000;
+      \$5  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$9  = request;
+    \$7  = request;
     if (rst) begin
-      \$9  = 35'h000000000;
+      \$7  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$10  = rd_slot;
+    \$8  = rd_slot;
     if (rst) begin
-      \$10  = 7'h00;
+      \$8  = 7'h00;
     end
   end
-  assign window = { 45'h000000000000, \$6 , \$8 , \$5  };
+  assign window = { 21'h000000, \$4 , \$6 , \$3  };
   assign m = 42'h00000000000;
-  assign \port$2702$0  = \$5 ;
-  assign \port$2703$0  = \$6 ;
-  assign \port$2707$0  = \$8 ;
+  assign \port$2107$0  = \$3 ;
+  assign \port$2108$0  = \$4 ;
+  assign \port$2112$0  = \$6 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
   assign \request.tag  = request[28:5];
   assign \request.t  = request[34:29];
-  assign \window.request  = \$5 [34:0];
-  assign \window.request.valid  = \$5 [0];
-  assign \window.request.op  = \$5 [2:1];
-  assign \window.request.min_tlevel  = \$5 [4:3];
-  assign \window.request.tag  = \$5 [28:5];
-  assign \window.request.t  = \$5 [34:29];
-  assign \window.start  = \$5 [41:35];
-  assign \window.lane_slot  = \$8 ;
-  assign \window.bank  = \$6 ;
-  assign \window.bank[0].tag  = \$6 [23:0];
-  assign \window.bank[0].count  = \$6 [31:24];
-  assign \window.bank[0].last  = \$6 [37:32];
-  assign \window.bank[0].valid  = \$6 [38];
-  assign \window.bank[0].fresh  = \$6 [39];
-  assign \window.bank[0].mark  = \$6 [40];
-  assign \window.bank[0].row  = \$6 [45:41];
-  assign \window.bank[0].sc_row_hit  = \$6 [46];
-  assign \window.bank[0].sides  = \$6 [82:47];
-  assign \window.bank[0].sides.ent  = \$6 [47];
-  assign \window.bank[0].sides.count_raw  = \$6 [55:48];
-  assign \window.bank[0].sides.count_byp  = \$6 [63:56];
-  assign \window.bank[0].sides.match  = \$6 [64];
-  assign \window.bank[0].sides.meta  = \$6 [65];
-  assign \window.bank[0].sides.last_raw  = \$6 [71:66];
-  assign \window.bank[0].sides.last_byp  = \$6 [77:72];
-  assign \window.bank[0].sides.fresh_raw  = \$6 [78];
-  assign \window.bank[0].sides.fresh_byp  = \$6 [79];
-  assign \window.bank[0].sides.mark  = \$6 [80];
-  assign \window.bank[0].sides.mark_raw  = \$6 [81];
-  assign \window.bank[0].sides.mark_byp  = \$6 [82];
-  assign \window.bank[1].tag  = \$6 [106:83];
-  assign \window.bank[1].count  = \$6 [114:107];
-  assign \window.bank[1].last  = \$6 [120:115];
-  assign \window.bank[1].valid  = \$6 [121];
-  assign \window.bank[1].fresh  = \$6 [122];
-  assign \window.bank[1].mark  = \$6 [123];
-  assign \window.bank[1].row  = \$6 [128:124];
-  assign \window.bank[1].sc_row_hit  = \$6 [129];
-  assign \window.bank[1].sides  = \$6 [165:130];
-  assign \window.bank[1].sides.ent  = \$6 [130];
-  assign \window.bank[1].sides.count_raw  = \$6 [138:131];
-  assign \window.bank[1].sides.count_byp  = \$6 [146:139];
-  assign \window.bank[1].sides.match  = \$6 [147];
-  assign \window.bank[1].sides.meta  = \$6 [148];
-  assign \window.bank[1].sides.last_raw  = \$6 [154:149];
-  assign \window.bank[1].sides.last_byp  = \$6 [160:155];
-  assign \window.bank[1].sides.fresh_raw  = \$6 [161];
-  assign \window.bank[1].sides.fresh_byp  = \$6 [162];
-  assign \window.bank[1].sides.mark  = \$6 [163];
-  assign \window.bank[1].sides.mark_raw  = \$6 [164];
-  assign \window.bank[1].sides.mark_byp  = \$6 [165];
-  assign \window.bank[2].tag  = \$6 [189:166];
-  assign \window.bank[2].count  = \$6 [197:190];
-  assign \window.bank[2].last  = \$6 [203:198];
-  assign \window.bank[2].valid  = \$6 [204];
-  assign \window.bank[2].fresh  = \$6 [205];
-  assign \window.bank[2].mark  = \$6 [206];
-  assign \window.bank[2].row  = \$6 [211:207];
-  assign \window.bank[2].sc_row_hit  = \$6 [212];
-  assign \window.bank[2].sides  = \$6 [248:213];
-  assign \window.bank[2].sides.ent  = \$6 [213];
-  assign \window.bank[2].sides.count_raw  = \$6 [221:214];
-  assign \window.bank[2].sides.count_byp  = \$6 [229:222];
-  assign \window.bank[2].sides.match  = \$6 [230];
-  assign \window.bank[2].sides.meta  = \$6 [231];
-  assign \window.bank[2].sides.last_raw  = \$6 [237:232];
-  assign \window.bank[2].sides.last_byp  = \$6 [243:238];
-  assign \window.bank[2].sides.fresh_raw  = \$6 [244];
-  assign \window.bank[2].sides.fresh_byp  = \$6 [245];
-  assign \window.bank[2].sides.mark  = \$6 [246];
-  assign \window.bank[2].sides.mark_raw  = \$6 [247];
-  assign \window.bank[2].sides.mark_byp  = \$6 [248];
-  assign \window.bank[3].tag  = \$6 [272:249];
-  assign \window.bank[3].count  = \$6 [280:273];
-  assign \window.bank[3].last  = \$6 [286:281];
-  assign \window.bank[3].valid  = \$6 [287];
-  assign \window.bank[3].fresh  = \$6 [288];
-  assign \window.bank[3].mark  = \$6 [289];
-  assign \window.bank[3].row  = \$6 [294:290];
-  assign \window.bank[3].sc_row_hit  = \$6 [295];
-  assign \window.bank[3].sides  = \$6 [331:296];
-  assign \window.bank[3].sides.ent  = \$6 [296];
-  assign \window.bank[3].sides.count_raw  = \$6 [304:297];
-  assign \window.bank[3].sides.count_byp  = \$6 [312:305];
-  assign \window.bank[3].sides.match  = \$6 [313];
-  assign \window.bank[3].sides.meta  = \$6 [314];
-  assign \window.bank[3].sides.last_raw  = \$6 [320:315];
-  assign \window.bank[3].sides.last_byp  = \$6 [326:321];
-  assign \window.bank[3].sides.fresh_raw  = \$6 [327];
-  assign \window.bank[3].sides.fresh_byp  = \$6 [328];
-  assign \window.bank[3].sides.mark  = \$6 [329];
-  assign \window.bank[3].sides.mark_raw  = \$6 [330];
-  assign \window.bank[3].sides.mark_byp  = \$6 [331];
-  assign \window.overlap  = 16'h0000;
-  assign \window.overlap_next  = 16'h0000;
+  assign \window.request  = \$3 [34:0];
+  assign \window.request.valid  = \$3 [0];
+  assign \window.request.op  = \$3 [2:1];
+  assign \window.request.min_tlevel  = \$3 [4:3];
+  assign \window.request.tag  = \$3 [28:5];
+  assign \window.request.t  = \$3 [34:29];
+  assign \window.start  = \$3 [41:35];
+  assign \window.lane_slot  = \$6 ;
+  assign \window.bank  = \$4 ;
+  assign \window.bank[0].tag  = \$4 [23:0];
+  assign \window.bank[0].count  = \$4 [31:24];
+  assign \window.bank[0].last  = \$4 [37:32];
+  assign \window.bank[0].valid  = \$4 [38];
+  assign \window.bank[0].fresh  = \$4 [39];
+  assign \window.bank[0].mark  = \$4 [40];
+  assign \window.bank[0].row  = \$4 [46:41];
+  assign \window.bank[0].sc_row_hit  = \$4 [47];
+  assign \window.bank[0].sides  = \$4 [83:48];
+  assign \window.bank[0].sides.ent  = \$4 [48];
+  assign \window.bank[0].sides.count_raw  = \$4 [56:49];
+  assign \window.bank[0].sides.count_byp  = \$4 [64:57];
+  assign \window.bank[0].sides.match  = \$4 [65];
+  assign \window.bank[0].sides.meta  = \$4 [66];
+  assign \window.bank[0].sides.last_raw  = \$4 [72:67];
+  assign \window.bank[0].sides.last_byp  = \$4 [78:73];
+  assign \window.bank[0].sides.fresh_raw  = \$4 [79];
+  assign \window.bank[0].sides.fresh_byp  = \$4 [80];
+  assign \window.bank[0].sides.mark  = \$4 [81];
+  assign \window.bank[0].sides.mark_raw  = \$4 [82];
+  assign \window.bank[0].sides.mark_byp  = \$4 [83];
+  assign \window.bank[1].tag  = \$4 [107:84];
+  assign \window.bank[1].count  = \$4 [115:108];
+  assign \window.bank[1].last  = \$4 [121:116];
+  assign \window.bank[1].valid  = \$4 [122];
+  assign \window.bank[1].fresh  = \$4 [123];
+  assign \window.bank[1].mark  = \$4 [124];
+  assign \window.bank[1].row  = \$4 [130:125];
+  assign \window.bank[1].sc_row_hit  = \$4 [131];
+  assign \window.bank[1].sides  = \$4 [167:132];
+  assign \window.bank[1].sides.ent  = \$4 [132];
+  assign \window.bank[1].sides.count_raw  = \$4 [140:133];
+  assign \window.bank[1].sides.count_byp  = \$4 [148:141];
+  assign \window.bank[1].sides.match  = \$4 [149];
+  assign \window.bank[1].sides.meta  = \$4 [150];
+  assign \window.bank[1].sides.last_raw  = \$4 [156:151];
+  assign \window.bank[1].sides.last_byp  = \$4 [162:157];
+  assign \window.bank[1].sides.fresh_raw  = \$4 [163];
+  assign \window.bank[1].sides.fresh_byp  = \$4 [164];
+  assign \window.bank[1].sides.mark  = \$4 [165];
+  assign \window.bank[1].sides.mark_raw  = \$4 [166];
+  assign \window.bank[1].sides.mark_byp  = \$4 [167];
+  assign \window.overlap  = 4'h0;
+  assign \window.overlap_next  = 4'h0;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
@@ -10499,68 +8099,26 @@ module \kv_asu.core.window$185 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \bk_sides[1].mark  = bk_sides[69];
   assign \bk_sides[1].mark_raw  = bk_sides[70];
   assign \bk_sides[1].mark_byp  = bk_sides[71];
-  assign \bk_sides[2].ent  = bk_sides[72];
-  assign \bk_sides[2].count_raw  = bk_sides[80:73];
-  assign \bk_sides[2].count_byp  = bk_sides[88:81];
-  assign \bk_sides[2].match  = bk_sides[89];
-  assign \bk_sides[2].meta  = bk_sides[90];
-  assign \bk_sides[2].last_raw  = bk_sides[96:91];
-  assign \bk_sides[2].last_byp  = bk_sides[102:97];
-  assign \bk_sides[2].fresh_raw  = bk_sides[103];
-  assign \bk_sides[2].fresh_byp  = bk_sides[104];
-  assign \bk_sides[2].mark  = bk_sides[105];
-  assign \bk_sides[2].mark_raw  = bk_sides[106];
-  assign \bk_sides[2].mark_byp  = bk_sides[107];
-  assign \bk_sides[3].ent  = bk_sides[108];
-  assign \bk_sides[3].count_raw  = bk_sides[116:109];
-  assign \bk_sides[3].count_byp  = bk_sides[124:117];
-  assign \bk_sides[3].match  = bk_sides[125];
-  assign \bk_sides[3].meta  = bk_sides[126];
-  assign \bk_sides[3].last_raw  = bk_sides[132:127];
-  assign \bk_sides[3].last_byp  = bk_sides[138:133];
-  assign \bk_sides[3].fresh_raw  = bk_sides[139];
-  assign \bk_sides[3].fresh_byp  = bk_sides[140];
-  assign \bk_sides[3].mark  = bk_sides[141];
-  assign \bk_sides[3].mark_raw  = bk_sides[142];
-  assign \bk_sides[3].mark_byp  = bk_sides[143];
-  assign \$6 [331:296] = bk_sides[143:108];
-  assign \$6 [295] = bk_sc_row_hit[3];
-  assign \$6 [294:290] = bk_row[19:15];
-  assign \$6 [289] = bk_mark_raw[3];
-  assign \$6 [288] = bk_fresh[3];
-  assign \$6 [287] = bk_valid[3];
-  assign \$6 [286:281] = bk_last[23:18];
-  assign \$6 [280:273] = bk_count[31:24];
-  assign \$6 [272:249] = bk_tag[95:72];
-  assign \$6 [248:213] = bk_sides[107:72];
-  assign \$6 [212] = bk_sc_row_hit[2];
-  assign \$6 [211:207] = bk_row[14:10];
-  assign \$6 [206] = bk_mark_raw[2];
-  assign \$6 [205] = bk_fresh[2];
-  assign \$6 [204] = bk_valid[2];
-  assign \$6 [203:198] = bk_last[17:12];
-  assign \$6 [197:190] = bk_count[23:16];
-  assign \$6 [189:166] = bk_tag[71:48];
-  assign \$6 [165:130] = bk_sides[71:36];
-  assign \$6 [129] = bk_sc_row_hit[1];
-  assign \$6 [128:124] = bk_row[9:5];
-  assign \$6 [123] = bk_mark_raw[1];
-  assign \$6 [122] = bk_fresh[1];
-  assign \$6 [121] = bk_valid[1];
-  assign \$6 [120:115] = bk_last[11:6];
-  assign \$6 [114:107] = bk_count[15:8];
-  assign \$6 [106:83] = bk_tag[47:24];
-  assign \$6 [82:47] = bk_sides[35:0];
-  assign \$6 [46] = bk_sc_row_hit[0];
-  assign \$6 [45:41] = bk_row[4:0];
-  assign \$6 [40] = bk_mark_raw[0];
-  assign \$6 [39] = bk_fresh[0];
-  assign \$6 [38] = bk_valid[0];
-  assign \$6 [37:32] = bk_last[5:0];
-  assign \$6 [31:24] = bk_count[7:0];
-  assign \$6 [23:0] = bk_tag[23:0];
-  assign \$5 [41:35] = e_h;
-  assign \$5 [34:0] = e;
+  assign \$4 [167:132] = bk_sides[71:36];
+  assign \$4 [131] = bk_sc_row_hit[1];
+  assign \$4 [130:125] = bk_row[11:6];
+  assign \$4 [124] = bk_mark_raw[1];
+  assign \$4 [123] = bk_fresh[1];
+  assign \$4 [122] = bk_valid[1];
+  assign \$4 [121:116] = bk_last[11:6];
+  assign \$4 [115:108] = bk_count[15:8];
+  assign \$4 [107:84] = bk_tag[47:24];
+  assign \$4 [83:48] = bk_sides[35:0];
+  assign \$4 [47] = bk_sc_row_hit[0];
+  assign \$4 [46:41] = bk_row[5:0];
+  assign \$4 [40] = bk_mark_raw[0];
+  assign \$4 [39] = bk_fresh[0];
+  assign \$4 [38] = bk_valid[0];
+  assign \$4 [37:32] = bk_last[5:0];
+  assign \$4 [31:24] = bk_count[7:0];
+  assign \$4 [23:0] = bk_tag[23:0];
+  assign \$3 [41:35] = e_h;
+  assign \$3 [34:0] = e;
   assign busy = e[0];
 endmodule
 
@@ -11002,7 +8560,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$23  = \$21  | \$22 ;
   assign \$24  = read_sel[2] ? 32'd128 : 32'd0;
   assign \$25  = \$23  | \$24 ;
-  assign \$26  = read_sel[3] ? 32'd4 : 32'd0;
+  assign \$26  = read_sel[3] ? 32'd2 : 32'd0;
   assign \$27  = \$25  | \$26 ;
   assign \$28  = read_sel[4] ? 32'd32 : 32'd0;
   assign \$29  = \$27  | \$28 ;

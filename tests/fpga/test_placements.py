@@ -33,10 +33,10 @@ def test_a_netlist_is_named_by_its_logic_not_its_source_lines():
 
 
 def _report(tmp_path, name, placements, *, netlist=None, grades=None, verilog=VERILOG,
-            target="ecp5", speed=6):
+            target="ecp5", speed=6, target_mhz=100.0):
     out = tmp_path / name
     out.mkdir()
-    report = {"target": target, "target_mhz": 100.0, "speed": speed,
+    report = {"target": target, "target_mhz": target_mhz, "speed": speed,
               "resources": {"lut": {"used": 10}, "ff": {"used": 20}, "bram": {"used": 3}},
               "placements": [{"seed": s, "fmax_mhz": f} for s, f in placements]}
     if speed is None:
@@ -67,6 +67,30 @@ def test_collect_merges_reports_and_replaces_a_placement_measured_again(tmp_path
     # another netlist is another group, never merged with the first
     c = _report(tmp_path, "c", [(1, 99.0)], netlist="0123456789ab")
     assert len(summary(collect([c], record))) == 3
+    # the same seed placed to another frequency is another placement, never a replacement
+    d = _report(tmp_path, "d", [(1, 91.0)], target_mhz=90.0)
+    rows = summary(collect([d], record))
+    assert sorted((r["target_mhz"], r["speed"], r["fmax_mhz"][0]) for r in rows) == \
+        [(90.0, 6, 91.0), (100.0, 6, 90.0), (100.0, 8, 120.0)]
+    assert [r["meet"] for r in rows if r["target_mhz"] == 90.0] == [1]
+
+
+def test_collect_can_drop_the_netlists_the_sources_no_longer_build(tmp_path):
+    old = _report(tmp_path, "old", [(1, 90.0), (2, 91.0)], netlist="aaaaaaaaaaaa")
+    other = _report(tmp_path, "other", [(1, 99.0)], netlist="bbbbbbbbbbbb", target="ecp5-bram")
+    record = collect([old, other])
+    new = _report(tmp_path, "new", [(1, 95.0)], netlist="cccccccccccc")
+    kept = collect([new], record)
+    assert {e["netlist"] for e in kept["placements"]} == \
+        {"aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc"}
+    dropped = collect([new], record, drop_other_netlists=True)
+    # the reports' target holds only the reports' netlist; another target is untouched
+    assert sorted((e["target"], e["netlist"], e["seed"]) for e in dropped["placements"]) == \
+        [("ecp5", "cccccccccccc", 1), ("ecp5-bram", "bbbbbbbbbbbb", 1)]
+    out = tmp_path / "record.json"
+    out.write_text(json.dumps(record))
+    assert main(["collect", "--drop-other-netlists", "--record", str(out), str(new)]) == 0
+    assert json.loads(out.read_text()) == dropped
 
 
 def test_a_flow_is_named_by_the_options_it_was_made_with(tmp_path):

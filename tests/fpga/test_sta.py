@@ -12,7 +12,9 @@
     ff1 -> ff3:        525 + 100                     =  625 ps
 """
 
-from fpga.sta import failing_groups, parse_sdf
+import pytest
+
+from fpga.sta import failing_groups, fan_out, main, parse_sdf
 
 SDF = r"""(DELAYFILE
   (SDFVERSION "3.0")
@@ -79,6 +81,29 @@ def test_worst_path_and_groups():
                                  ("core.lut_LUT4_Z/F", 7066), ("core.ram.0.0/ADB5", 9066)]
 
 
+def test_an_sdf_without_the_clock_driver_is_refused():
+    """Without a clock no path is launched, and everything would seem to meet timing."""
+    with pytest.raises(ValueError, match="clock_driver"):
+        parse_sdf(SDF, clock_driver="no_such_buffer")
+    assert parse_sdf(SDF.replace("gbuf", "clkbuf"), clock_driver="clkbuf").clock_pins
+
+
 def test_nothing_fails_at_a_long_period():
     assert failing_groups(parse_sdf(SDF), period_ps=9200) == []
     assert len(failing_groups(parse_sdf(SDF), period_ps=9199)) == 1
+
+
+def test_one_registers_fan_out(capsys, tmp_path):
+    """ff1 reaches lut -> ff2 (525 + 300 + 236 + 500 = 1561 ps), lut -> ram/ADB5 (525 +
+    300 + 236 + 2000 + 134 = 3195 ps) and ff3 (625 ps); the ram's slower paths are not
+    its own."""
+    f = fan_out(parse_sdf(SDF), "core.ff1")
+    assert (f["cells"], f["endpoints"], f["worst_ps"]) == (1, 3, 3195)
+    assert [pin for pin, _ in f["path"]] == ["core.ff1_TRELLIS_FF_Q/Q", "core.lut_LUT4_Z/B",
+                                             "core.lut_LUT4_Z/F", "core.ram.0.0/ADB5"]
+    with pytest.raises(ValueError, match="no clocked cell"):
+        fan_out(parse_sdf(SDF), "core.nothing")
+    sdf = tmp_path / "top.sdf"
+    sdf.write_text(SDF)
+    assert main([str(sdf), "--from", "core.ff1"]) == 0
+    assert "3 endpoints, the worst 3.19 ns" in capsys.readouterr().out
