@@ -9,7 +9,7 @@
 // every line at once (a new table generation) and the block runs with the default
 // configuration (CTRL.ENABLE = 1) from the next cycle; one flush or reset in 16 wraps the
 // generations and clears the table instead, one row per cycle for ENTRIES/PROBE cycles (512
-// in the default build, 32 in the iCE40 one) with req_ready low (docs/spec-decisions.md D12).
+// in the default build, 64 in the iCE40 one) with req_ready low (docs/spec-decisions.md D12).
 //
 // Parameters: the field widths of the build compiled with this wrapper. They must match
 // it; each generated file's header comment lists its values. Defaults: the default build.

@@ -78,10 +78,11 @@ DESIGNS = ("kv_asu", "hash", "bram_reference", "bram_reference_outreg")
 _ECP5_OPTIONS = CoreOptions(hash_mul_stages=0, block_ram="dp16kd", tag_compare="ccu2c")
 
 # Every ECP5 target is placed by nextpnr's analytic "static" placer (then its annealing
-# refinement) rather than its default, HeAP: on the same netlists over seeds 1 to 15 it
-# placed the unprotected build at 98.0 MHz on average (HeAP: 95.1) and the protected one
-# 2.2 MHz higher than HeAP, and the block-RAM reference within 97.3-102.4 MHz where
-# HeAP spreads it over 91.3-105.1 (docs/fpga.md, "The placer"). Routing is the same.
+# refinement) rather than its default, HeAP: on the same netlists over seeds 1 to 15 (those
+# of the harness with its reset from the pin) it placed the unprotected build at 98.0 MHz
+# on average (HeAP: 95.1) and the protected one 2.2 MHz higher than HeAP, and the
+# block-RAM reference within 97.3-102.4 MHz where HeAP spreads it over 91.3-105.1
+# (docs/fpga.md, "The placer"). Routing is the same.
 _ECP5_PNR = ("placer=static",)
 
 # The device and the place and route of every ECP5 target.
@@ -145,7 +146,7 @@ TARGETS = {
         name="ice40", family="ice40",
         # A parameter change, not a fork: fewer entries, a window of two slots, 32-bit
         # addresses (24-bit tag), an 8-bit counter and 6-bit timestamps. (With a window
-        # of four the core needs about 5 700 of the UP5K's 5 280 logic cells.)
+        # of four the core and the harness need 5 914 of the UP5K's 5 280 logic cells.)
         params=dict(ENTRIES=128, PROBE=2, ADDR_WIDTH=32, LINE_SHIFT=8,
                     COUNT_WIDTH=8, TS_WIDTH=6, TICK_SHIFT=2),
         # The UP5K has 8 SB_MAC16: the cross products of the key multiplies in LUTs.

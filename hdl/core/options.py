@@ -65,9 +65,9 @@ class CoreOptions:
     protection : str
         Soft-error protection of every block RAM (docs/spec-decisions.md D11):
         ``"auto"`` (default: SECDED or parity per memory, ``hdl.ecc.choose_protection``,
-        with the error registers and the recovery; in the compact pipeline, whose iCE40
-        build uses every block RAM and whose one evaluation stage decides from the block
-        RAM's output in the cycle it arrives, nothing), ``"secded"`` or ``"parity"`` (that
+        with the error registers and the recovery; in the compact pipeline, whose one
+        evaluation stage decides from the block RAM's output in the cycle it arrives,
+        nothing), ``"secded"`` or ``"parity"`` (that
         code everywhere; fast pipeline only), ``"none"`` (no check bits, no recovery: bit
         for bit the unprotected core).
     mode_reset : int
