@@ -133,6 +133,20 @@ def _name(cell: str) -> str:
     return re.sub(r"\[\d+\]|_\d+$|\.\d+\.\d+$", "", s)
 
 
+def _path_to(g: TimingGraph, pred, pin) -> list:
+    """The pins of the path that ends at ``pin``, from the first after its clock pin."""
+    path = [pin]
+    while path[-1] in pred and pred[path[-1]] not in g.clock_pins:
+        path.append(pred[path[-1]])
+    path.reverse()
+    return path
+
+
+def _path_text(path, arrival) -> list:
+    """``path`` as ``[(cell/port, arrival_ps), ...]``."""
+    return [(f"{c.replace(chr(92), '')}/{p}", round(arrival[(c, p)])) for c, p in path]
+
+
 def failing_groups(g: TimingGraph, period_ps: float) -> list[dict]:
     """Endpoints whose arrival plus setup exceeds the period, grouped by (start, end),
     worst group first: ``{"start", "end", "endpoints", "worst_ps", "path"}`` with the
@@ -145,18 +159,14 @@ def failing_groups(g: TimingGraph, period_ps: float) -> list[dict]:
         t = arrival[pin] + setup
         if t <= period_ps:
             continue
-        path = [pin]
-        while path[-1] in pred and pred[path[-1]] not in g.clock_pins:
-            path.append(pred[path[-1]])
-        path.reverse()
+        path = _path_to(g, pred, pin)
         key = (_name(path[0][0]), _name(pin[0]))
         grp = groups.setdefault(key, {"start": key[0], "end": key[1], "endpoints": 0,
                                       "worst_ps": 0.0, "path": []})
         grp["endpoints"] += 1
         if t > grp["worst_ps"]:
             grp["worst_ps"] = t
-            grp["path"] = [(f"{c.replace(chr(92), '')}/{p}", round(arrival[(c, p)]))
-                           for c, p in path]
+            grp["path"] = _path_text(path, arrival)
     return sorted(groups.values(), key=lambda x: -x["worst_ps"])
 
 
@@ -172,15 +182,9 @@ def fan_out(g: TimingGraph, cell: str) -> dict:
     arrival, pred = arrival_times(g, launch)
     reached = [(arrival[pin] + setup, pin) for pin, setup in g.setup.items() if pin in arrival]
     worst, pin = max(reached, default=(0.0, None))
-    path = []
-    if pin is not None:
-        path = [pin]
-        while path[-1] in pred and pred[path[-1]] not in g.clock_pins:
-            path.append(pred[path[-1]])
-        path.reverse()
+    path = [] if pin is None else _path_to(g, pred, pin)
     return {"cells": len({cp[0] for cp in launch}), "endpoints": len(reached),
-            "worst_ps": worst,
-            "path": [(f"{c.replace(chr(92), '')}/{p}", round(arrival[(c, p)])) for c, p in path]}
+            "worst_ps": worst, "path": _path_text(path, arrival)}
 
 
 def main(argv=None) -> int:
@@ -193,8 +197,9 @@ def main(argv=None) -> int:
                     help="instead: every path from this register (its name as the groups "
                          "give it, e.g. reset_register), its endpoints and its worst path")
     args = ap.parse_args(argv)
+    g = parse_sdf(args.sdf.read_text())
     if args.start:
-        f = fan_out(parse_sdf(args.sdf.read_text()), args.start)
+        f = fan_out(g, args.start)
         print(f"{args.start}: {f['cells']} flip-flop(s), {f['endpoints']} endpoints, the "
               f"worst {f['worst_ps'] / 1000:.2f} ns (with its setup)")
         for pin, t in f["path"]:
@@ -202,7 +207,7 @@ def main(argv=None) -> int:
         if args.json:
             args.json.write_text(json.dumps(f, indent=1) + "\n")
         return 0
-    groups = failing_groups(parse_sdf(args.sdf.read_text()), args.period_ns * 1000)
+    groups = failing_groups(g, args.period_ns * 1000)
     total = sum(x["endpoints"] for x in groups)
     print(f"{total} endpoints miss {args.period_ns} ns, in {len(groups)} groups")
     print(f"{'worst ns':>8} {'endpoints':>9}  start -> end")
