@@ -22,8 +22,13 @@ Assertions:
   without a preceding AW and W, no R without AR, one response per request);
 * R comes at most 2 cycles after its AR handshake, a statistic's LO word one more per stage
   of the block's ``stat_pend`` shift register (the documented read latencies);
-* a write answered ``SLVERR`` or ``DECERR`` changed nothing: ``cfg`` and ``enable`` are as
-  they were after the previous write response, and no ``flush`` pulsed in between;
+* a write answered ``SLVERR`` or ``DECERR`` changed nothing: in every cycle without a
+  write response or with a refused one, ``cfg``, ``enable``, the modes (``nonblocking``,
+  ``policy`` in a predictor build) and every shadow word are as in the cycle before
+  (unless it was a reset cycle), and neither ``flush`` nor the clear pulses of the
+  statistics and the soft-error registers is high; ``STATUS.ERROR`` does not change
+  either, except that a refused commit (a CTRL write answered ``SLVERR``) sets it in the
+  first cycle of its response;
 * ``cfg`` is always a legal configuration, and changes only at a clock edge at which
   ``hold`` and ``core_idle`` were high (the core harness's assumption, D8);
 * ``flush`` pulses only while ``hold`` and ``core_idle`` are high and ``core_flushing`` is
@@ -44,9 +49,10 @@ __all__ = ["AxilHarness", "AxilProps"]
 
 
 class AxilHarness(Elaboratable):
-    def __init__(self, params, *, stats_stages=3):
+    def __init__(self, params, *, stats_stages=3, predictor=False):
         self.params = params
         self.stats_stages = stats_stages     # KvAsuRegisters(stats_stages=...)
+        self.predictor = predictor           # KvAsuRegisters(predictor=...): POLICY.MODE
 
     def properties(self, m):
         raise NotImplementedError
@@ -54,7 +60,8 @@ class AxilHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        regs = self.regs = KvAsuRegisters(p, stats_stages=self.stats_stages, observe=True)
+        regs = self.regs = KvAsuRegisters(p, stats_stages=self.stats_stages,
+                                          predictor=self.predictor, observe=True)
         m.submodules.regs = regs
         # The register block's state and the subordinate's channel state, through the
         # block's observation port (hdl.regs.observe).
@@ -169,26 +176,37 @@ class AxilProps(AxilHarness):
             # the flush pulse comes in the first RESP cycle.
             Assert(~(bus.bvalid | regs.hold) | (ch.aw_full & ch.w_full)),
             Assert(~regs.flush | bus.bvalid),
+            # An action pulses in the first cycle of its write's OKAY response.
+            Assert(~(regs.flush | obs.clear_stats | obs.clear_soft_error) |
+                   (bus.bvalid & (bus.bresp == AxiResp.OKAY))),
         ]
 
-        # Refused writes change nothing.
-        cfg_snap = Signal.like(regs.cfg)
-        en_snap = Signal(init=regs.enable.init)
-        nb_snap = Signal(init=regs.nonblocking.init)
-        flushed = Signal()
-        with m.If(self.b_hs):
-            m.d.sync += [cfg_snap.eq(regs.cfg), en_snap.eq(regs.enable),
-                         nb_snap.eq(regs.nonblocking), flushed.eq(0)]
-        with m.Elif(regs.flush):
-            m.d.sync += flushed.eq(1)
+        # Refused writes change nothing (D8). Stated for every cycle of no write response
+        # or of a refused one (IDLE, HOLD, RESP with SLVERR / DECERR), so that it is
+        # inductive: the configuration, the modes, ENABLE and the shadow words are as in
+        # the cycle before (unless that was a reset cycle), and no action pulses. The one
+        # exception is STATUS.ERROR, which a refused commit (a CTRL write answered SLVERR)
+        # sets in the first cycle of its response; and it does set it.
+        written = Cat(regs.cfg.as_value(), regs.enable, regs.nonblocking,
+                      obs.shadow.as_value(), regs.policy if self.predictor else C(0, 0))
+        written_prev = Signal(len(written), reset_less=True)
+        error_prev = Signal(reset_less=True)
+        bvalid_prev = Signal()
+        after_reset = Signal(init=1, reset_less=True)    # also the first cycle
+        m.d.sync += [written_prev.eq(written), error_prev.eq(obs.error),
+                     bvalid_prev.eq(bus.bvalid), after_reset.eq(ResetSignal())]
         refused = (bus.bresp == AxiResp.SLVERR) | (bus.bresp == AxiResp.DECERR)
-        # Stronger than "at a refused B handshake" (so that it is inductive): until a write
-        # is answered OKAY (IDLE, HOLD, or RESP with a refusal), nothing has changed since
-        # the previous write response.
-        with m.If(~bus.bvalid | refused):
-            m.d.comb += Assert((regs.cfg.as_value() == cfg_snap.as_value()) &
-                               (regs.enable == en_snap) & (regs.nonblocking == nb_snap) &
-                               ~flushed & ~regs.flush)
+        at_ctrl = ch.aw_word == regmap.REG["CTRL"].offset >> 2
+        commit_refused = bus.bvalid & (bus.bresp == AxiResp.SLVERR) & at_ctrl
+        # Helper invariant for induction: only a CTRL write is sequenced.
+        m.d.comb += Assert(~obs.sequencing | (ch.aw_full & at_ctrl))
+        with m.If((~bus.bvalid | refused) & ~after_reset):
+            m.d.comb += [
+                Assert(written == written_prev),
+                Assert(~regs.flush & ~obs.clear_stats & ~obs.clear_soft_error),
+                Assert(obs.error == (error_prev | (commit_refused & ~bvalid_prev))),
+            ]
+        m.d.comb += Assert(~commit_refused | obs.error)
 
         # cfg legal; changes only with hold and core_idle; flush only when allowed.
         cfg = regs.cfg

@@ -13,8 +13,9 @@ non-empty table, a full table (``occupancy == ENTRIES``), exhausted credits
 
 Register block (``RegCovers``, environment of ``AxilHarness``): a commit accepted that
 changes the configuration, a commit refused (``STATUS.ERROR`` rises), ``SLVERR`` for a
-write to a read-only word, ``DECERR`` for a write and for a read, a flush pulse from a
-CTRL write, a read answered ``OKAY``.
+write to a read-only word, ``DECERR`` for a write and for a read, a flush pulse, a
+statistics clear pulse and a soft-error clear pulse from a CTRL write, a read answered
+``OKAY``.
 """
 
 from amaranth import *
@@ -81,6 +82,8 @@ class RegCovers(AxilHarness):
             "decerr_read": self.r_hs & (bus.rresp == AxiResp.DECERR),
             "okay_read": self.r_hs & (bus.rresp == AxiResp.OKAY),
             "flush_from_ctrl": regs.flush,
+            "clear_stats_from_ctrl": regs.observe.clear_stats,
+            "clear_soft_error_from_ctrl": regs.observe.clear_soft_error,
         }
         self.goals = goals
         for name, cond in goals.items():

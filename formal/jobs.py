@@ -81,6 +81,13 @@ def _axil_prove_stats2():
     return AxilProps(small_params(), stats_stages=2)
 
 
+@job("axil_prove_predictor", mode="prove", depth=6, quick=True,
+     doc="P6 with POLICY.MODE (the register block of a predictor build)")
+def _axil_prove_predictor():
+    from .axil_props import AxilProps
+    return AxilProps(small_params(), predictor=True)
+
+
 # TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which the core accepts at
 # least evict_gap + 1 cycles after an OBSERVE (evict_gap 6, 2 with the compact pipeline), always
 # finds the tail T0, so "EVICT finds nothing on a non-empty list" is unreachable there

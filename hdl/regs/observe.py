@@ -28,6 +28,11 @@ class RegisterObservationSignature(wiring.Signature):
         The registered legality of the shadow set (what a COMMIT applied now would check).
     error : Out(1)
         ``STATUS.ERROR``.
+    clear_stats : Out(1)
+        The statistics' clear pulse (the cycle after an applied ``CLEAR_STATS``).
+    clear_soft_error : Out(1)
+        The soft-error registers' clear pulse (the cycle after an applied
+        ``CLEAR_SOFT_ERROR``, D11).
     sequencing : Out(1)
         A CTRL action waits for the core (its write is held, unanswered).
     read_sel : Out(read_words)
@@ -49,6 +54,8 @@ class RegisterObservationSignature(wiring.Signature):
                                              for name in CONFIG_NAMES + MODE_NAMES})),
             "legal": Out(1),
             "error": Out(1),
+            "clear_stats": Out(1),
+            "clear_soft_error": Out(1),
             "sequencing": Out(1),
             "read_sel": Out(read_words),
             "stat_pend": Out(stat_read_latency),
@@ -62,5 +69,7 @@ def drive_observation(m, observe, subordinate, state, *, sequencing, read_sel, s
     m.d.comb += [getattr(observe.shadow, name.lower()).eq(state.shadow[name])
                  for name in CONFIG_NAMES + MODE_NAMES]
     m.d.comb += [observe.legal.eq(state.legal), observe.error.eq(state.error),
+                 observe.clear_stats.eq(state.clear_stats),
+                 observe.clear_soft_error.eq(state.clear_soft),
                  observe.sequencing.eq(sequencing), observe.read_sel.eq(read_sel),
                  observe.stat_pend.eq(stat_pend)]
