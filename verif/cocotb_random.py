@@ -16,6 +16,7 @@ from cocotbext.axi import AxiResp
 from regmap import REG, STAT_NAMES
 from verif.kvasu_tb import (CLEAR_ERROR, CLEAR_STATS, COMMIT, ENABLE, EVICT, EVICT_ANY, FLUSH,
                             OBSERVE, QUERY, ST_ERROR, KvAsuTB, ReqItem, tb_test)
+from verif.tb.statistics_memory import deposit_statistics, statistics_memory
 
 
 class Stimulus:
@@ -280,15 +281,6 @@ async def reset_mid_traffic(tb: KvAsuTB):
         await run_random(tb, int(300 * tb.scale) + 50, actions=False)
 
 
-#: Cycles a deposit into the statistics memory is held (written again at every falling
-#: edge): a visit of the statistics engine reads a word in its first stage and writes its
-#: sum back at most four cycles later (the protected engine's five stages,
-#: hdl/stats/coded.py; three in the plain one), so the last of eight deposits comes after
-#: the write-back of every visit that read the word before the first; the next visit of
-#: the counter (round robin over the 14 counters, no register read meanwhile) reads it.
-_DEPOSIT_CYCLES = 8
-
-
 async def _non_reset_statistics_and_errors(tb: KvAsuTB) -> bool:
     """At a quiescent point, put values no reset leaves into the statistics memory and the
     soft-error registers (D11), as ``counter_lo_hi_latch`` and ``flip_corrected`` reach
@@ -298,8 +290,7 @@ async def _non_reset_statistics_and_errors(tb: KvAsuTB) -> bool:
     counter's word (uncorrectable: ``STATUS.SOFT_ERROR``, ``ERR_UNCORRECTED``; that counter
     restarts from zero). Checked by reading them back (not against the model, which is not
     told: a reset follows). Returns whether the soft-error part was done (SECDED build)."""
-    from verif.cocotb_regs import _stat_memory      # (cocotb_regs imports this module)
-    memory, code = _stat_memory(tb)
+    _, code = statistics_memory(tb)
     secded = code.kind == "secded"
     obs, qry = STAT_NAMES.index("observes"), STAT_NAMES.index("queries")
     observes = REG["STAT_OBSERVES"]
@@ -310,10 +301,7 @@ async def _non_reset_statistics_and_errors(tb: KvAsuTB) -> bool:
         words[obs] ^= 1 << tb.rng.randrange(64)
         one, two = tb.rng.sample(range(64), 2)
         words[qry] = code.encode_int(tb.model.stats.queries) ^ (1 << one) ^ (1 << two)
-    for _ in range(_DEPOSIT_CYCLES):
-        await FallingEdge(tb.dut.clk)
-        for index, word in words.items():
-            memory[index].value = word
+    await deposit_statistics(tb, words)
     await tb.idle(4 * len(STAT_NAMES))             # the visits correct / invalidate them
     lo, _ = await tb.rd(observes.offset)
     hi, _ = await tb.rd(observes.offset + 4)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from cocotb.triggers import ClockCycles, FallingEdge
 from cocotbext.axi import AxiResp
 
 import regmap
@@ -11,6 +11,7 @@ from regmap import CONFIG_NAMES, REG, REGISTERS, STAT_REGISTERS, config_legal
 from verif.kvasu_tb import (CLEAR_ERROR, CLEAR_STATS, COMMIT, ENABLE, FLUSH, OBSERVE, ST_ERROR,
                             KvAsuTB, Mismatch, ReqItem, tb_test)
 from verif.cocotb_random import Stimulus, back_to_back, random_config
+from verif.tb.statistics_memory import deposit_statistics, statistics_memory
 
 
 #: Registers compared before and after the unmapped sweep (``unmapped_decerr``).
@@ -234,23 +235,6 @@ def _handle(dut, *path):
         return None
 
 
-#: Deposits into the statistics memory tried before the test gives up (each can be overwritten
-#: by a visit of the statistics engine in flight, at most one per visit round).
-_DEPOSIT_ATTEMPTS = 4
-
-
-def _stat_memory(tb: KvAsuTB):
-    """The statistics memory's simulator handle (one 64-bit counter per word, in the order
-    of ``regmap.STAT_NAMES``) and the code of its words (D11): the code whose coded word is
-    as wide as the array."""
-    from hdl.ecc import Code
-    from verif.cocotb_flips import memory_handle
-    handle, array = memory_handle(tb, "stats", None)
-    (code,) = [c for c in (Code(kind, 64) for kind in ("none", "parity", "secded"))
-               if c.width == array.width]
-    return handle, code
-
-
 @tb_test()
 async def counter_lo_hi_latch(tb: KvAsuTB):
     """64-bit counters (D8): LO returns the low half and latches the high half of the same
@@ -271,26 +255,16 @@ async def counter_lo_hi_latch(tb: KvAsuTB):
         if reg.wide:
             hi, resp = await tb.rd(reg.offset + 4)
             assert resp == AxiResp.OKAY and hi == 0, (reg.name, hi)
-    memory, code = _stat_memory(tb)
+    _, code = statistics_memory(tb)
     index = regmap.STAT_NAMES.index("observes")
     h_cyc = _handle(tb.dut, "timebase", "cycle")
     assert h_cyc is not None, "the cycle counter (timebase.cycle) not reachable by name"
     base = (1 << 33) - 2                        # 0x1_FFFF_FFFE
-    for attempt in range(_DEPOSIT_ATTEMPTS):
-        await FallingEdge(tb.dut.clk)
-        memory[index].value = code.encode_int(base)
-        await RisingEdge(tb.dut.clk)
-        lo, _ = await tb.rd(obs.offset)
-        hi, _ = await tb.rd(obs.offset + 4)
-        if (lo, hi) == (0xFFFFFFFE, 1):
-            break
-        # The statistics engine writes back every counter it visits: a visit that read
-        # the word before the deposit wrote its old sum over it. Deposit again.
-        tb.log.info("deposit %d into the observes counter overwritten (%#x, %#x)",
-                    attempt, lo, hi)
-    else:
-        raise AssertionError(f"none of {_DEPOSIT_ATTEMPTS} deposits into the observes "
-                             f"counter read back")
+    await deposit_statistics(tb, {index: code.encode_int(base)})
+    lo, _ = await tb.rd(obs.offset)
+    hi, _ = await tb.rd(obs.offset + 4)
+    assert (lo, hi) == (0xFFFFFFFE, 1), (
+        f"the deposit of {base:#x} into the observes counter reads {hi:#x}:{lo:#010x}")
     n0 = tb.model.stats.observes
     addr = tb.space.addr(tb.space.random_line())
     await tb.batch([(OBSERVE, addr)] * 3)
