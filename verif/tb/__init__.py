@@ -10,4 +10,6 @@
 ``addresses``    lines, tags and hash windows for steering tests (``AddrSpace``)
 ``front``        the non-blocking mode's front door: which presented request the block takes
                  or drops, by the golden model's admission rule (``FrontDoor``)
+``statistics_memory``  values no simulation reaches put into the statistics memory by
+                 VPI deposits held long enough to stay (``deposit_statistics``)
 """
