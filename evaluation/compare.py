@@ -39,7 +39,12 @@ Policies (JSON names):
   ever, or an abort): S3-FIFO's small FIFO (10 %) is given at least 2 lines and W-TinyLFU's
   window (1 %) at least 1 (``params`` in the JSON says when: banks under 20 and under 100
   lines; larger banks run with the library's defaults), and below the smallest bank each
-  can run at, LIRS 2 lines, S3-FIFO 3, W-TinyLFU 6, the policy is reported as not run.
+  can run at, LIRS 3 lines, S3-FIFO 3, W-TinyLFU 6, the policy is reported as not run.
+  The library is given a bank of at most the trace's distinct lines (a larger one never
+  evicts, and W-TinyLFU's counting filter sized by a bank of 2**32 lines or more
+  overflows). A policy whose hit rate is above Belady's holds more lines than the bank
+  (LIRS at 2 lines did, which is why it starts at 3): its result is reported as an
+  error, not a figure.
 - ``kv_asu_article``, ``kv_asu_article_gate``: :func:`evaluation.runtime.run_runtime` with
   the KV-ASU in the spec's mode, gate off (residency decides, watermark GC with EVICT) and
   gate on (a resident line hits only at T-level >= 2).
@@ -170,8 +175,9 @@ def _check_stream(lines: np.ndarray, cycles: np.ndarray, bank_lines: int) -> Non
 #: The smallest bank (lines) each libCacheSim policy runs at: below it a queue the policy
 #: needs has no line (LIRS: its resident HIR part; S3-FIFO: the main FIFO beside a small
 #: FIFO of 2; W-TinyLFU: the main SLRU beside a window of 1). The library then never hits
-#: or aborts the process.
-LIBCACHESIM_MIN_LINES = {"lirs": 2, "s3fifo": 3, "wtinylfu": 6}
+#: or aborts the process. LIRS at 2 lines runs but holds more than 2: it hit more often
+#: than Belady's MIN on streams of 3 to 7 lines.
+LIBCACHESIM_MIN_LINES = {"lirs": 3, "s3fifo": 3, "wtinylfu": 6}
 
 
 def libcachesim_params(name: str, bank_lines: int) -> dict:
@@ -432,13 +438,16 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
         started = time.perf_counter()
         record(name, fn(lines, bank_lines), started)
     if libcachesim:
+        # (a bank above the distinct lines never evicts; the library's own structures sized
+        # by it could overflow)
+        library_bank = min(bank_lines, distinct)
         for name in LIBCACHESIM_POLICIES:
             started = time.perf_counter()
             extra = {"source": "libcachesim 0.3.5"}
-            if params := libcachesim_params(name, bank_lines):
+            if params := libcachesim_params(name, library_bank):
                 extra["params"] = params
             try:
-                hits = isolated_libcachesim_hits(name, lines, bank_lines)
+                hits = isolated_libcachesim_hits(name, lines, library_bank)
             except RuntimeError as error:  # a policy that does not run is reported, not fatal
                 policies[name] = {"hit_rate": None, "error": str(error)}
                 say(f"  {name}: did not run: {error}")
@@ -476,9 +485,16 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
 
 def summarise(doc: dict) -> None:
     """Set every policy's ``gap_closed`` and the document's ``best_libcachesim`` from the
-    hit rates in ``doc["policies"]``."""
+    hit rates in ``doc["policies"]``. A policy that hit more often than Belady's MIN did
+    not keep to the bank (MIN is the most any policy of that many lines hits): its entry
+    becomes an error."""
     policies = doc["policies"]
     lru, belady = policies["lru"]["hit_rate"], policies["belady"]["hit_rate"]
+    for name, entry in policies.items():
+        if name != "belady" and entry.get("hit_rate") is not None and entry["hit_rate"] > belady:
+            policies[name] = entry = {
+                "hit_rate": None, "error": f"hit rate {entry['hit_rate']:.4f} above Belady's "
+                f"{belady:.4f}: the policy held more lines than the bank"}
     for entry in policies.values():
         rate = entry.get("hit_rate")
         entry["gap_closed"] = (None if rate is None or belady <= lru
@@ -547,6 +563,9 @@ def main(argv=None) -> int:
     if args.json and (args.json.is_dir() or not args.json.parent.is_dir()):
         ap.error(f"--json {args.json}: " + ("a folder" if args.json.is_dir()
                                               else "no such folder to write it in"))
+    if args.json and not os.access(args.json if args.json.exists() else args.json.parent,
+                                   os.W_OK):
+        ap.error(f"--json {args.json}: not writable")     # refused now, not after the run
     try:
         trace = load_trace(args.trace)
         lines, cycles = access_stream(trace)
@@ -567,7 +586,11 @@ def main(argv=None) -> int:
     doc["trace"] = str(args.trace)
     print("\n".join(_format(doc)))
     if args.json:
-        args.json.write_text(json.dumps(doc, indent=1))
+        try:
+            args.json.write_text(json.dumps(doc, indent=1))
+        except OSError as error:
+            print(f"error: --json {args.json}: {error}", file=sys.stderr)
+            return 1
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 

@@ -156,12 +156,12 @@ def fresh_workloads(progress, with_decoder: bool = True) -> dict:
 
 def trace_streams(paths) -> dict:
     """``{file name: Stream}`` of golden-model traces (their OBSERVEs); ``ValueError`` for a
-    file that is not one or has no OBSERVE."""
+    file that is not one, has no OBSERVE, or is given twice."""
     from golden_model.trace import load_trace
 
     from .compare import access_stream
 
-    out = {}
+    out, seen = {}, set()
     for path in paths:
         trace = load_trace(path)
         try:
@@ -170,8 +170,15 @@ def trace_streams(paths) -> dict:
             raise ValueError(f"{path}: {error}") from None
         if len(lines) == 0:
             raise ValueError(f"{path}: the trace has no OBSERVE, so no access stream")
-        name = Path(path).name
-        out[name if name not in out else str(path)] = Stream(line=lines, cycle=cycles)
+        # The same file given twice is refused; each workload is named by its file's name
+        # or, where that is taken, by the path as given, then by the absolute path (a
+        # workload is never silently replaced).
+        resolved = str(Path(path).resolve())
+        if resolved in seen:
+            raise ValueError(f"{path}: given twice")
+        seen.add(resolved)
+        name = next(n for n in (Path(path).name, str(path), resolved) if n not in out)
+        out[name] = Stream(line=lines, cycle=cycles)
     return out
 
 
@@ -267,6 +274,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     started = time.perf_counter()
     docs = args.docs or (root / "build" / "fresh" if args.trace else root / "docs")
+    try:                       # before the run, which may take many minutes
+        (docs / "eval").mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        ap.error(f"--docs {docs}: {error.strerror}")
     if args.trace:
         for path in args.trace:
             if not path.is_file():
@@ -290,7 +301,6 @@ def main(argv=None) -> int:
     comparison = compare_report.run(workloads, say)
     for entry in comparison.values():
         entry["split"] = "given" if args.trace else "fresh"
-    (docs / "eval").mkdir(parents=True, exist_ok=True)
     compare_report.plots(comparison, docs / "eval", plt, prefix="fresh_")
     (docs / "eval" / "fresh.json").write_text(json.dumps(comparison, indent=1))
     out = docs / "evaluation-fresh.md"

@@ -5,6 +5,8 @@ Belady as the bound, the predictor on a loop longer than the bank, argument erro
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -244,11 +246,12 @@ def test_cycles_from_2_63_on_are_moved_down_by_a_multiple_of_2_32(tmp_path):
     (["{t}", "--bank-lines", str(2**64)], "at most 2^63 - 1"),
     (["{t}", "--bank-lines", "4", "--json", "{tmp}/no/such/folder.json"], "no such folder"),
     (["{t}", "--bank-lines", "4", "--json", "{tmp}"], "a folder"),
+    (["{t}", "--bank-lines", "4", "--json", "{readonly}/x.json"], "not writable"),
     (["{empty}", "--bank-lines", "4"], "no OBSERVE"),
     (["{bad}", "--bank-lines", "4"], "not a KV-ASU trace"),
     (["{shift}", "--bank-lines", "4"], "line_shift"),
 ])
-def test_bad_arguments_give_clear_errors(tmp_path, capsys, argv, message):
+def test_bad_arguments_give_clear_errors(tmp_path, capsys, monkeypatch, argv, message):
     t = _write(tmp_path / "t.npz", np.arange(10))
     empty = _write(tmp_path / "e.npz", np.arange(4), ops=np.ones(4, np.uint8))
     bad = tmp_path / "b.npz"
@@ -256,7 +259,13 @@ def test_bad_arguments_give_clear_errors(tmp_path, capsys, argv, message):
     shift = tmp_path / "s.npz"
     save_trace(shift, np.arange(4), np.zeros(4, np.uint8), np.arange(4, dtype=np.uint64),
                np.zeros(4, np.uint8), meta={"params": {"line_shift": -1}})
-    argv = [a.format(t=t, empty=empty, bad=bad, shift=shift, tmp=tmp_path) for a in argv]
+    readonly = tmp_path / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o500)
+    if os.access(readonly, os.W_OK):                # root: permissions do not bind
+        monkeypatch.setattr(cmp.os, "access", lambda path, mode: Path(path) != readonly)
+    argv = [a.format(t=t, empty=empty, bad=bad, shift=shift, tmp=tmp_path, readonly=readonly)
+            for a in argv]
     with pytest.raises(SystemExit) as exit_info:
         cmp.main(argv)
     assert exit_info.value.code == 2
@@ -341,6 +350,36 @@ def test_a_small_bank_runs_every_policy_or_says_why_not(bank):
         else:
             assert entry["hits"] > 0, (name, entry)
     assert doc["best_libcachesim"] is not None
+
+
+def test_lirs_is_not_run_in_a_bank_of_two_where_it_beat_belady():
+    """libCacheSim's LIRS at 2 lines holds more than 2: on a stream of 3 lines it hit more
+    often than MIN. It starts at 3 lines, and any policy above Belady is reported as an
+    error, never as a figure or the best libCacheSim policy."""
+    lines = np.random.default_rng(0).integers(0, 3, 3000).astype(np.uint64)
+    doc = cmp.compare(lines, np.arange(len(lines)), 2, article=False)
+    assert doc["policies"]["lirs"]["hit_rate"] is None
+    assert "at least 3" in doc["policies"]["lirs"]["error"]
+    belady = doc["policies"]["belady"]["hit_rate"]
+    assert all(e["hit_rate"] <= belady for e in doc["policies"].values() if e.get("hit_rate") is not None)
+    fake = {"policies": {"lru": {"hit_rate": 0.5}, "belady": {"hit_rate": 0.8},
+                         "lirs": {"hit_rate": 0.9}, "arc": {"hit_rate": 0.6}}}
+    cmp.summarise(fake)
+    assert fake["policies"]["lirs"]["hit_rate"] is None and "above Belady" in fake["policies"]["lirs"]["error"]
+    assert fake["best_libcachesim"] == "arc"
+
+
+def test_a_bank_beyond_the_distinct_lines_gives_the_library_the_distinct_lines(capfd):
+    """A bank of 2**32 lines or more overflows W-TinyLFU's counting filter, which then writes
+    to stdout; the library gets the distinct lines (a larger bank never evicts)."""
+    lines = np.tile(np.arange(20, dtype=np.uint64), 10)
+    doc = cmp.compare(lines, np.arange(len(lines)), 2**32, article=False)
+    assert "CBF" not in capfd.readouterr().out
+    for name in cmp.LIBCACHESIM_POLICIES:
+        # (LIRS, which keeps a share of its bank for its resident HIR lines, misses a few
+        # more than the first accesses even in a bank of every line)
+        hits = doc["policies"][name]["hits"]
+        assert hits == len(lines) - 20 if name != "lirs" else 0 < hits <= len(lines) - 20, name
 
 
 def test_small_queue_shares_are_rounded_up_to_a_line():

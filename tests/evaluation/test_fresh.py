@@ -129,6 +129,27 @@ def test_the_cli_refuses_a_trace_it_cannot_use(tmp_path, capsys):
         assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_traces_of_one_file_name_are_kept_apart_and_a_file_given_twice_is_refused(tmp_path):
+    """Two traces named alike in different folders are both compared, each under a name of
+    its own; the same file given twice is an error, not a workload replaced."""
+    (tmp_path / "sub").mkdir()
+    a = _trace(tmp_path / "sub" / "x.npz", np.tile(np.arange(3), 20))
+    b = _trace(tmp_path / "x.npz", np.arange(60))
+    streams = fresh.trace_streams([a, b])
+    assert len(streams) == 2 and [len(np.unique(s.line)) for s in streams.values()] == [3, 60]
+    with pytest.raises(ValueError, match="given twice"):
+        fresh.trace_streams([a, b, a])
+
+
+def test_an_output_folder_it_cannot_make_is_refused_before_the_run(tmp_path, capsys, monkeypatch):
+    a = _trace(tmp_path / "a.npz", np.arange(40))
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setattr(compare_report, "run", lambda *args: pytest.fail("the run started"))
+    with pytest.raises(SystemExit) as exit_info:
+        fresh.main(["--trace", str(a), "--docs", str(tmp_path / "afile")])
+    assert exit_info.value.code == 2 and "--docs" in capsys.readouterr().err
+
+
 def test_a_case_without_a_gap_is_not_counted_for_the_half_gap_target():
     """Where Belady is no better than LRU (one line read again and again) the half-gap target
     says nothing: the row is not counted as meeting it, and the summary says how many such
