@@ -16,7 +16,8 @@ back-pressure, and at quiescent points reads every statistic,
 commits random configurations with ``POLICY`` 1 (or now and then 0 and back: each change
 flushes), and fuzzes the register window while requests flow, with flushes among the
 accesses (sixteen in a row once per chunk: the clear sweep of D12) and the chunk's AXI
-master drawn as ``verif.soak.axi_master`` draws it. The golden model, switched by the register
+master as ``verif.soak.axi_master`` makes it (B and R back-pressured in turn: every soak of
+two chunks or more has 70 % and 30 % ready). The golden model, switched by the register
 mirror as the block is, checks everything. Prints a line per chunk and writes a JSON
 summary; nothing here depends on wall-clock time.
 """
@@ -24,6 +25,7 @@ summary; nothing here depends on wall-clock time.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import sys
@@ -132,6 +134,7 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
     latency = fast.build_latency(params, OPTIONS)
     traffic = Traffic(params, rng)
     done, start, chunks, axi_codes, switches, sweeps = 0, time.monotonic(), 0, {}, 0, 0
+    masters = []
     stats_total = {}
     while done < total:
         n = min(chunk, total - done)
@@ -156,8 +159,11 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
                 switches += 1
             axi += commit_policy(1) + _stat_reads(0) + [fast.AxiOp("release")]
         axi += [fast.AxiOp("barrier", n)] + _stat_reads(0) + [fast.AxiOp("release")]
+        harness_seed = rng.getrandbits(32)
+        master = axi_master(rng, chunks)
+        masters.append(dataclasses.asdict(master))
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
-                          seed=rng.getrandbits(32), master=axi_master(rng))
+                          seed=harness_seed, master=master)
         model = KvAsuModel(params)
         checked = fast.check(params, model, requests, axi, result, predictor=True,
                              latency=latency)
@@ -169,10 +175,11 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
         done += n
         chunks += 1
         print(f"predictor soak: chunk {chunks}: {done}/{total} requests, 0 mismatches, "
-              f"{result.cycles} cycles, policy {model.policy}, occupancy {model.occupancy}",
-              file=out, flush=True)
+              f"{result.cycles} cycles, policy {model.policy}, occupancy {model.occupancy}, "
+              f"B/R ready {master.ready_permille / 10:g} %", file=out, flush=True)
     summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunks,
                "policy_switches": switches, "axi_responses": axi_codes, "sweeps": sweeps,
+               "axi_masters": masters,
                "model_stats_of_last_runs": stats_total, "params": params.as_dict(),
                "options": OPTIONS.as_dict(),
                "wall_seconds": round(time.monotonic() - start, 1)}

@@ -11,8 +11,9 @@ points, it reads every statistic and OCCUPANCY, writes random shadow configurati
 commits them (legal and illegal), flushes, clears statistics and the error bit; between
 them it fuzzes the register window while requests flow, with flushes among the accesses
 (sixteen in a row once per chunk, so that every chunk runs the clear sweep of D12). Each
-chunk draws how its AXI master behaves (``axi_master``): B and R back-pressure, two or
-three reads outstanding, AW and W apart. The RTL runs in the fast C++ harness
+chunk's AXI master (``axi_master``) back-pressures B and R in 70 % of cycles, in 30 % or not
+at all, in turn (so every soak of two chunks or more has both), and draws two or three
+reads outstanding and AW and W apart. The RTL runs in the fast C++ harness
 (verif/fast); the golden model and the register mirror then check every response and
 every register access. A line of progress per chunk.
 """
@@ -33,7 +34,7 @@ from . import fast
 from .regmirror import TableGenerations
 from .tb.addresses import AddrSpace
 
-__all__ = ["CONFIGS", "Traffic", "axi_master", "soak", "main"]
+__all__ = ["CONFIGS", "Traffic", "AXI_READY_PERMILLE", "axi_master", "soak", "main"]
 
 # Small enough that windows collide, replacements and drops are frequent, and the 4-bit
 # timestamps wrap every few dozen cycles.
@@ -187,12 +188,20 @@ class Traffic:
         return self.fuzz(n, flushes=flushes)
 
 
-def axi_master(rng: random.Random) -> fast.AxiMaster:
-    """How the AXI master of one chunk behaves: BREADY and RREADY always high, 70 % or
-    30 % of cycles; two or three reads outstanding (the plain master, one operation at a
-    time, is the other fast-harness users'); AWVALID and WVALID 0 to 3 cycles apart."""
-    return fast.AxiMaster(ready_permille=rng.choice((1000, 700, 300)), reads=rng.randint(2, 3),
-                          skew=rng.randint(0, 3))
+#: BREADY and RREADY high in this share of cycles (per mille), chunk after chunk in turn:
+#: the back-pressured masters first, so that a soak of two chunks (the CI's) has both.
+AXI_READY_PERMILLE = (700, 300, 1000)
+
+
+def axi_master(rng: random.Random, chunk: int) -> fast.AxiMaster:
+    """How the AXI master of chunk ``chunk`` (from 0) behaves: BREADY and RREADY high in
+    the chunk's share of cycles (``AXI_READY_PERMILLE``, in turn: a draw left a soak of two
+    chunks without any B or R back-pressure one time in nine); two or three reads
+    outstanding (the plain master, one operation at a time, is the other fast-harness
+    users'); AWVALID and WVALID 0 to 3 cycles apart (both drawn)."""
+    rng.randrange(3)   # the draw the share had: every seed's traffic stays the one it gave
+    return fast.AxiMaster(ready_permille=AXI_READY_PERMILLE[chunk % len(AXI_READY_PERMILLE)],
+                          reads=rng.randint(2, 3), skew=rng.randint(0, 3))
 
 
 def _stat_reads(not_before: int) -> list:
@@ -215,7 +224,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
     latency = fast.build_latency(params)
     traffic = Traffic(params, rng)
     done, start, sim_s, sim_cycles = 0, time.monotonic(), 0.0, 0
-    chunk_index, axi_codes, sweeps = 0, {}, 0
+    chunk_index, axi_codes, sweeps, masters = 0, {}, 0, []
     while done < total:
         n = min(chunk, total - done)
         # Each chunk is a fresh run of the harness (and so a reset of the DUT and a new
@@ -229,8 +238,11 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
                 axi += traffic.config_writes(0)
             axi += _stat_reads(0) + [fast.AxiOp("release")]
         axi += [fast.AxiOp("barrier", n)] + _stat_reads(0) + [fast.AxiOp("release")]
+        harness_seed = rng.getrandbits(32)
+        master = axi_master(rng, chunk_index)
+        masters.append(dataclasses.asdict(master))
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
-                          seed=rng.getrandbits(32), master=axi_master(rng))
+                          seed=harness_seed, master=master)
         model = KvAsuModel(params)
         checked = fast.check(params, model, requests, axi, result, latency=latency)
         for code, count in checked["axi_responses"].items():
@@ -243,11 +255,12 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         elapsed = time.monotonic() - start
         print(f"soak: chunk {chunk_index}: {done}/{total} requests, 0 mismatches, "
               f"{result.cycles} cycles, occupancy {model.occupancy}, "
+              f"B/R ready {master.ready_permille / 10:g} %, "
               f"{done / elapsed:,.0f} req/s overall", file=out, flush=True)
     print(f"soak: register accesses checked: {axi_codes}; clear sweeps run: {sweeps}",
           file=out, flush=True)
     summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunk_index,
-               "axi_responses": axi_codes, "sweeps": sweeps,
+               "axi_responses": axi_codes, "sweeps": sweeps, "axi_masters": masters,
                "rtl_seconds": round(sim_s, 1), "rtl_cycles": sim_cycles,
                "wall_seconds": round(time.monotonic() - start, 1)}
     print(f"soak: PASS {done} requests, 0 mismatches, seed {seed}, "

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from golden_model.trace import save_trace
-from regmap import OPS
+from regmap import AXIL_ADDR_WIDTH, OPS
 from verif import fast
+from verif.codec import Codec
 from verif.hostile import attack_rtl, colliding_lines
 from verif.predictor_soak import CONFIGS as PREDICTOR_CONFIGS
 from verif.replay import replay
@@ -46,6 +47,9 @@ def test_soak_short(config, requests, seed, build_root, capsys):
         assert codes.get(code, 0) > 0, codes
     # every chunk's sixteen flushes in a row ran the clear sweep at least once (D12)
     assert summary["sweeps"] >= summary["chunks"], summary
+    # B and R back-pressured in both of its shares, whatever the seed (verif.soak.axi_master)
+    ready = [m["ready_permille"] for m in summary["axi_masters"]]
+    assert len(ready) == summary["chunks"] and {700, 300} <= set(ready), ready
 
 
 @pytest.mark.parametrize("kw, match", [({"ready_permille": 1001}, "ready_permille"),
@@ -159,3 +163,114 @@ def test_a_block_that_stops_answering_is_reported_as_a_hang(build_root):
     requests = [(k, OPS["QUERY"], 0x40 * k, 0) for k in range(200)]
     with pytest.raises(fast.Hang, match="no progress"):
         fast.run(exe, params, requests, ready_permille=0)
+
+
+# A stand-in for kv_asu, with its ports, for checks of the harness itself: it takes one
+# request at a time and answers it the cycle after (its payload as the response); a request
+# with min_tlevel 3 it answers twice, the second time addr[7:0] + 1 cycles after the first
+# is taken. A write it answers with B, a read with R (the address as data), the cycle after
+# the AW / W or AR handshake; one to an address with the top bit set it answers twice
+# likewise, the second time wdata[7:0] + 1 (a write) or araddr[9:2] + 1 (a read) cycles
+# after the first. Its build is a few seconds, against minutes for the block's.
+_STAND_IN = """
+module kv_asu(
+  input clk, input rst,
+  input req__valid, output req__ready, input [{rw}:0] req__payload,
+  output rsp__valid, input rsp__ready, output [{sw}:0] rsp__payload,
+  input [{aw}:0] axil__awaddr, input [2:0] axil__awprot, input axil__awvalid,
+  output axil__awready, input [31:0] axil__wdata, input [3:0] axil__wstrb,
+  input axil__wvalid, output axil__wready,
+  output axil__bvalid, input axil__bready, output [1:0] axil__bresp,
+  input [{aw}:0] axil__araddr, input [2:0] axil__arprot, input axil__arvalid,
+  output axil__arready,
+  output axil__rvalid, input axil__rready, output [31:0] axil__rdata, output [1:0] axil__rresp);
+  // each channel: the first answer owed, a second one to come, the cycles until it
+  reg busy = 0, first = 0, again = 0; reg [7:0] due = 0; reg [{sw}:0] data = 0;
+  assign req__ready = !busy;
+  assign rsp__valid = busy && (first || (again && due == 0));
+  assign rsp__payload = data;
+  always @(posedge clk)
+    if (rst) begin busy <= 0; first <= 0; again <= 0; end
+    else if (!busy) begin
+      if (req__valid) begin
+        busy <= 1; first <= 1; data <= req__payload;
+        again <= req__payload[{tlevel} +: 2] == 3; due <= req__payload[{addr} +: 8];
+      end
+    end else if (rsp__valid && rsp__ready) begin
+      busy <= first && again; again <= first && again; first <= 0;
+    end else if (!first && due != 0) due <= due - 1;
+
+  reg bfirst = 0, bagain = 0; reg [7:0] bdue = 0;
+  assign axil__awready = axil__awvalid && axil__wvalid && !bfirst && !bagain;
+  assign axil__wready = axil__awready;
+  assign axil__bvalid = bfirst || (bagain && bdue == 0);
+  assign axil__bresp = 0;
+  always @(posedge clk)
+    if (rst) begin bfirst <= 0; bagain <= 0; end
+    else if (axil__awready) begin
+      bfirst <= 1; bagain <= axil__awaddr[{aw}]; bdue <= axil__wdata[7:0];
+    end else if (axil__bvalid && axil__bready) begin bagain <= bfirst && bagain; bfirst <= 0; end
+    else if (!bfirst && bdue != 0) bdue <= bdue - 1;
+
+  reg rfirst = 0, ragain = 0; reg [7:0] rdue = 0; reg [{aw}:0] raddr = 0;
+  assign axil__arready = axil__arvalid && !rfirst && !ragain;
+  assign axil__rvalid = rfirst || (ragain && rdue == 0);
+  assign axil__rdata = raddr;
+  assign axil__rresp = 0;
+  always @(posedge clk)
+    if (rst) begin rfirst <= 0; ragain <= 0; end
+    else if (axil__arready) begin
+      rfirst <= 1; ragain <= axil__araddr[{aw}]; rdue <= axil__araddr[9:2]; raddr <= axil__araddr;
+    end else if (axil__rvalid && axil__rready) begin ragain <= rfirst && ragain; rfirst <= 0; end
+    else if (!rfirst && rdue != 0) rdue <= rdue - 1;
+endmodule
+"""
+
+
+@pytest.fixture(scope="module")
+def stand_in(build_root):
+    params = CONFIGS["small"]
+    codec = Codec(params)
+    offset = {name: off for name, off, _ in codec.req_fields}
+    text = _STAND_IN.format(rw=codec.req_width - 1, sw=codec.rsp_width - 1,
+                            aw=AXIL_ADDR_WIDTH - 1, tlevel=offset["min_tlevel"],
+                            addr=offset["addr"])
+    return params, fast.build(params, build_root / "stand_in", verilog=text)
+
+
+_TOP = 1 << (AXIL_ADDR_WIDTH - 1)    # the stand-in answers an access with this bit twice
+
+
+def test_a_block_that_answers_once_passes_and_its_cycles_end_at_the_last_answer(stand_in):
+    """The stand-in's plain answers pass the harness, and the run's cycles are those of its
+    last handshake (as the benchmark reads them), not of the cycles watched after it."""
+    params, exe = stand_in
+    requests = [(k, OPS["QUERY"], 0x100 * k, 0) for k in range(5)]
+    result = fast.run(exe, params, requests, [fast.AxiOp("write", 0x40, 7),
+                                              fast.AxiOp("read", 0x44)])
+    assert result.accept_cycle.tolist() == [0, 2, 4, 6, 8]
+    assert result.response_cycle.tolist() == [1, 3, 5, 7, 9]
+    assert [(r[0], r[4], r[5]) for r in result.axi] == [(1, 0, 1), (2, 2, 3)]
+    assert result.cycles == 10
+
+
+@pytest.mark.parametrize("what, gap", [("response", 0), ("response", 63),
+                                       ("write", 0), ("write", 63), ("read", 0), ("read", 63)])
+def test_an_answer_after_the_last_one_is_caught(stand_in, what, gap):
+    """A block that answers the run's last request or register access twice, the second
+    time 1 to 64 cycles after the run's end (its last handshake), fails the run: the
+    harness watches that long after it. The message names what came and when."""
+    params, exe = stand_in
+    requests = [(k, OPS["QUERY"], 0x100 * k, 0) for k in range(4)]
+    axi = [fast.AxiOp("write", 0x40, 7), fast.AxiOp("read", 0x44)]
+    if what == "response":       # the last request, after every AXI operation
+        requests.append((20, OPS["QUERY"], gap, 3))
+    elif what == "write":        # the last access, after every request
+        axi.append(fast.AxiOp("write", _TOP, gap, not_before=20))
+    else:
+        axi.append(fast.AxiOp("read", _TOP | gap << 2, not_before=20))
+    name = {"response": "a response", "write": "a write response", "read": "a read response"}
+    with pytest.raises(fast.Mismatch, match=rf"harness failed \(2\): kvasu_fast: "
+                       rf"{name[what]} \([\w.]+\) at cycle \d+, {gap + 1} cycles "
+                       rf"after the run's end"):
+        fast.run(exe, params, requests, axi)

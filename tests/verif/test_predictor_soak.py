@@ -22,6 +22,8 @@ def test_short_predictor_soak(fast_build_root):
     stats = summary["model_stats_of_last_runs"]
     assert stats["inserts"] and stats["evicts"] and stats["obs_t3"], stats
     assert summary["sweeps"] >= summary["chunks"], summary    # D12's clear sweep, per chunk
+    ready = [m["ready_permille"] for m in summary["axi_masters"]]   # B and R back-pressured
+    assert len(ready) == summary["chunks"] and {700, 300} <= set(ready), ready
 
 
 def _run_model(model, requests, start):

@@ -41,12 +41,14 @@
 // OUT_AXI.bin: per operation: u32 kind, u32 addr, u32 rdata, u32 resp, u64 start_cycle
 // (AW/AR handshake), u64 done_cycle (B/R handshake).
 // Cycle 0 is the first rising edge at which rst is low (spec section 4). The run ends when
-// every request has been answered and every AXI operation has finished; it fails if the
-// block makes no progress for 100 000 cycles while it owes a handshake (a request offered,
-// a response to a request accepted, an AXI operation under way; a hang is a bug, never a
-// timeout to raise): exit status 3 (2: any other failure). Cycles in which the harness only
-// waits for the next record's not_before are idle, not a hang: a trace's gaps (the frames
-// of a video trace at its frame rate) may be longer than the bound.
+// every request has been answered and every AXI operation has finished (the records' last
+// cycle); the harness then watches 64 more cycles, nothing offered and every ready high, and
+// fails if the block raises rsp.valid, BVALID or RVALID in them (an answer too many). It
+// fails if the block makes no progress for 100 000 cycles while it owes a handshake (a
+// request offered, a response to a request accepted, an AXI operation under way; a hang is
+// a bug, never a timeout to raise): exit status 3 (2: any other failure). Cycles in which
+// the harness only waits for the next record's not_before are idle, not a hang: a trace's
+// gaps (the frames of a video trace at its frame rate) may be longer than the bound.
 //
 // Runs (kind 6 records): the harness simulates the stimulus once, with the kind 5 faults
 // (if any), and at the first fault cycle of each run fork()s; the child applies that run's
@@ -145,6 +147,45 @@ bool forked_child = false;
 }
 
 [[noreturn]] void die(const char* msg) { fprintf(stderr, "kvasu_fast: %s\n", msg); finish(2); }
+
+// Cycles the harness watches after the run's end (below). A response still in the block's
+// pipeline then would leave it within the block's latency (19 cycles in the default and
+// small builds, 23 at most, with three hash multiply stages), and a register access's B or
+// R comes at most 5 cycles after its AW / W or AR: 64 covers both with room to spare, at a
+// cost of 64 cycles a run. The run's reported cycles do not change: the caller takes them
+// from the records (verif/fast/drive.py, read_result), and nothing is recorded here.
+constexpr uint64_t kTrailingCycles = 64;
+
+// The main loop ends at the cycle of the last handshake (or the one after it, where a last
+// release record is taken): every request answered, every AXI operation finished, so the
+// block owes nothing. A response, B or R after it is one too many (a duplicate of the
+// last, an answer to nothing), which a run that stopped there would never see. With
+// nothing offered and every ready high, any of them is a failure (exit status 2, as for one
+// during the run). Faults (kind 5 and 6) are not applied here: a flip is within the run or
+// not at all, as before. A forked run watches these cycles as a fresh one does, and
+// verif.faults counts a failure here as one during the run (a protocol failure: silent,
+// whatever the block flagged), so a campaign's figures change only where an upset made the
+// block answer after the end: a real failure, not one of the harness.
+template <typename Top, typename Tick>
+void drain_trailing_cycles(Top& top, Tick& tick, uint64_t last) {
+  top.PORT(req, valid) = 0; top.PORT(rsp, ready) = 1;
+  top.PORT(axil, awvalid) = 0; top.PORT(axil, wvalid) = 0; top.PORT(axil, arvalid) = 0;
+  top.PORT(axil, bready) = 1; top.PORT(axil, rready) = 1;
+  for (uint64_t cycle = last + 1; cycle <= last + kTrailingCycles; cycle++) {
+    top.clk = 0; top.eval();
+    const char* what = top.PORT(rsp, valid) ? "a response (rsp.valid)"
+                       : top.PORT(axil, bvalid) ? "a write response (BVALID)"
+                       : top.PORT(axil, rvalid) ? "a read response (RVALID)" : nullptr;
+    if (what) {
+      char msg[200];
+      snprintf(msg, sizeof msg, "%s at cycle %llu, %llu cycles after the run's end "
+               "(cycle %llu), with nothing owed", what, (unsigned long long)cycle,
+               (unsigned long long)(cycle - last), (unsigned long long)last);
+      die(msg);
+    }
+    tick();
+  }
+}
 
 #if KVASU_FAULTS
 // Flip one bit of one word of a memory array (the Verilated model is built with every
@@ -276,7 +317,8 @@ int main(int argc, char** argv) {
   std::vector<bool> forked(runs.size(), false);
   Output out;
 
-  for (uint64_t cycle = 0;; cycle++) {
+  uint64_t cycle = 0;   // after the loop: the run's last cycle
+  for (;; cycle++) {
 #if KVASU_FAULTS
     // Fork the runs whose first fault is in this cycle; a child becomes that run.
     while (next_run < fork_order.size() && runs[fork_order[next_run]].first <= cycle) {
@@ -413,6 +455,7 @@ int main(int argc, char** argv) {
       finish(3);
     }
   }
+  drain_trailing_cycles(*top, tick, cycle);
 #if VM_TRACE
   if (tfp) tfp->close();
 #endif

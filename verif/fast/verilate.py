@@ -38,7 +38,7 @@ def verilator() -> str:
 
 
 def build(params: Params, build_dir: Path, *, waves: bool = False,
-          faults: bool = False, options=None) -> Path:
+          faults: bool = False, options=None, verilog: str | None = None) -> Path:
     """Generate ``kv_asu`` for ``params`` (and ``options``, a ``CoreOptions``; ``None``:
     the defaults) and build the harness; return the executable.
 
@@ -46,6 +46,8 @@ def build(params: Params, build_dir: Path, *, waves: bool = False,
     of :func:`memory_arrays` made writable through VPI by a configuration file, nothing
     else: ``--public-flat-rw`` on every signal would run ten times slower; :class:`Fault`
     records accepted; in a build folder of its own).
+    ``verilog``: the Verilog of a module ``kv_asu`` to build instead of the generated one
+    (a test's stand-in with the same ports; ``params`` and ``options`` are then unused).
     Rebuilds only what changed (Verilator's own make does the dependency work). Processes
     that build into the same ``build_dir`` (pytest's workers sharing one folder) take turns:
     the second finds the first's build done.
@@ -54,13 +56,16 @@ def build(params: Params, build_dir: Path, *, waves: bool = False,
     build_dir.mkdir(parents=True, exist_ok=True)
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _build(params, build_dir, waves=waves, faults=faults, options=options)
+        return _build(params, build_dir, waves=waves, faults=faults, options=options,
+                      text=verilog)
 
 
-def _build(params: Params, build_dir: Path, *, waves: bool, faults: bool, options) -> Path:
+def _build(params: Params, build_dir: Path, *, waves: bool, faults: bool, options,
+           text: str | None) -> Path:
     verilog = build_dir / "kv_asu.v"
-    from hdl.generate import generate
-    text = generate(params, options)
+    if text is None:
+        from hdl.generate import generate
+        text = generate(params, options)
     if not verilog.exists() or verilog.read_text() != text:
         verilog.write_text(text)
     obj = build_dir / ("obj_waves" if waves else "obj")
