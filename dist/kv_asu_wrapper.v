@@ -2,10 +2,15 @@
 //
 // kv_asu_wrapper: the KV-ASU core (module kv_asu, generated under dist/<build>/kv_asu.v)
 // with conventional port names and one port per request and response field.
-// Hand-written Verilog-2005; it contains no logic, only renaming and (un)packing.
+// Hand-written Verilog-2005: renaming, (un)packing, and the reset gate below.
 //
 // Clock and reset: one clock `clk`; `rst` is active high and synchronous (sampled on the
-// rising edge of `clk`), as the core's own. Hold it for at least one cycle. A reset untracks
+// rising edge of `clk`), as the core's own. Hold it for at least one cycle. While `rst` is
+// high the wrapper takes no transfer: req_ready, s_axil_awready, s_axil_wready and
+// s_axil_arready read 0 and the core sees req_valid, AWVALID, WVALID and ARVALID low (the
+// bare core reads its ready outputs as 1 in reset and would lose a request or register
+// access handshaken then). A request or access held across the reset is taken after it,
+// once. A reset drops the requests in flight and the responses not yet taken. A reset untracks
 // every line at once (a new table generation) and the block runs with the default
 // configuration (CTRL.ENABLE = 1) from the next cycle; one flush or reset in 16 wraps the
 // generations and clears the table instead, one row per cycle for ENTRIES/PROBE cycles (512
@@ -86,6 +91,14 @@ module kv_asu_wrapper #(
     wire [REQ_WIDTH-1:0] req_payload = {req_addr, req_min_tlevel, req_op};
     wire [RSP_WIDTH-1:0] rsp_payload;
 
+    // The reset gate: no handshake on the request stream or the AXI4-Lite AW, W and AR
+    // channels while rst is high, on either side of the wrapper.
+    wire core_req_ready, core_awready, core_wready, core_arready;
+    assign req_ready      = core_req_ready & ~rst;
+    assign s_axil_awready = core_awready & ~rst;
+    assign s_axil_wready  = core_wready & ~rst;
+    assign s_axil_arready = core_arready & ~rst;
+
     assign {rsp_victim_tag, rsp_slot, rsp_count, rsp_victim_valid, rsp_hit, rsp_tlevel,
             rsp_tracked, rsp_tlevel_before, rsp_present, rsp_op} = rsp_payload;
 
@@ -94,25 +107,25 @@ module kv_asu_wrapper #(
         .rst            (rst),
         .axil__awaddr   (s_axil_awaddr),
         .axil__awprot   (s_axil_awprot),
-        .axil__awvalid  (s_axil_awvalid),
-        .axil__awready  (s_axil_awready),
+        .axil__awvalid  (s_axil_awvalid & ~rst),
+        .axil__awready  (core_awready),
         .axil__wdata    (s_axil_wdata),
         .axil__wstrb    (s_axil_wstrb),
-        .axil__wvalid   (s_axil_wvalid),
-        .axil__wready   (s_axil_wready),
+        .axil__wvalid   (s_axil_wvalid & ~rst),
+        .axil__wready   (core_wready),
         .axil__bresp    (s_axil_bresp),
         .axil__bvalid   (s_axil_bvalid),
         .axil__bready   (s_axil_bready),
         .axil__araddr   (s_axil_araddr),
         .axil__arprot   (s_axil_arprot),
-        .axil__arvalid  (s_axil_arvalid),
-        .axil__arready  (s_axil_arready),
+        .axil__arvalid  (s_axil_arvalid & ~rst),
+        .axil__arready  (core_arready),
         .axil__rdata    (s_axil_rdata),
         .axil__rresp    (s_axil_rresp),
         .axil__rvalid   (s_axil_rvalid),
         .axil__rready   (s_axil_rready),
-        .req__valid     (req_valid),
-        .req__ready     (req_ready),
+        .req__valid     (req_valid & ~rst),
+        .req__ready     (core_req_ready),
         .req__payload   (req_payload),
         .rsp__valid     (rsp_valid),
         .rsp__ready     (rsp_ready),

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // kv_asu_wrapper_tb: a self-checking Verilog-2005 smoke test of the shipped core through its
-// wrapper (FuseSoC target `sim`, Icarus; no Python). It resets the block, waits for the
-// reset clear to finish, reads ID and P_ENTRIES over AXI4-Lite, sends OBSERVE, OBSERVE and
-// QUERY to one line and checks each response field that the spec defines for them, reads
-// STAT_OBSERVES; then commits the predictor policy (taken by a build whose P_POLICIES has
-// it, refused with SLVERR by the others), flushes, observes three lines and checks that
-// EVICT_ANY returns the first. It prints "kv_asu_wrapper_tb: PASS" or
-// "kv_asu_wrapper_tb: FAIL ...". The register offsets and fields come from the generated
-// dist/kv_asu_regs.vh (compile with -I dist).
+// wrapper (FuseSoC target `sim`, Icarus or Verilator; no Python). During the reset it offers
+// a QUERY, an AXI4-Lite write and a read and checks that the wrapper takes none of them
+// (every ready low while rst is high); the QUERY, held across the reset, is taken once
+// after it and answered. It then reads ID and P_ENTRIES over AXI4-Lite, sends OBSERVE,
+// OBSERVE and QUERY to one line and checks each response field that the spec defines for
+// them, reads STAT_OBSERVES; then commits the predictor policy (taken by a build whose
+// P_POLICIES has it, refused with SLVERR by the others), flushes, observes three lines and
+// checks that EVICT_ANY returns the first, and that every request was taken once and got
+// one response. It prints "kv_asu_wrapper_tb: PASS" or "kv_asu_wrapper_tb: FAIL ...". The
+// register offsets and fields come from the generated dist/kv_asu_regs.vh (compile with
+// -I dist).
 //
 // Parameters: the wrapper's width parameters, ENTRIES and LINE_SHIFT of the build under
 // test.
+//
+// The testbench changes the block's inputs only at falling edges of clk and samples them
+// at rising ones, so it runs the same under Icarus and under Verilator (--binary).
 `timescale 1ns / 1ps
 `default_nettype none
 `include "kv_asu_regs.vh"
@@ -28,7 +34,7 @@ module kv_asu_wrapper_tb;
                      OP_EVICT_ANY = `KVASU_OP_EVICT_ANY;
     localparam [1:0] OKAY = 2'd0, SLVERR = 2'd2;
     localparam [ADDR_WIDTH-1:0] LINE_A = 64'h0002_0000, LINE_B = 64'h0003_0100,
-                                LINE_C = 64'h0004_0200;
+                                LINE_C = 64'h0004_0200, LINE_R = 64'h0005_0300;
 
     reg clk = 1'b0;
     reg rst = 1'b1;
@@ -80,6 +86,17 @@ module kv_asu_wrapper_tb;
     reg [1:0]  resp;
     reg [SLOT_WIDTH-1:0] first_slot;
     reg        predictor;
+    reg        aw_done, w_done;
+
+    // Handshakes counted at each rising edge: requests taken, responses taken, and the
+    // edges at which the wrapper would have taken a transfer while rst was high.
+    integer requests_sent = 0, requests_taken = 0, responses_taken = 0, ready_in_reset = 0;
+    always @(posedge clk) begin
+        if (req_valid && req_ready) requests_taken <= requests_taken + 1;
+        if (rsp_valid && rsp_ready) responses_taken <= responses_taken + 1;
+        if (rst && (req_ready || awready || wready || arready))
+            ready_in_reset <= ready_in_reset + 1;
+    end
 
     task fail;
         input [8*64-1:0] what;
@@ -105,18 +122,21 @@ module kv_asu_wrapper_tb;
         end
     endtask
 
-    // One AXI4-Lite write of a whole word; resp holds BRESP.
+    // One AXI4-Lite write of a whole word; resp holds BRESP. AW and W are each dropped at
+    // the falling edge after their handshake.
     task axil_write;
         input [11:0] addr;
         input [31:0] value;
         begin
             @(negedge clk);
             awaddr = addr; awvalid = 1'b1; wdata = value; wvalid = 1'b1; bready = 1'b1;
-            @(posedge clk);
             while (awvalid || wvalid) begin
-                if (awready) awvalid <= 1'b0;
-                if (wready) wvalid <= 1'b0;
                 @(posedge clk);
+                aw_done = awvalid && awready;
+                w_done = wvalid && wready;
+                @(negedge clk);
+                if (aw_done) awvalid = 1'b0;
+                if (w_done) wvalid = 1'b0;
             end
             while (!bvalid) @(posedge clk);
             resp = bresp;
@@ -145,6 +165,14 @@ module kv_asu_wrapper_tb;
         begin
             @(negedge clk);
             req_op = op; req_min_tlevel = min_tlevel; req_addr = addr; req_valid = 1'b1;
+            request_taken;
+        end
+    endtask
+
+    // The rest of a request, offered since a falling edge: its handshake, then its response.
+    task request_taken;
+        begin
+            requests_sent = requests_sent + 1;
             @(posedge clk);
             while (!req_ready) @(posedge clk);
             @(negedge clk) req_valid = 1'b0;
@@ -158,17 +186,20 @@ module kv_asu_wrapper_tb;
     endtask
 
     initial begin
+        // In reset, a QUERY, a write (of POLICY's reset value) and a read are offered: none
+        // may be taken (ready_in_reset). The AXI4-Lite ones are withdrawn as the reset ends;
+        // the QUERY is held across it and taken once (a reset that wraps the table
+        // generations clears the table first, ENTRIES/PROBE cycles, D12).
+        req_op = OP_QUERY; req_min_tlevel = 2'd0; req_addr = LINE_R; req_valid = 1'b1;
+        awaddr = `KVASU_REG_POLICY; wdata = 0; awvalid = 1'b1; wvalid = 1'b1;
+        araddr = `KVASU_REG_ID; arvalid = 1'b1;
         repeat (4) @(posedge clk);
-        @(negedge clk) rst = 1'b0;
-
-        // A reset that wraps the table generations clears the table for ENTRIES/PROBE
-        // cycles (D12); allow ENTRIES.
-        waited = 0;
-        while (!req_ready && waited < ENTRIES + 100) begin
-            @(negedge clk);
-            waited = waited + 1;
-        end
-        if (!req_ready) fail("req_ready never rose after reset");
+        @(negedge clk);
+        rst = 1'b0; awvalid = 1'b0; wvalid = 1'b0; arvalid = 1'b0;
+        request_taken;
+        if (rsp_op !== OP_QUERY || rsp_present !== 1'b0 || rsp_count !== 0)
+            fail("QUERY held across the reset: want present 0, count 0");
+        if (ready_in_reset != 0) fail("a ready was high while rst was high");
 
         axil_read(`KVASU_REG_ID);
         if (data !== `KVASU_ID_VALUE || resp !== OKAY) fail("ID");
@@ -233,6 +264,8 @@ module kv_asu_wrapper_tb;
             fail("EVICT_ANY: want the line observed first as the victim");
         axil_read(`KVASU_REG_OCCUPANCY);
         if (data !== 2) fail("OCCUPANCY after the EVICT_ANY is not 2");
+        if (requests_taken != requests_sent || responses_taken != requests_sent)
+            fail("want each request taken once and answered once");
 
         if (errors == 0) $display("kv_asu_wrapper_tb: PASS");
         else $display("kv_asu_wrapper_tb: FAIL (%0d errors)", errors);

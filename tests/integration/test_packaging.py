@@ -141,9 +141,9 @@ def test_release_version_is_one_number_everywhere():
     assert project["version"] == regmap.RELEASE
     major, minor, patch = (int(x) for x in regmap.RELEASE.split("."))
     assert regmap.VERSION == major << 16 | minor << 8 | patch
-    assert f"name: kvasu:ip:kv_asu:{regmap.RELEASE}\n" in (ROOT / "kv_asu.core").read_text()
-    assert (f"name: kvasu:ip:kv_asu_gen:{regmap.RELEASE}\n"
-            in (ROOT / "kv_asu_gen.core").read_text())
+    for core in ("kv_asu", "kv_asu_predictor", "kv_asu_ice40", "kv_asu_gen"):
+        assert (f"name: kvasu:ip:{core}:{regmap.RELEASE}\n"
+                in (ROOT / f"{core}.core").read_text()), core
     changelog = (ROOT / "CHANGELOG.md").read_text()
     assert f"## [{regmap.RELEASE}]" in changelog
 
