@@ -59,6 +59,20 @@ def test_an_axi_master_out_of_range_is_refused(kw, match):
         fast.AxiMaster(**kw)
 
 
+@pytest.mark.parametrize("axi, match", [
+    ([fast.AxiOp("barrier", 4), fast.AxiOp("release")], "the stream has 3"),
+    ([fast.AxiOp("barrier", 1)], "no release"),
+    ([fast.AxiOp("barrier", 1), fast.AxiOp("barrier", 2), fast.AxiOp("release")], "inside"),
+])
+def test_a_barrier_the_harness_could_not_pass_or_leave_is_refused(axi, match):
+    """The harness would idle for ever behind it (idle is not a hang), so it never runs."""
+    from verif.codec import Codec
+    requests = [(0, OPS["OBSERVE"], 0, 0)] * 3
+    with pytest.raises(ValueError, match=match):
+        fast.encode(Codec(CONFIGS["small"]), requests, axi)
+    fast.encode(Codec(CONFIGS["small"]), requests, [fast.AxiOp("barrier", 3)])  # the last: fine
+
+
 def test_drain_refill_evicts_a_tail_within_w1():
     """The soak's drain and refill (``Traffic.drain_refill``): the list emptied, a few new
     lines, and EVICTs whose tail is within W1, which an EVICT refuses and an EVICT_ANY

@@ -22,8 +22,31 @@ __all__ = ["encode", "run", "read_result"]
 _MAGIC = 0x3154564B   # 'KVT1'
 
 
+def _check_barriers(axi_ops, requests: int) -> None:
+    """A barrier the harness could never pass, or never leave, would idle it for ever (an
+    idle harness is not a hang: a trace's gaps may be long): refuse a barrier at more
+    requests than there are, and one before the last request without a release after it."""
+    open_barrier = None
+    for op in axi_ops:
+        if op.kind == "barrier":
+            if not 0 <= op.addr <= requests:
+                raise ValueError(f"a barrier at request {op.addr}: the stream has {requests}")
+            if open_barrier is not None:
+                raise ValueError(f"a barrier at request {op.addr} inside the barrier at "
+                                 f"{open_barrier.addr} (no release between them)")
+            open_barrier = op
+        elif op.kind == "release":
+            open_barrier = None
+    if open_barrier is not None and open_barrier.addr < requests:
+        raise ValueError(f"the barrier at request {open_barrier.addr} has no release, and "
+                         f"{requests - open_barrier.addr} requests are after it")
+
+
 def encode(codec: Codec, requests, axi_ops, faults=(), master: AxiMaster | None = None) -> bytes:
-    """requests: iterable of (not_before, op, addr, min_tlevel)."""
+    """requests: iterable of (not_before, op, addr, min_tlevel). ``ValueError`` for a
+    barrier the harness could not pass or leave (``_check_barriers``)."""
+    requests, axi_ops = list(requests), list(axi_ops)
+    _check_barriers(axi_ops, len(requests))
     out = bytearray(struct.pack("<III", _MAGIC, codec.req_words, codec.rsp_words))
     if master is not None and master != AxiMaster():
         out += struct.pack("<IQIII", 7, 0, master.ready_permille, master.reads, master.skew)
