@@ -548,7 +548,9 @@ class KvAsuModel:
 
         The arguments are equal-length sequences or numpy arrays (``min_tlevels`` defaults
         to all 0). They are validated first, so an error changes nothing. Statistics and
-        state are updated exactly as by the same calls of :meth:`request`.
+        state are updated exactly as by the same calls of :meth:`request`. With
+        ``ADDR_WIDTH <= 64`` the addresses are taken as 64-bit values: one of ``2**64`` or
+        more, whose bits above ``ADDR_WIDTH`` :meth:`request` ignores, is refused here.
 
         Returns the list of :class:`Response` if ``responses`` is set, else ``None``
         (which is faster).
