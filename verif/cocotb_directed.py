@@ -582,7 +582,9 @@ async def scoreboard_self_check(tb: KvAsuTB):
         tb.scoreboard.expected[-1][2][name] ^= 1             # the in-flight expectation, corrupted
         await tb.drain()
         assert len(caught) == n + 1, f"corrupted field {name} not detected"
-        assert f"{name:<14s}" in caught[-1] and "<-- DIFF" in caught[-1], caught[-1]
+        # (every report lists every field: the one marked must be the one corrupted, alone)
+        diffs = [row.split()[0] for row in caught[-1].splitlines() if "<-- DIFF" in row]
+        assert diffs == [name], f"corrupted {name}, the report marks {diffs}:\n{caught[-1]}"
     # a duplicate: one extra response when nothing is outstanding
     n = len(caught)
     tb.send(QUERY, addr_in(tb, line))
