@@ -44,9 +44,13 @@ CLEAR_SOFT_ERROR = REG["CTRL"].mask("CLEAR_SOFT_ERROR")
 ST_SOFT_ERROR = REG["STATUS"].mask("SOFT_ERROR")
 
 
-def _protected(tb: KvAsuTB) -> bool:
-    options = tb.cfg.get("options") or {}
-    return options.get("protection", "auto") != "none" and not options.get("compact")
+def _unprotected(cfg) -> str | None:
+    """Why a run's build has no soft-error protection to flip against (``tb_test``'s
+    ``skip``), or ``None``."""
+    options = cfg.get("options") or {}
+    if options.get("protection", "auto") == "none" or options.get("compact"):
+        return "an unprotected build: nothing corrects or recovers a flip"
+    return None
 
 
 def memory_handle(tb: KvAsuTB, memory: str, bank):
@@ -92,12 +96,9 @@ async def _clear_and_check(tb: KvAsuTB):
     assert not await tb.read_reg("STATUS") & ST_SOFT_ERROR
 
 
-@tb_test()
+@tb_test(skip=_unprotected)
 async def flip_corrected(tb: KvAsuTB):
     """A single flipped bit of a statistics word: corrected and counted, nothing else."""
-    if not _protected(tb):
-        tb.log.warning("flip_corrected: only on a protected build")
-        return
     addrs = tb.spread_addrs(min(6, tb.p.ENTRIES // 2))
     await tb.batch([(OBSERVE, addr) for addr in addrs])
     await tb.idle(4 * len(STAT_NAMES))      # every counter visited and written back
@@ -135,13 +136,10 @@ async def flip_corrected(tb: KvAsuTB):
     tb.cov.hit("flip.corrected")
 
 
-@tb_test()
+@tb_test(skip=_unprotected)
 async def flip_recovered(tb: KvAsuTB):
     """A flipped bit of a tracked line's ``ent`` word: uncorrectable at the window read,
     a recovery within the bound, then the model's traffic from an empty table."""
-    if not _protected(tb):
-        tb.log.warning("flip_recovered: only on a protected build")
-        return
     p = tb.p
     addrs = tb.spread_addrs(min(6, p.ENTRIES // 2))
     await tb.batch([(OBSERVE, addr) for addr in addrs])
