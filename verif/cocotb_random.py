@@ -290,7 +290,7 @@ async def _non_reset_statistics_and_errors(tb: KvAsuTB) -> bool:
     counter's word (uncorrectable: ``STATUS.SOFT_ERROR``, ``ERR_UNCORRECTED``; that counter
     restarts from zero). Checked by reading them back (not against the model, which is not
     told: a reset follows). Returns whether the soft-error part was done (SECDED build)."""
-    _, code = statistics_memory(tb)
+    memory, code = statistics_memory(tb)
     secded = code.kind == "secded"
     obs, qry = STAT_NAMES.index("observes"), STAT_NAMES.index("queries")
     observes = REG["STAT_OBSERVES"]
@@ -301,7 +301,7 @@ async def _non_reset_statistics_and_errors(tb: KvAsuTB) -> bool:
         words[obs] ^= 1 << tb.rng.randrange(64)
         one, two = tb.rng.sample(range(64), 2)
         words[qry] = code.encode_int(tb.model.stats.queries) ^ (1 << one) ^ (1 << two)
-    await deposit_statistics(tb, words)
+    await deposit_statistics(tb, memory, words)
     await tb.idle(4 * len(STAT_NAMES))             # the visits correct / invalidate them
     lo, _ = await tb.rd(observes.offset)
     hi, _ = await tb.rd(observes.offset + 4)

@@ -254,12 +254,12 @@ async def counter_lo_hi_latch(tb: KvAsuTB):
         if reg.wide:
             hi, resp = await tb.rd(reg.offset + 4)
             assert resp == AxiResp.OKAY and hi == 0, (reg.name, hi)
-    _, code = statistics_memory(tb)
+    memory, code = statistics_memory(tb)
     index = regmap.STAT_NAMES.index("observes")
     h_cyc = _handle(tb.dut, "timebase", "cycle")
     assert h_cyc is not None, "the cycle counter (timebase.cycle) not reachable by name"
     base = (1 << 33) - 2                        # 0x1_FFFF_FFFE
-    await deposit_statistics(tb, {index: code.encode_int(base)})
+    await deposit_statistics(tb, memory, {index: code.encode_int(base)})
     lo, _ = await tb.rd(obs.offset)
     hi, _ = await tb.rd(obs.offset + 4)
     assert (lo, hi) == (0xFFFFFFFE, 1), (

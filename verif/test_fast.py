@@ -66,7 +66,6 @@ def test_an_axi_master_out_of_range_is_refused(kw, match):
 ])
 def test_a_barrier_the_harness_could_not_pass_or_leave_is_refused(axi, match):
     """The harness would idle for ever behind it (idle is not a hang), so it never runs."""
-    from verif.codec import Codec
     requests = [(0, OPS["OBSERVE"], 0, 0)] * 3
     with pytest.raises(ValueError, match=match):
         fast.encode(Codec(CONFIGS["small"]), requests, axi)

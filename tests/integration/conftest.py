@@ -22,13 +22,6 @@ def tool(name: str) -> str:
     return path
 
 
-def tool_or_skip(name: str) -> str:
-    """As ``tool``, but the test is skipped when ``name`` is not installed."""
-    path = shutil.which(name, path=os.pathsep.join([str(BIN), os.environ.get("PATH", "")]))
-    if path is None:
-        pytest.skip(f"{name} not found")
-    return path
-
 
 @pytest.fixture(scope="session")
 def seed():

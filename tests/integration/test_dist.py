@@ -8,7 +8,7 @@ import pytest
 
 from tools import dist
 
-from .conftest import DIST, tool, tool_or_skip
+from .conftest import DIST, tool
 
 BUILDS = sorted(dist.BUILDS)
 
@@ -47,7 +47,7 @@ def test_lint_waivers_apply_to_the_files_side_by_side(tmp_path):
     for path in (DIST / "kv_asu.vlt", DIST / "kv_asu_wrapper.v", DIST / "ice40" / "kv_asu.v"):
         shutil.copy2(path, tmp_path / path.name)
     params = dist.BUILDS["ice40"].wrapper_params()
-    proc = subprocess.run([tool_or_skip("verilator"), "--lint-only", "-Wall",
+    proc = subprocess.run([tool("verilator"), "--lint-only", "-Wall",
                            "--top-module", "kv_asu_wrapper",
                            *(f"-G{k}={v}" for k, v in params.items()),
                            "kv_asu.vlt", "kv_asu_wrapper.v", "kv_asu.v"],
@@ -83,7 +83,7 @@ def test_verilator_binary_runs_the_testbench(tmp_path):
     # short, the compile is what takes the time
     makeflags = ("CFG_CXXFLAGS_PCH_I=-include CFG_CXXFLAGS_STD=-std=c++20 "
                  "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0")
-    build = subprocess.run([tool_or_skip("verilator"), "--binary", "--build-jobs", "2",
+    build = subprocess.run([tool("verilator"), "--binary", "--build-jobs", "2",
                             "-Wno-fatal", "-Wno-lint", "-Wno-style", "-MAKEFLAGS", makeflags,
                             "--top-module", "kv_asu_wrapper_tb", "-Mdir", str(tmp_path / "obj"),
                             "-I" + str(DIST), *(f"-G{k}={v}" for k, v in params.items()),

@@ -28,12 +28,12 @@ def statistics_memory(tb):
     return handle, code
 
 
-async def deposit_statistics(tb, words: dict[int, int]) -> None:
+async def deposit_statistics(tb, memory, words: dict[int, int]) -> None:
     """Write ``words`` (counter index -> code word, as ``statistics_memory``'s code stores
-    it) into the statistics memory, each held for ``DEPOSIT_CYCLES`` falling edges, so that
-    no visit of the statistics engine in flight writes an old sum over it. Returns at the
-    last falling edge; the engine's next visit of each counter reads the word deposited."""
-    memory, _ = statistics_memory(tb)
+    it) into ``memory`` (``statistics_memory``'s handle), each held for ``DEPOSIT_CYCLES``
+    falling edges, so that no visit of the statistics engine in flight writes an old sum
+    over it. Returns at the last falling edge; the engine's next visit of each counter reads
+    the word deposited."""
     for _ in range(DEPOSIT_CYCLES):
         await FallingEdge(tb.dut.clk)
         for index, word in words.items():
