@@ -19,13 +19,13 @@ Main entry points:
     A from-scratch MurmurHash3 of an 8-byte key, the bit-level reference of the RTL's hash.
 """
 
-from .model import KvAsuModel, tag_key
+from .model import KvAsuModel
 from .records import Config, Op, Response, SlotState, Stats
-from .murmur3 import Murmur3Steps, murmur3_steps, murmur3_x86_32_u64
+from .murmur3 import Murmur3Steps, murmur3_steps, murmur3_x86_32_u64, tag_hash, tag_key
 from .trace import Trace, load_trace, save_trace
 
 __all__ = [
-    "KvAsuModel", "Op", "Response", "Config", "Stats", "SlotState", "tag_key",
+    "KvAsuModel", "Op", "Response", "Config", "Stats", "SlotState", "tag_key", "tag_hash",
     "murmur3_x86_32_u64", "murmur3_steps", "Murmur3Steps",
     "Trace", "save_trace", "load_trace",
 ]

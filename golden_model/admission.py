@@ -23,12 +23,44 @@ from __future__ import annotations
 import collections
 import dataclasses
 
+import numpy as np
+
 import regmap
 
 __all__ = ["Admission", "BuildTiming"]
 
 _QUERY = regmap.OPS["QUERY"]
 _EVICT_OPS = (regmap.OPS["EVICT"], regmap.OPS["EVICT_ANY"])
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_positive(name: str, value, low: int = 1) -> None:
+    if not _is_int(value):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, not {value}")
+
+
+def _flag(name: str, value) -> bool:
+    """A port level or a switch: a bool, or an integer 0 / 1 (a sampled signal)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if _is_int(value) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{name} must be a bool or 0 / 1, not {value!r}")
+
+
+def _check_op(op) -> int | None:
+    if op is None:
+        return None
+    if not _is_int(op):
+        raise TypeError(f"op must be an Op, an integer 0..3 or None, not {op!r}")
+    if not 0 <= op <= 3:
+        raise ValueError(f"op must be 0..3 (regmap.OPS) or None, not {op}")
+    return int(op)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,23 +84,20 @@ class BuildTiming:
 
     def __post_init__(self):
         for name in ("latency", "evict_gap", "rows"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+            _check_positive(name, getattr(self, name))
         if self.evict_evict_gap is None:
             object.__setattr__(self, "evict_evict_gap", self.evict_gap)
-        elif (not isinstance(self.evict_evict_gap, int)
-              or not 1 <= self.evict_evict_gap <= self.evict_gap):
-            raise ValueError(f"evict_evict_gap must be an integer 1 .. evict_gap, not "
-                             f"{self.evict_evict_gap!r}")
-        if self.predictor_gap is not None and (not isinstance(self.predictor_gap, int)
-                                               or self.predictor_gap < self.evict_gap):
-            raise ValueError(f"predictor_gap must be an integer of at least evict_gap, not "
-                             f"{self.predictor_gap!r}")
+        else:
+            _check_positive("evict_evict_gap", self.evict_evict_gap)
+            if self.evict_evict_gap > self.evict_gap:
+                raise ValueError(f"evict_evict_gap must be 1 .. evict_gap ({self.evict_gap}), "
+                                 f"not {self.evict_evict_gap}")
+        if self.predictor_gap is not None:
+            _check_positive("predictor_gap", self.predictor_gap, self.evict_gap)
         if self.credits is None:
             object.__setattr__(self, "credits", self.latency + 2)
-        elif not isinstance(self.credits, int) or self.credits < 1:
-            raise ValueError(f"credits must be a positive integer, not {self.credits!r}")
+        else:
+            _check_positive("credits", self.credits)
 
 
 @dataclasses.dataclass
@@ -128,14 +157,20 @@ class Admission:
     def write_offered(self, edge: int, sweeps: bool = False) -> None:
         """The oldest action write's response is first offered (``BVALID``) at ``edge``;
         ``sweeps``: it flushes and is a generation wrap (rule 5)."""
-        write = next(w for w in self._writes if w.offered is None)
+        write = next((w for w in self._writes if w.offered is None), None)
+        if write is None:
+            raise ValueError(f"write_offered at edge {edge}: no action write is waiting for "
+                             f"its response (action_write first)")
         write.offered = edge
         if sweeps:
             self._sweeps.append(edge)
 
     def write_done(self, edge: int) -> None:
         """The oldest action write's B handshake was at ``edge`` (its window ends with it)."""
-        write = next(w for w in self._writes if w.done is None)
+        write = next((w for w in self._writes if w.done is None), None)
+        if write is None:
+            raise ValueError(f"write_done at edge {edge}: no action write is outstanding "
+                             f"(action_write first)")
         write.done = edge
 
     # ---- the rule ----------------------------------------------------------------------------
@@ -145,6 +180,7 @@ class Admission:
         """The reasons (D13 rules 1..5) for which the blocking block's ``req.ready`` is low
         at ``edge`` for a request ``op`` (``None``: for any request but an EVICT); empty when
         it would take it. ``predictor``: ``POLICY.MODE`` is 1 (rule 2's second form)."""
+        op = _check_op(op)
         t = self.timing
         if predictor and t.predictor_gap is None:
             raise ValueError("POLICY.MODE = 1 needs a build with the predictor mode "
@@ -193,6 +229,11 @@ class Admission:
         edges not stepped had no request and no response outstanding."""
         if self._last_edge is not None and edge <= self._last_edge:
             raise ValueError(f"edge {edge} after edge {self._last_edge}: edges must increase")
+        op = _check_op(op)
+        rsp_ready = _flag("rsp_ready", rsp_ready)
+        nonblocking = _flag("nonblocking", nonblocking)
+        enable = _flag("enable", enable)
+        predictor = _flag("predictor", predictor)
         self._last_edge = edge
         taken = None
         if op is not None:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import time
 
-import mmh3
 import numpy as np
 
-from .model import KvAsuModel, Op, tag_key
+from .model import KvAsuModel, Op
+from .murmur3 import tag_hash
 
 __all__ = ["mixed_stream", "main"]
 
@@ -28,7 +28,7 @@ def _colliding_lines(rng, count: int, windows: int, entries: int) -> np.ndarray:
     lines: list[int] = []
     while len(lines) < count:
         for line in rng.integers(0, 2**48, 4096, dtype=np.uint64).tolist():
-            if mmh3.hash(tag_key(line), 0, signed=False) % entries in homes:
+            if tag_hash(line, 0) % entries in homes:
                 lines.append(line)
     return np.array(lines[:count], dtype=np.uint64)
 
@@ -42,7 +42,17 @@ def mixed_stream(n: int, seed: int = 0, line_shift: int = 8, hot_lines: int = 15
     lines, 10 % from 48 lines that share 8 windows of a table of ``entries`` slots (with
     the reset seed), so that windows fill, replace and drop. Gaps between requests: mostly
     one cycle, sometimes tens to thousands (lines go cold), rarely a million.
+    ``line_shift`` is at most 16, so that a 48-bit line's address fits in 64 bits.
     """
+    for name, value, low, high in (("n", n, 0, None), ("seed", seed, 0, None),
+                                   ("line_shift", line_shift, 0, 16),
+                                   ("hot_lines", hot_lines, 1, None),
+                                   ("entries", entries, 1, None)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be an integer, not {value!r}")
+        if value < low or (high is not None and value > high):
+            bound = f"{low}..{high}" if high is not None else f"at least {low}"
+            raise ValueError(f"{name} must be {bound}, not {value}")
     rng = np.random.default_rng(seed)
     ops = rng.choice(np.array([Op.OBSERVE, Op.QUERY, Op.EVICT, Op.EVICT_ANY], np.uint8), n,
                      p=[0.60, 0.30, 0.07, 0.03])
@@ -61,10 +71,23 @@ def mixed_stream(n: int, seed: int = 0, line_shift: int = 8, hot_lines: int = 15
     return cycles, ops, addrs, min_tlevels
 
 
+def _count(low: int):
+    """An argparse type: an integer of at least ``low``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+    return parse
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m golden_model.bench", description=__doc__)
-    parser.add_argument("--requests", type=int, default=500_000, help="stream length")
-    parser.add_argument("--seed", type=int, default=0, help="stream seed")
+    parser.add_argument("--requests", type=_count(1), default=500_000, help="stream length")
+    parser.add_argument("--seed", type=_count(0), default=0, help="stream seed")
     args = parser.parse_args(argv)
 
     cycles, ops, addrs, min_tlevels = mixed_stream(args.requests, args.seed)

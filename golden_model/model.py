@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import mmh3
 import numpy as np
 
 import regmap
@@ -36,9 +35,11 @@ from regmap import PARAM_NAMES, STAT_NAMES, Params
 from ._arrays import uint_array
 from . import soft_errors as _soft
 from .lists import NONE, link_at_head, move_to_head, walk_list
+from .murmur3 import tag_hash
 from .records import Config, Op, Response, SlotState, Stats
+from .trace import Trace
 
-__all__ = ["KvAsuModel", "POLICIES", "tag_key"]
+__all__ = ["KvAsuModel", "POLICIES"]
 
 # Plain ints for the hot loop: comparing IntEnum members is slower than comparing ints.
 _OBSERVE, _QUERY, _EVICT, _EVICT_ANY = (int(op) for op in Op)
@@ -70,11 +71,6 @@ def _tlevel(count: int, age: int, c3: int, c2: int, w3: int, w2: int, w1: int) -
     if age <= w1:
         return 1
     return 0
-
-
-def tag_key(tag: int) -> bytes:
-    """The hash key of a tag: 8 little-endian bytes (spec section 3, decision D2)."""
-    return tag.to_bytes(8, "little")
 
 
 class _Windows(dict):
@@ -135,11 +131,9 @@ class KvAsuModel:
                  mode_reset: int = regmap.MODE_DEFAULTS["MODE"], **parameters):
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-        mode_reset = _check_int("mode_reset", mode_reset, 0)
-        broken = regmap.mode_violations({"MODE": mode_reset})
-        if broken:
-            raise ValueError(f"illegal mode_reset: {'; '.join(broken)}")
-        self.mode_reset: int = mode_reset
+        if isinstance(mode_reset, np.integer) and not isinstance(mode_reset, np.bool_):
+            mode_reset = int(mode_reset)
+        self.mode_reset: int = regmap.check_mode_reset(mode_reset)
         if params is not None:
             if parameters:
                 raise TypeError("give either params= or individual parameters, not both")
@@ -333,6 +327,8 @@ class KvAsuModel:
             self._home_cache = {}
         if switches:
             self._select_policy(policy)
+        elif policy is not None:
+            self._policy = policy   # the word as written, though MODE, its one field, stays
         if new.hash_seed != self._config.hash_seed or switches:
             self.flush()            # (the active policy's state: P9, spec section 7)
         self._config = new
@@ -409,9 +405,12 @@ class KvAsuModel:
 
     def home_of_tag(self, tag: int) -> int:
         """``h``, the first slot of the tag's window (spec section 3 with decision D2)."""
+        if type(tag) is not int:
+            tag = _check_int("tag", tag, 0, self._tag_mask)
         home = self._home_cache.get(tag)
         if home is None:
-            home = mmh3.hash(tag_key(tag), self._config.hash_seed, signed=False) % self._entries
+            tag = _check_int("tag", tag, 0, self._tag_mask)
+            home = tag_hash(tag, self._config.hash_seed) % self._entries
             if len(self._home_cache) >= 1 << 16:   # bound the memory of long random streams
                 self._home_cache.clear()
             self._home_cache[tag] = home
@@ -434,20 +433,31 @@ class KvAsuModel:
         return None
 
     def tlevel_of(self, count: int, age: int) -> int:
-        """The T-level of a tracked line with ``count`` and ``age`` (ticks), spec section 5."""
+        """The T-level of a tracked line with ``count`` (1..``COUNT_MAX``) and ``age``
+        (ticks, 0 or more) by the article's rule, spec section 5. The predictor mode grades
+        a line by its prediction instead (P5): ``ValueError`` there."""
+        if self._predictor is not None:
+            raise ValueError("tlevel_of is the article mode's rule; the predictor mode "
+                             "grades a line by its prediction (docs/spec-predictor.md P5)")
+        count = _check_int("count", count, 1, self._count_max)
+        age = _check_int("age", age, 0)
         c3, c2, w3, w2, w1, _ = self._config
         return _tlevel(count, age, c3, c2, w3, w2, w1)
 
     # ---- debug views of the table and the LRU list --------------------------------------------
 
     def slot_state(self, slot: int) -> SlotState:
-        """The state of one slot."""
+        """The state of one slot. In the predictor mode a ghost (an evicted line the slot
+        still holds, P3) has ``valid = 1`` and ``ghost = 1``, and ``prev`` / ``next`` are its
+        neighbours on the ghost list; a tracked line has ``ghost = 0``."""
         slot = _check_int("slot", slot, 0, self._entries - 1)
         if self._tag[slot] == NONE:
             return SlotState(0, 0, 0, 0, None, None)
         prev, next_ = self._prev[slot], self._next[slot]
+        ghost = int(self._predictor is not None and self._predictor.ghost[slot])
         return SlotState(1, self._tag[slot], self._count[slot], self._last[slot],
-                         None if prev == NONE else prev, None if next_ == NONE else next_)
+                         None if prev == NONE else prev, None if next_ == NONE else next_,
+                         ghost)
 
     def slot_states(self) -> list[SlotState]:
         """The state of every slot, in slot order."""
@@ -512,7 +522,7 @@ class KvAsuModel:
     # ---- requests ---------------------------------------------------------------------------
 
     def _check_cycle(self, cycle) -> int:
-        cycle = _check_int("cycle", cycle, 0)
+        cycle = _check_int("cycle", cycle, 0, 2**64 - 1)   # the 64-bit CYCLE counter
         if cycle < self._cycle:
             raise ValueError(f"cycle {cycle} is before the previous request or commit "
                              f"(cycle {self._cycle}); time never goes back (decision D3)")
@@ -528,7 +538,7 @@ class KvAsuModel:
         # The common case (plain ints in range) is checked inline: the full checks, which
         # also convert numpy integers and word the errors, cost more than the request.
         if (type(cycle) is int and type(addr) is int and type(min_tlevel) is int
-                and (type(op) is int or type(op) is Op) and cycle >= self._cycle
+                and (type(op) is int or type(op) is Op) and self._cycle <= cycle < 1 << 64
                 and 0 <= op <= 3 and 0 <= min_tlevel <= 3 and addr >= 0):
             op = int(op)
         else:
@@ -581,7 +591,7 @@ class KvAsuModel:
         unique_tags, inverse = np.unique(tags, return_inverse=True)
         seed, entries = self._config.hash_seed, self._entries
         unique_homes = np.array(
-            [mmh3.hash(tag_key(tag), seed, signed=False) % entries
+            [tag_hash(tag, seed) % entries
              for tag in unique_tags.tolist()], dtype=np.int64)
         homes = unique_homes[inverse.reshape(-1)]
 
@@ -593,6 +603,8 @@ class KvAsuModel:
 
     def replay(self, trace, *, responses: bool = False):
         """:meth:`run` over a :class:`golden_model.trace.Trace` (see :func:`load_trace`)."""
+        if not isinstance(trace, Trace):
+            raise TypeError(f"replay takes a Trace (golden_model.trace), not {trace!r}")
         return self.run(trace.cycle, trace.op, trace.addr, trace.min_tlevel,
                         responses=responses)
 

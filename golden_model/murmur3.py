@@ -2,7 +2,8 @@
 """MurmurHash3 x86_32 of an 8-byte key, written from scratch the way the RTL computes it.
 
 The model itself hashes with the ``mmh3`` package (spec section 3 defines the hash as
-bit-exact with ``mmh3.hash(key, seed, signed=False)``). This module is the bit-level
+bit-exact with ``mmh3.hash(key, seed, signed=False)``), through :func:`tag_hash`, the one
+place the model, the predictor and the bench hash a tag. The rest of this module is the bit-level
 reference for the RTL's hash pipeline: it spells out every 32-bit step for the one key
 length the KV-ASU uses (8 bytes: the tag, zero-extended to 64 bits, little-endian), and
 :func:`murmur3_steps` exposes the intermediate values so that a pipeline stage can be
@@ -30,7 +31,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["C1", "C2", "FMIX1", "FMIX2", "KEY_BYTES",
+import mmh3
+import numpy as np
+
+__all__ = ["C1", "C2", "FMIX1", "FMIX2", "KEY_BYTES", "tag_key", "tag_hash",
            "rotl32", "murmur3_x86_32_u64", "murmur3_steps", "Murmur3Steps"]
 
 #: Body-block multiplier constants.
@@ -83,17 +87,35 @@ class Murmur3Steps(NamedTuple):
     result: int
 
 
-def _check_key_seed(key: int, seed: int) -> None:
-    for name, value, bits in (("key", key, 64), ("seed", seed, 32)):
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"{name} must be an integer, not {value!r}")
-        if not 0 <= value < 1 << bits:
-            raise ValueError(f"{name} must be 0..2**{bits}-1, not {value}")
+def _as_uint(name: str, value, bits: int) -> int:
+    """``value`` as an int if it is an integer (numpy's too) of ``bits`` bits, else a
+    ``TypeError`` / ``ValueError`` naming ``name``."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    value = int(value)
+    if not 0 <= value < 1 << bits:
+        raise ValueError(f"{name} must be 0..2**{bits}-1, not {value}")
+    return value
+
+
+def tag_key(tag: int) -> bytes:
+    """The hash key of a tag: 8 little-endian bytes (spec section 3, decision D2)."""
+    return _as_uint("tag", tag, 64).to_bytes(KEY_BYTES, "little")
+
+
+def tag_hash(tag: int, seed: int) -> int:
+    """The table's 32-bit hash of a tag (spec section 3, decision D2): the home slot is its
+    value mod ``ENTRIES``; the predictor's shadow signature is its top 16 bits (P11)."""
+    return mmh3.hash(tag_key(tag), seed, signed=False)
+
+
+def _check_key_seed(key: int, seed: int) -> tuple[int, int]:
+    return _as_uint("key", key, 64), _as_uint("seed", seed, 32)
 
 
 def murmur3_steps(key: int, seed: int = 0) -> Murmur3Steps:
     """MurmurHash3 x86_32 of the 64-bit ``key`` (as 8 little-endian bytes), step by step."""
-    _check_key_seed(key, seed)
+    key, seed = _check_key_seed(key, seed)
     h = seed
     k_in, k_c1, k_rotl, k_c2, h_xor, h_rotl, h_out = [], [], [], [], [], [], []
     for k in (key & _MASK32, key >> 32):

@@ -7,17 +7,20 @@
 arrays; this module adds what spec-predictor.md P3 lists:
 
 - per slot: ``ghost`` (the slot holds an evicted line, on the ghost list), ``burst``
-  (accesses in a row with gaps ``<= W3``, 0..7), ``pkey`` (the key of the line's latest
-  OBSERVE), ``pred`` (the prediction that OBSERVE made), ``probe`` (the line is a probe
+  (consecutive gaps ``<= W3`` ending at the line's latest access, 0..7), ``pkey`` (the
+  key of the line's latest OBSERVE), ``pred`` (the prediction that OBSERVE made),
+  ``seen`` (the line's OBSERVEs before the latest, 0..7), ``probe`` (the line is a probe
   of the ghost-rule guard, P12) and ``stamp`` (the guard's epoch when it became one);
-- ``pt``: 64 four-bit saturating counters, reset to 8; ``eps``, a 2-bit counter;
+- ``pt``: 64 four-bit saturating counters, reset to 8; ``pa``, the answer's counters
+  indexed by the key and ``seen`` (P4); ``eps``, a 2-bit counter;
 - the ghost list (``ghead`` most recently evicted, ``gtail`` oldest, ``gcount``), a second
   doubly linked list over the same ``prev``/``next`` pointers;
 - the loop detector of P11: two shadow directories of sampled lines (``shadow_lru``,
   ``shadow_bip``, :class:`ShadowDirectory`), the 10-bit selector ``psel`` and the 5-bit
   counter ``bip`` of the main list's bimodal insertion;
 - the ghost-rule guard of P12: the 6-bit selector ``gsel`` and its insertion clock
-  (``epoch``, 3 bits, advanced every ``occupancy >> 2`` insertions counted in ``ticks``).
+  (``epoch``, 3 bits, advanced every ``occupancy >> 2`` insertions, which
+  ``epoch_inserts`` counts).
 
 The section numbers P1..P12 in the comments are those of spec-predictor.md.
 """
@@ -26,10 +29,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-import mmh3
-
 from .lists import NONE, link_at_head, link_at_tail, move_to_head, unlink, walk_list
-from .model import tag_key
+from .murmur3 import tag_hash
 from .records import Op
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PA_ENTRIES", "SEEN_MAX", "PT_MAX",
@@ -79,7 +80,7 @@ def is_sampled(home: int) -> bool:
 def shadow_signature(tag: int, seed: int) -> int:
     """P11: the 16-bit signature a shadow directory holds for ``tag``: bits 31..16 of the
     table's hash (D2) of the tag, whose low bits give the home slot."""
-    return mmh3.hash(tag_key(tag), seed, signed=False) >> SIG_SHIFT
+    return tag_hash(tag, seed) >> SIG_SHIFT
 
 
 def key_of(burst: int, sage: int, w3: int, wmax: int) -> tuple[int, int, bool]:
@@ -192,22 +193,23 @@ class ShadowDirectory:
         self.order: OrderedDict = OrderedDict()
         self.counter = 0
 
-    def access(self, tag: int, capacity: int) -> bool:
-        """One sampled OBSERVE of signature ``tag``; ``True`` if the shadow holds it (a
-        shadow hit, which two lines of one signature share)."""
+    def access(self, signature: int, capacity: int) -> bool:
+        """One sampled OBSERVE of ``signature`` (:func:`shadow_signature` of its line);
+        ``True`` if the shadow holds it (a shadow hit, which two lines of one signature
+        share)."""
         order = self.order
-        if tag in order:
-            order.move_to_end(tag)                  # to the MRU end, under either rule
+        if signature in order:
+            order.move_to_end(signature)            # to the MRU end, under either rule
             return True
         for _ in range(2):                          # at most two drops per access
             if len(order) < capacity:
                 break
             order.popitem(last=False)
-        order[tag] = None
+        order[signature] = None
         if self.bimodal:
             self.counter, to_lru_end = bimodal_step(self.counter)
             if to_lru_end:
-                order.move_to_end(tag, last=False)  # 31 in 32 at the LRU end
+                order.move_to_end(signature, last=False)  # 31 in 32 at the LRU end
         return False
 
 
@@ -253,11 +255,12 @@ class PredictorState:
         """P12: ``gsel >= 32``: a predicted-cold ghost revival may go to the LRU tail."""
         return self.gsel >= GSEL_ON
 
-    def _duel(self, tag: int, occupancy: int) -> None:
-        """P11: a sampled OBSERVE updates both shadows, then ``psel`` from their outcomes."""
+    def _duel(self, signature: int, occupancy: int) -> None:
+        """P11: a sampled OBSERVE (its line's ``signature``) updates both shadows, then
+        ``psel`` from their outcomes."""
         capacity = shadow_capacity(occupancy)
-        lru_hit = self.shadow_lru.access(tag, capacity)
-        bip_hit = self.shadow_bip.access(tag, capacity)
+        lru_hit = self.shadow_lru.access(signature, capacity)
+        bip_hit = self.shadow_bip.access(signature, capacity)
         self.psel = psel_update(self.psel, lru_hit, bip_hit, occupancy)
 
     def _bimodal_to_tail(self) -> bool:

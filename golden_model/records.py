@@ -107,3 +107,4 @@ class SlotState(NamedTuple):
     last: int         # exact tick of the last OBSERVE; 0 when not valid
     prev: int | None  # towards the head (more recently used); None at the head or if free
     next: int | None  # towards the tail (less recently used); None at the tail or if free
+    ghost: int = 0    # predictor mode: an evicted line on the ghost list (P3), not tracked

@@ -75,6 +75,10 @@ def main(argv=None) -> int:
                        if getattr(args, name.lower()) is not None})
         model = KvAsuModel(**params)
         config = {key.lower(): value for key, value in trace.meta.get("config", {}).items()}
+        unknown = sorted(set(config) - set(Config._fields))
+        if unknown:
+            raise ValueError(f"meta['config'] of {args.trace} has unknown key(s) "
+                             f"{', '.join(unknown)}: expected {', '.join(Config._fields)}")
         config.update(parse_config(args.config))
         if config:
             model.commit(0, **config)
@@ -85,10 +89,11 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     model.replay(trace)
     seconds = time.perf_counter() - start
-    rate = len(trace) / seconds if seconds > 0 else float("inf")
+    # A replay too short for the clock to see has no rate (None), not an infinite one.
+    rate = round(len(trace) / seconds) if seconds > 0 else None
 
     report = {"requests": len(trace), **model.stats.as_dict(), "occupancy": model.occupancy,
-              "seconds": round(seconds, 3), "requests_per_second": round(rate)}
+              "seconds": round(seconds, 3), "requests_per_second": rate}
     if args.json:
         print(json.dumps({"params": model.params.as_dict(), "config": model.config.as_dict(),
                           **report}))

@@ -122,7 +122,10 @@ def load_trace(path: str | os.PathLike) -> Trace:
             raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: "
                              f"missing array(s) {', '.join(missing)}")
         arrays = {name: data[name] for name in TRACE_ARRAYS}
-        meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
+        try:
+            meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{os.fspath(path)}: meta is not JSON ({error})") from None
     if not isinstance(meta, dict):
         raise ValueError(f"{os.fspath(path)}: meta must be a JSON object")
     return Trace(**arrays, meta=meta)

@@ -85,9 +85,36 @@ def test_predictor_mode_evict_frees_and_gap():
     assert run(rule, {e: EVICT_ANY for e in range(9)}) == [0, 4, 8]
     with pytest.raises(ValueError, match="predictor"):
         Admission(TIMING).blocked(0, EVICT, predictor=True)
-    for bad in (5, "7"):
-        with pytest.raises(ValueError, match="predictor_gap"):
-            BuildTiming(latency=19, evict_gap=6, rows=4, predictor_gap=bad)
+    with pytest.raises(ValueError, match="predictor_gap"):
+        BuildTiming(latency=19, evict_gap=6, rows=4, predictor_gap=5)
+    with pytest.raises(TypeError, match="predictor_gap"):
+        BuildTiming(latency=19, evict_gap=6, rows=4, predictor_gap="7")
+
+
+def test_bad_input_is_refused_and_changes_nothing():
+    for field, bad, error in (("latency", True, TypeError), ("latency", 2.0, TypeError),
+                              ("rows", "4", TypeError), ("credits", 0, ValueError),
+                              ("evict_gap", -1, ValueError)):
+        args = {"latency": 19, "evict_gap": 6, "rows": 4, field: bad}
+        with pytest.raises(error, match=field):
+            BuildTiming(**args)
+    rule = Admission(TIMING)
+    for op, error in ((9, ValueError), ("x", TypeError), (1.0, TypeError)):
+        with pytest.raises(error, match="op"):
+            rule.step(0, op, True, nonblocking=False)
+        with pytest.raises(error, match="op"):
+            rule.blocked(0, op)
+    for kwargs, name in (({"rsp_ready": "no"}, "rsp_ready"), ({"nonblocking": None}, "nonblocking"),
+                         ({"rsp_ready": 2}, "rsp_ready"), ({"enable": "yes"}, "enable")):
+        args = {"rsp_ready": True, "nonblocking": False, **kwargs}
+        with pytest.raises(TypeError, match=name):
+            rule.step(0, OBSERVE, args.pop("rsp_ready"), **args)
+    with pytest.raises(ValueError, match="no action write"):
+        rule.write_offered(0)
+    with pytest.raises(ValueError, match="no action write"):
+        rule.write_done(0)
+    # none of the refused calls took an edge or a request
+    assert rule.step(0, OBSERVE, 1, nonblocking=0) is True and (rule.taken, rule.dropped) == (1, 0)
 
 def test_credits_run_out_when_rsp_ready_is_low_and_come_back_in_order():
     rule = Admission(TIMING)

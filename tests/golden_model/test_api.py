@@ -10,7 +10,7 @@ import pytest
 
 import golden_model
 import regmap
-from golden_model import KvAsuModel, Op, Response, Stats
+from golden_model import KvAsuModel, Op, Response, SlotState, Stats
 from regmap import Params
 
 from .helpers import colliding_addrs, state
@@ -126,8 +126,8 @@ def test_debug_views():
     model.request(9, Op.OBSERVE, addrs[1])
     s0, s1 = window[0], window[1]
     assert model.find(addrs[0]) == s0 and model.find(addrs[1]) == s1
-    assert model.slot_state(s0) == (1, addrs[0] >> 8, 1, 7, s1, None)   # tail: prev -> s1
-    assert model.slot_state(s1) == (1, addrs[1] >> 8, 1, 9, None, s0)   # head: next -> s0
+    assert model.slot_state(s0) == SlotState(1, addrs[0] >> 8, 1, 7, s1, None)   # tail: prev -> s1
+    assert model.slot_state(s1) == SlotState(1, addrs[1] >> 8, 1, 9, None, s0)   # head: next -> s0
     assert model.slot_state(s0).prev == s1 and model.slot_state(s1).next == s0
     assert (model.head, model.tail, model.lru_order()) == (s1, s0, [s0, s1])
     assert len(model.slot_states()) == 16 and model.occupancy == 2
@@ -212,3 +212,49 @@ def test_model_is_independent_of_the_rtl_and_testbenches():
                 continue
             for module in modules:
                 assert module.split(".")[0] in allowed, f"{path.name} imports {module}"
+
+
+def test_debug_views_in_the_predictor_mode_tell_a_ghost_from_a_tracked_line():
+    """P3: an evicted line stays in its slot as a ghost; the debug views say so."""
+    model = KvAsuModel(entries=16, policy="predictor")
+    a, b = colliding_addrs(model, 2)
+    model.request(0, Op.OBSERVE, a)
+    model.request(1, Op.OBSERVE, b)
+    model.request(2, Op.EVICT_ANY, 0)                  # a, the tail, becomes a ghost
+    ghost, live = model.window_of(a)[0], model.window_of(a)[1]
+    assert model.find(a) is None and model.find(b) == live and model.occupancy == 1
+    assert model.slot_state(ghost).ghost == 1 and model.slot_state(ghost).tag == a >> 8
+    assert model.slot_state(live).ghost == 0 and model.slot_state(live).valid == 1
+    assert model.lru_order() == [live]
+    with pytest.raises(ValueError, match="predictor mode"):
+        model.tlevel_of(1, 0)
+
+
+def test_hash_and_level_helpers_refuse_what_no_line_can_have():
+    model = KvAsuModel(entries=16)
+    for call, error in ((lambda: golden_model.tag_key(-1), ValueError),
+                        (lambda: golden_model.tag_key(2**64), ValueError),
+                        (lambda: golden_model.tag_key("x"), TypeError),
+                        (lambda: model.home_of_tag(-1), ValueError),
+                        (lambda: model.home_of_tag(2**56), ValueError),  # wider than TAG_WIDTH
+                        (lambda: model.home_of_tag(3.0), TypeError),
+                        (lambda: model.tlevel_of(0, 1), ValueError),     # no line has count 0
+                        (lambda: model.tlevel_of(1, -5), ValueError),
+                        (lambda: model.tlevel_of(1.5, 1), TypeError),
+                        (lambda: model.replay(5), TypeError),
+                        (lambda: model.request(2**64, Op.OBSERVE, 0), ValueError)):
+        with pytest.raises(error):
+            call()
+    assert golden_model.tag_key(np.uint64(5)) == golden_model.tag_key(5)
+    assert model.home_of_tag(np.uint64(5)) == model.home_of_tag(5)
+    assert golden_model.murmur3_x86_32_u64(np.uint64(5)) == golden_model.tag_hash(5, 0)
+    assert model.stats == KvAsuModel(entries=16).stats and model.cycle == 0   # nothing changed
+    model.run([2**64 - 1], [Op.OBSERVE], [0])          # the last cycle the counter holds
+    assert model.request(2**64 - 1, Op.QUERY, 0).present == 1
+
+
+def test_mode_reset_is_checked_by_the_register_map():
+    assert KvAsuModel(mode_reset=np.int64(1)).mode == 1
+    for bad, error in ((True, TypeError), ("1", TypeError), (2, ValueError)):
+        with pytest.raises(error, match="mode_reset"):
+            KvAsuModel(mode_reset=bad)

@@ -9,7 +9,7 @@ so that ages and levels can be read off directly; some use the default build.
 import mmh3
 import pytest
 
-from golden_model import KvAsuModel, Op, Response
+from golden_model import KvAsuModel, Op, Response, SlotState
 
 from .helpers import addrs_with_home, colliding_addrs, state
 
@@ -46,7 +46,7 @@ def test_observe_inserts_new_line_at_its_home(model):
         op=0, present=0, tlevel_before=0, tracked=1, tlevel=1, count=1, hit=1, slot=home,
         victim_valid=0, victim_tag=0)
     assert model.lru_order() == [home]
-    assert model.slot_state(home) == (1, 0x1234, 1, 5, None, None)
+    assert model.slot_state(home) == SlotState(1, 0x1234, 1, 5, None, None)
     assert model.occupancy == 1
 
 
@@ -166,7 +166,7 @@ def test_replacement_only_of_t0(model):
     assert model.request(W1 + 1, OBSERVE, addrs[4]) == Response(
         op=0, present=0, tlevel_before=0, tracked=1, tlevel=1, count=1, hit=1,
         slot=slot(model, home, 0), victim_valid=1, victim_tag=addrs[0] >> 8)
-    assert model.slot_state(slot(model, home, 0)) == (
+    assert model.slot_state(slot(model, home, 0)) == SlotState(
         1, addrs[4] >> 8, 1, W1 + 1, None, slot(model, home, 3))
     # a replacement is a move-to-head of the victim's slot
     assert model.lru_order() == [slot(model, home, i) for i in (1, 2, 3, 0)]
@@ -266,7 +266,7 @@ def test_evict_on_t0_tail(model):
     assert model.request(W1 + 1, EVICT, 0, min_tlevel=0) == Response(
         op=2, slot=slot(model, home, 0), victim_valid=1, victim_tag=addrs[0] >> 8)
     assert model.lru_order() == [slot(model, home, i) for i in (1, 2, 3)]
-    assert model.slot_state(slot(model, home, 0)) == (0, 0, 0, 0, None, None)
+    assert model.slot_state(slot(model, home, 0)) == SlotState(0, 0, 0, 0, None, None)
     assert model.occupancy == 3
     assert model.find(addrs[0]) is None
     # the next tail (last 1) is T1 at the same time

@@ -160,3 +160,37 @@ def test_replay_refuses_malformed_meta(tmp_path, capsys):
     save_trace(path, *small_stream(), meta={"params": [16]})
     assert replay_main([str(path)]) == 2
     assert "meta['params']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("config, word", [({"policy": 1}, "policy"), ({"MODE": 1}, "mode"),
+                                          ({"cycle": 1}, "cycle")])
+def test_replay_refuses_meta_config_keys_that_are_no_configuration(tmp_path, capsys, config,
+                                                                    word):
+    """meta["config"] holds the configuration registers only: a trace cannot switch the
+    policy or the mode, nor clash with commit()'s own arguments."""
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream(), meta={"config": config})
+    assert replay_main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "unknown key" in err and word in err
+
+
+def test_replay_names_the_file_when_meta_is_not_json(tmp_path, capsys):
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream())
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    np.savez(path, **{**arrays, "meta": np.array("{not json")})
+    assert replay_main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and str(path) in err and "meta is not JSON" in err
+
+
+def test_mixed_stream_refuses_what_does_not_fit(capsys):
+    with pytest.raises(ValueError, match="line_shift"):
+        mixed_stream(5, line_shift=20)          # 48 + 20 bits do not fit a uint64 address
+    with pytest.raises(ValueError, match="n must be"):
+        mixed_stream(-5)
+    with pytest.raises(SystemExit):
+        bench_main(["--requests", "-5"])
+    assert "--requests" in capsys.readouterr().err
