@@ -12,6 +12,8 @@ from math import ceil
 
 from amaranth import *
 
+from .layouts import check_int
+
 __all__ = ["ECP5_ASPECTS", "PROTECTIONS", "Code", "check_protection", "choose_protection",
            "dp16kd_count", "lane_granules", "secded_check_bits"]
 
@@ -35,8 +37,7 @@ def check_protection(protection, name="protection"):
 def secded_check_bits(k: int) -> int:
     """Check bits of an extended Hamming (SECDED) code over ``k`` data bits: the least
     ``r`` with ``2**r >= k + r + 1``, plus one overall parity bit."""
-    if not isinstance(k, int) or k < 1:
-        raise ValueError(f"a code needs at least one data bit, not {k!r}")
+    check_int("k", k, 1)        # a code needs at least one data bit
     r = 0
     while 2**r < k + r + 1:
         r += 1
@@ -83,8 +84,11 @@ class Code:
     """
 
     def __init__(self, kind: str, k: int):
+        if not isinstance(kind, str):
+            raise TypeError(f"kind must be a str, secded, parity or none, not {kind!r}")
         if kind not in ("secded", "parity", "none"):
-            raise ValueError(f"code must be secded, parity or none, not {kind!r}")
+            raise ValueError(f"kind must be secded, parity or none, not {kind!r}")
+        check_int("k", k, 1)
         self.kind, self.k = kind, k
         self.check = _check_bits(kind, k)
         self.width = k + self.check

@@ -5,20 +5,26 @@ Usage::
 
     python -m hdl.generate [--out PATH] [--param NAME=VALUE ...] [--not-pipelined]
                            [--compact] [--hash-mul-stages 0|1|2|3]
+                           [--hash-lut-cross-products c1|c2|f1|f2 ...]
+                           [--block-ram generic|dp16kd] [--tag-compare generic|ccu2c]
                            [--protection auto|secded|parity|none] [--mode-reset 0|1]
                            [--predictor]
 
 (installed from the wheel: ``kv-asu-generate``, the module ``kv_asu.hdl.generate``).
 
 ``--param`` sets an elaboration parameter of ``regmap.Params`` (repeatable); the other
-flags set fields of ``hdl.core.CoreOptions``. The default output is
+flags set fields of ``hdl.core.CoreOptions``, each offering the values ``CoreOptions``
+takes (``CoreOptions.CHOICES``). ``fpga.targets.TARGETS``' builds are among them: the ECP5
+build is ``--hash-mul-stages 0 --block-ram dp16kd --tag-compare ccu2c``, the iCE40 build's
+options ``--compact --hash-lut-cross-products c1 c2``. The default output is
 ``build/verilog/kv_asu.v``.
 """
 
 import argparse
 import re
-from collections import Counter
 import sys
+import tempfile
+from collections import Counter
 from pathlib import Path
 
 from amaranth.back import rtlil, verilog
@@ -28,7 +34,6 @@ from regmap import Params
 
 from .core import CoreOptions, check_core_params
 from .top import KvAsu
-from .ecc import PROTECTIONS
 
 __all__ = ["generate", "to_verilog", "add_build_arguments", "build_from_args", "main"]
 
@@ -113,25 +118,49 @@ def generate(params=None, options=None, *, name="kv_asu"):
     return to_verilog(top, name=name)
 
 
-def add_build_arguments(parser):
+def add_build_arguments(parser, *, fpga_primitives=True):
     """Add to ``parser`` the arguments that choose a build: ``--param NAME=VALUE``
     (repeatable, ``regmap.Params``) and the flags of ``hdl.core.CoreOptions``. Every
     command line that builds a core (this generator, ``asic.flow``) takes them, and
-    ``build_from_args`` turns them into the build."""
+    ``build_from_args`` turns them into the build. Each flag's default is the field's.
+    ``fpga_primitives=False`` leaves out ``--block-ram`` and ``--tag-compare``, whose
+    other choices instantiate ECP5 primitives (``DP16KD``, ``CCU2C``): the build has the
+    generic implementations."""
+    if not isinstance(fpga_primitives, bool):
+        raise TypeError(f"fpga_primitives must be a bool, not {fpga_primitives!r}")
+    choices, default = CoreOptions.CHOICES, CoreOptions()
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="elaboration parameter (repeatable)")
     parser.add_argument("--not-pipelined", action="store_true",
                         help="one request at a time (reference mode)")
     parser.add_argument("--compact", action="store_true",
                         help="the small pipeline of the iCE40 build (CoreOptions.compact)")
-    parser.add_argument("--hash-mul-stages", type=int, choices=(0, 1, 2, 3), default=2,
+    parser.add_argument("--hash-mul-stages", type=int, choices=choices["hash_mul_stages"],
+                        default=default.hash_mul_stages,
                         help="stages per DSP hash multiply, 0: carry-save multiplies in LUTs "
                              "(CoreOptions.hash_mul_stages)")
-    parser.add_argument("--mode-reset", type=_integer, default=0,
+    parser.add_argument("--hash-lut-cross-products", nargs="+", metavar="MULTIPLY",
+                        choices=choices["hash_lut_cross_products"],
+                        default=sorted(default.hash_lut_cross_products),
+                        help="the hash multiplies whose cross products are made in LUTs "
+                             "instead of DSPs, some of "
+                             f"{', '.join(choices['hash_lut_cross_products'])} (the iCE40 "
+                             "build: c1 c2; CoreOptions.hash_lut_cross_products)")
+    if fpga_primitives:
+        parser.add_argument("--block-ram", choices=choices["block_ram"],
+                            default=default.block_ram,
+                            help="the table's registered window arrays (the ECP5 build: "
+                                 "dp16kd; CoreOptions.block_ram)")
+        parser.add_argument("--tag-compare", choices=choices["tag_compare"],
+                            default=default.tag_compare,
+                            help="E1a's match of a table word (the ECP5 build: ccu2c; "
+                                 "CoreOptions.tag_compare)")
+    parser.add_argument("--mode-reset", type=_integer, default=default.mode_reset,
                         metavar="MODE",
                         help="the MODE register's reset value, 0 or 1 (NONBLOCKING from "
                              "reset; CoreOptions.mode_reset)")
-    parser.add_argument("--protection", choices=PROTECTIONS, default="auto",
+    parser.add_argument("--protection", choices=choices["protection"],
+                        default=default.protection,
                         help="soft-error check bits on every block RAM (D11; "
                              "CoreOptions.protection)")
     parser.add_argument("--predictor", action="store_true",
@@ -141,13 +170,36 @@ def add_build_arguments(parser):
 
 def build_from_args(args):
     """``(Params, CoreOptions)`` of arguments parsed with ``add_build_arguments``;
-    ``TypeError`` / ``ValueError`` for a build that cannot be made."""
+    ``TypeError`` / ``ValueError`` for a build that cannot be made. A field without its
+    flag (``fpga_primitives=False``) takes its default."""
     params = parse_params(args.param)
+    default = CoreOptions()
     options = CoreOptions(serial=args.not_pipelined, compact=args.compact,
                           hash_mul_stages=args.hash_mul_stages,
+                          hash_lut_cross_products=args.hash_lut_cross_products,
+                          block_ram=getattr(args, "block_ram", default.block_ram),
+                          tag_compare=getattr(args, "tag_compare", default.tag_compare),
                           mode_reset=args.mode_reset, protection=args.protection,
                           predictor=args.predictor)
     return params, options
+
+
+def _unwritable(out):
+    """Why the file ``out`` cannot be written, or ``None``: an existing file is opened for
+    appending, else a temporary file is made in the nearest folder that exists (where the
+    missing folders would be made); nothing is changed."""
+    if out.exists():
+        where, probe = f"cannot write {out}", lambda: open(out, "ab")
+    else:
+        folder = next(parent for parent in out.absolute().parents if parent.exists())
+        where, probe = (f"cannot make a file in {folder}",
+                        lambda: tempfile.TemporaryFile(dir=folder))
+    try:
+        with probe():
+            pass
+    except OSError as exc:
+        return f"{where} ({exc.strerror or exc})"
+    return None
 
 
 def main(argv=None):
@@ -163,6 +215,15 @@ def main(argv=None):
         parser.error(f"--out {args.out}: not a file path this can write")
     try:
         params, options = build_from_args(args)
+    except (TypeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    # (before the elaboration, which takes most of the time)
+    reason = _unwritable(args.out)
+    if reason is not None:
+        print(f"error: --out {args.out}: {reason}", file=sys.stderr)
+        return 2
+    try:
         text = generate(params, options)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -170,8 +231,13 @@ def main(argv=None):
     except MemoryError:
         print(f"error: not enough memory to elaborate {params}", file=sys.stderr)
         return 2
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+    except OSError as exc:
+        print(f"error: --out {args.out}: cannot write it ({exc.strerror or exc})",
+              file=sys.stderr)
+        return 2
     print(f"wrote {args.out} ({params})")
     return 0
 

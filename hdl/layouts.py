@@ -15,7 +15,7 @@
     The increments a request's response stage gives, as ``stat_inc`` bits.
 """
 
-from amaranth import C, Cat, Signal
+from amaranth import C, Cat, Shape, Signal
 from amaranth.lib import data
 
 import regmap
@@ -58,6 +58,19 @@ def check_int(name, value, minimum=None, maximum=None) -> int:
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         raise ValueError(f"{what}, not {value!r}")
     return value
+
+
+def check_shape(name, value) -> int:
+    """The width of ``value`` if it is shape-castable and at least 1 bit wide; ``TypeError``
+    for a value that is not a shape, ``ValueError`` for a width of 0, each naming the
+    parameter ``name``."""
+    try:
+        width = Shape.cast(value).width
+    except TypeError:
+        raise TypeError(f"{name} must be shape-castable, not {value!r}") from None
+    if width < 1:
+        raise ValueError(f"{name} must be at least 1 bit wide, not {value!r}")
+    return width
 
 
 def check_params(params) -> Params:

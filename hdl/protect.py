@@ -37,13 +37,17 @@ when its coded words take no more ECP5 DP16KD block RAMs than with parity), are
 ``hdl.ecc``'s (``Code``, ``choose_protection``).
 """
 
+from collections.abc import Iterable, Mapping
+
 from amaranth import *
 from amaranth.hdl import MemoryData
 from amaranth.lib import data
 from amaranth.lib.memory import Memory
 
 from .ecc import Code, check_protection, choose_protection, lane_granules
+from .layouts import check_int, check_shape
 from .protect_ports import ReadPort, WritePort
+from .ram import check_memory
 
 __all__ = ["ProtectedMemory"]
 
@@ -107,17 +111,23 @@ class ProtectedMemory(Elaboratable):
     def __init__(self, *, shape, depth, init=(), attrs=None, protection="auto",
                  correct=True, sweep_en=None, sweep_addr=None, memory=Memory):
         check_protection(protection)
-        if not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"depth must be a positive integer, not {depth!r}")
+        check_int("depth", depth, 1)
+        self.width = check_shape("shape", shape)
+        if attrs is not None and not isinstance(attrs, Mapping):
+            raise TypeError(f"attrs must be a mapping of attribute names or None, not "
+                            f"{attrs!r}")
+        if init is not None and (not isinstance(init, Iterable) or isinstance(init, str)):
+            raise TypeError(f"init must be a sequence of initial words or None, not {init!r}")
         self.shape, self.depth, self.attrs = shape, depth, dict(attrs or {})
-        self.width = Shape.cast(shape).width
         self.init = list(init or ())
+        if len(self.init) > depth:
+            raise ValueError(f"init must have at most depth ({depth}) words, not "
+                             f"{len(self.init)}")
         if not isinstance(correct, bool):
             raise TypeError(f"correct must be a bool, not {correct!r}")
         if (sweep_en is None) != (sweep_addr is None):
             raise ValueError("sweep_en and sweep_addr go together")
-        if not callable(memory):
-            raise TypeError(f"memory must be a memory class, not {memory!r}")
+        check_memory(memory)
         self._memory = memory
         self.protection = protection
         self.correct = correct

@@ -32,6 +32,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .ecc import Code, check_protection, choose_protection
+from .layouts import check_int, check_shape
 
 __all__ = ["RegisteredReadRam", "IMPLEMENTATIONS", "dp16kd_mode", "check_memory"]
 
@@ -118,20 +119,12 @@ class RegisteredReadRam(wiring.Component):
 
     def __init__(self, *, shape, depth, memory=Memory, implementation="generic",
                  protection="none"):
-        if not isinstance(depth, int) or isinstance(depth, bool):
-            raise TypeError(f"depth must be an integer, not {depth!r}")
-        if depth < 1:
-            raise ValueError(f"depth must be at least 1, not {depth}")
+        check_int("depth", depth, 1)
         if implementation not in IMPLEMENTATIONS:
             raise ValueError(f"implementation must be one of {IMPLEMENTATIONS}, "
                              f"not {implementation!r}")
         check_memory(memory)
-        try:
-            width = Shape.cast(shape).width
-        except TypeError:
-            raise TypeError(f"shape must be shape-castable, not {shape!r}") from None
-        if width < 1:
-            raise ValueError(f"shape must be at least 1 bit wide, not {shape!r}")
+        width = check_shape("shape", shape)
         check_protection(protection)
         self.shape, self.depth, self.implementation = shape, depth, implementation
         ports = {

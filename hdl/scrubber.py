@@ -56,7 +56,7 @@ class Scrubber(wiring.Component):
         check_int("lag", lag, 0)
         self._params = params
         self._lag = lag
-        self.rows = params.ENTRIES // params.PROBE
+        self.rows = params.ROWS
         super().__init__({
             "cycle": In(64),
             "sc_row": Out(range(self.rows)),

@@ -55,9 +55,9 @@ class KvAsu(wiring.Component):
         self.options = options
         self.core = KvAsuCore(params, options)
         self.regs = KvAsuRegisters(params, stats_stages=options.stats_stages,
-                                   stat_lag=self.core.latency - 2,
-                                   protection=options.protection if options.protected
-                                   else "none", mode_reset=options.mode_reset,
+                                   stat_lag=self.core.timing.stat_lag,
+                                   protection=options.built_protection,
+                                   mode_reset=options.mode_reset,
                                    predictor=options.predictor)
         self.timebase = Timebase()
         self.latency = self.core.latency

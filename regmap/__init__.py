@@ -99,9 +99,10 @@ class Params:
     to ``ADDR_WIDTH - LINE_SHIFT``. Raises ``TypeError`` for a non-integer and
     ``ValueError`` for an illegal value or combination, naming the parameter.
 
-    Derived attributes: ``SLOT_WIDTH`` (log2 ENTRIES), ``WMAX`` (largest legal window),
-    ``COUNT_MAX`` (counter saturation value), ``defaults`` (the reset configuration as a
-    dict over ``CONFIG_NAMES``).
+    Derived attributes: ``SLOT_WIDTH`` (log2 ENTRIES), ``ROWS`` (ENTRIES / PROBE, the
+    table's rows), ``BANK_BITS`` (log2 PROBE, the bits of a bank number), ``WMAX`` (largest
+    legal window), ``COUNT_MAX`` (counter saturation value), ``defaults`` (the reset
+    configuration as a dict over ``CONFIG_NAMES``).
     """
 
     ENTRIES: int = SPEC["parameters"]["ENTRIES"]
@@ -147,6 +148,14 @@ class Params:
     @property
     def SLOT_WIDTH(self) -> int:
         return self.ENTRIES.bit_length() - 1
+
+    @property
+    def ROWS(self) -> int:
+        return self.ENTRIES // self.PROBE
+
+    @property
+    def BANK_BITS(self) -> int:
+        return self.PROBE.bit_length() - 1
 
     @property
     def WMAX(self) -> int:

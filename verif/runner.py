@@ -261,15 +261,13 @@ def build_timing(params: Params, options=None) -> dict:
     """The constants of the build (``options``, None: the defaults) that
     docs/spec-decisions.md D13's rule needs (docs/rtl.md lists them): the testbench's
     ``golden_model.admission.BuildTiming``."""
-    import warnings
-    from amaranth.hdl import UnusedElaboratable
-    from hdl.core import KvAsuCore
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnusedElaboratable)
-        core = KvAsuCore(params, _options(options))
-    return {"latency": core.latency, "evict_gap": core.evict_gap,
-            "evict_evict_gap": core.evict_evict_gap, "predictor_gap": core.predictor_gap,
-            "rows": params.ENTRIES // params.PROBE, "credits": core.fifo_depth}
+    from hdl.core.timing import PipelineTiming
+    from hdl.hash import hash_latency
+    options = _options(options)
+    timing = PipelineTiming(options, hash_latency(options.hash_mul_stages))
+    return {"latency": timing.latency, "evict_gap": timing.evict_gap,
+            "evict_evict_gap": timing.evict_evict_gap, "predictor_gap": timing.predictor_gap,
+            "rows": params.ROWS, "credits": timing.fifo_depth}
 
 
 def run(runner, sim: str, name: str, params: Params, build_dir: Path, modules, *,

@@ -136,7 +136,7 @@ class Admission(wiring.Component):
             raise ValueError(f"predictor_gap must be at least evict_gap ({evict_gap}), not "
                              f"{self.predictor_gap!r}")
         self.gen_width = check_gen_width(gen_width)
-        self.rows = params.ENTRIES // params.PROBE
+        self.rows = params.ROWS
         super().__init__({
             "req": In(stream.Signature(request_layout(params))),
             "enable": In(1), "hold": In(1), "flush": In(1), "nonblocking": In(1),

@@ -52,7 +52,7 @@ def connect_commit(m, core, *, policy, flush):
                           article_writes=article_writes(core))
     # A drop's increment, delayed to one cycle before a request's (D13).
     dropped = core.admission.dropped
-    for k in range(core.latency - 3):
+    for k in range(core.timing.drop_stat_lag):
         dropped_q = Signal(name=f"dropped_q{k}")
         m.d.sync += dropped_q.eq(dropped)
         dropped = dropped_q

@@ -40,7 +40,7 @@ def bank_layout(p):
     the bypassed tag's comparison with the request's, made in M)."""
     return data.StructLayout({
         "tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH, "last": p.TS_WIDTH,
-        "valid": 1, "fresh": 1, "mark": 1, "row": range(p.ENTRIES // p.PROBE),
+        "valid": 1, "fresh": 1, "mark": 1, "row": range(p.ROWS),
         "sc_row_hit": 1, "sides": sides_layout(p),
     })
 

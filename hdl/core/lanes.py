@@ -62,12 +62,12 @@ class LaneCompare(wiring.Component):
         self._params = p = check_params(params)
         self.split = options.split_evaluation
         P = p.PROBE
-        self._pb = P.bit_length() - 1       # the bits of a bank number
+        self._pb = p.BANK_BITS              # the bits of a bank number
         super().__init__({
             "window": In(window_layout(p)),
             "forward": In(ForwardSignature(p)),
             "sc_mark_intent": In(P), "sc_mark_value": In(P),
-            "sc_mark_row_next": In(range(p.ENTRIES // P)),
+            "sc_mark_row_next": In(range(p.ROWS)),
             "cfg": In(config_layout(p)),
             "lanes": Out(lanes_layout(p)),
             "busy": Out(1),

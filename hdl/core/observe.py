@@ -50,7 +50,7 @@ class ObservationSignature(wiring.Signature):
 
     def __init__(self, params, *, hash_latency, fifo_depth, lru_pending_layout, lru):
         p = params
-        rows = p.ENTRIES // p.PROBE
+        rows = p.ROWS
         super().__init__({
             "hash_stage": Out(data.ArrayLayout(stage_layout(p), hash_latency + 1)),
             "m": Out(m_stage_layout(p)),

@@ -12,15 +12,19 @@ Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``, ``hdl.core.K
 """
 
 import dataclasses
+from typing import ClassVar
+
+from amaranth.lib import wiring
 
 import regmap
 
-from ..hash import check_lut_cross_products
+from ..hash import MUL_STAGES, MULTIPLIES, Murmur3Hash64, check_lut_cross_products
+from ..layouts import check_int
 from ..match import IMPLEMENTATIONS as MATCH_IMPLEMENTATIONS
-from ..ecc import check_protection
+from ..ecc import PROTECTIONS, check_protection
 from ..ram import IMPLEMENTATIONS as RAM_IMPLEMENTATIONS
 
-__all__ = ["CoreOptions"]
+__all__ = ["CoreOptions", "check_hash"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,7 +99,26 @@ class CoreOptions:
         ``LruList(registered=...)`` (``not compact``).
     stats_stages : int
         ``KvAsuRegisters(stats_stages=...)``: 2 if ``compact``, else 3.
+    protected : bool
+        Protection is built (``protection`` is not ``"none"``, the pipeline is the fast
+        one).
+    built_protection : str
+        The ``protection=`` every protected memory and the register block are built with:
+        ``protection`` if ``protected``, else ``"none"``.
+    CHOICES : dict
+        (Of the class.) The values of the fields that take one of a fixed set
+        (``hash_mul_stages``, ``block_ram``, ``tag_compare``, ``protection``) or a subset
+        of one (``hash_lut_cross_products``), as ``CoreOptions`` checks them;
+        ``hdl.generate``'s flags offer them.
     """
+
+    CHOICES: ClassVar[dict] = {
+        "hash_mul_stages": MUL_STAGES,
+        "hash_lut_cross_products": MULTIPLIES,
+        "block_ram": RAM_IMPLEMENTATIONS,
+        "tag_compare": MATCH_IMPLEMENTATIONS,
+        "protection": PROTECTIONS,
+    }
 
     serial: bool = False
     compact: bool = False
@@ -115,22 +138,21 @@ class CoreOptions:
         stages = self.hash_mul_stages
         if not isinstance(stages, int) or isinstance(stages, bool):
             raise TypeError(f"CoreOptions.hash_mul_stages must be an int, not {stages!r}")
-        if stages not in (0, 1, 2, 3):
-            raise ValueError(f"CoreOptions.hash_mul_stages must be 0, 1, 2 or 3, not {stages}")
+        if stages not in self.CHOICES["hash_mul_stages"]:
+            raise ValueError(f"CoreOptions.hash_mul_stages must be one of "
+                             f"{self.CHOICES['hash_mul_stages']}, not {stages}")
         names = check_lut_cross_products(self.hash_lut_cross_products)
         if stages == 0 and names:
             raise ValueError("CoreOptions.hash_lut_cross_products needs DSP multiplies "
                              "(hash_mul_stages 1, 2 or 3); with 0 every product is in LUTs")
         object.__setattr__(self, "hash_lut_cross_products", names)
         for name in ("block_ram", "tag_compare"):
-            if not isinstance(getattr(self, name), str):
-                raise TypeError(f"CoreOptions.{name} must be a str, not {getattr(self, name)!r}")
-        if self.block_ram not in RAM_IMPLEMENTATIONS:
-            raise ValueError(f"CoreOptions.block_ram must be one of {RAM_IMPLEMENTATIONS}, "
-                             f"not {self.block_ram!r}")
-        if self.tag_compare not in MATCH_IMPLEMENTATIONS:
-            raise ValueError(f"CoreOptions.tag_compare must be one of {MATCH_IMPLEMENTATIONS}, "
-                             f"not {self.tag_compare!r}")
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"CoreOptions.{name} must be a str, not {value!r}")
+            if value not in self.CHOICES[name]:
+                raise ValueError(f"CoreOptions.{name} must be one of {self.CHOICES[name]}, "
+                                 f"not {value!r}")
         check_protection(self.protection, "CoreOptions.protection")
         if self.compact and self.protection not in ("auto", "none"):
             raise ValueError("CoreOptions.protection needs the fast pipeline (compact builds "
@@ -169,6 +191,12 @@ class CoreOptions:
         return self.protection != "none" and not self.compact
 
     @property
+    def built_protection(self):
+        """The ``protection=`` the core's memories and the register block are built with:
+        ``protection`` if ``protected``, else ``"none"``."""
+        return self.protection if self.protected else "none"
+
+    @property
     def stats_stages(self):
         return 2 if self.compact else 3
 
@@ -189,3 +217,26 @@ class CoreOptions:
         if not isinstance(options, cls):
             raise TypeError(f"options must be a CoreOptions or None, not {options!r}")
         return options
+
+
+def check_hash(hash, options):
+    """Raise ``TypeError`` / ``ValueError`` unless ``hash`` can be the hash of a core built
+    with ``options`` (``KvAsuCore``'s ``hash`` parameter): a component with the ports
+    ``key`` In(64), ``seed`` In(32) and ``hash`` Out(32) and an integer ``latency`` of at
+    least 0; a ``Murmur3Hash64`` must be the one ``options`` describe."""
+    if not isinstance(hash, wiring.Component):
+        raise TypeError(f"hash must be a wiring.Component, not {hash!r}")
+    members = hash.signature.members
+    for name, flow in (("key", wiring.In), ("seed", wiring.In), ("hash", wiring.Out)):
+        if name not in members or members[name].flow != flow:
+            raise TypeError(f"hash must have the ports key In(64), seed In(32) and hash "
+                            f"Out(32), not {hash.signature!r}")
+    latency = check_int("hash.latency", getattr(hash, "latency", None), 0)
+    if isinstance(hash, Murmur3Hash64):
+        built = (hash.mul_stages, hash.lut_cross_products)
+        said = (options.hash_mul_stages, options.hash_lut_cross_products)
+        if built != said:
+            raise ValueError(f"hash is a Murmur3Hash64 with mul_stages={built[0]}, "
+                             f"lut_cross_products={sorted(built[1])} (latency {latency}), "
+                             f"but the options say hash_mul_stages={said[0]}, "
+                             f"hash_lut_cross_products={sorted(said[1])}")

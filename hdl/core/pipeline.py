@@ -30,7 +30,7 @@ from .commit_wiring import connect_commit, connect_response
 from .interfaces import pmeta_layout, stage_layout
 from .lanes import LaneCompare
 from .observe import ObservationSignature, drive_observation
-from .options import CoreOptions
+from .options import CoreOptions, check_hash
 from .predictor import PredictorCommit
 from .predictor_carry import PredictorCarry
 from .recovery import Recovery, connect_recovery, settle_cycles
@@ -40,31 +40,6 @@ from .versions import Versions
 from .window import WindowRead
 
 __all__ = ["KvAsuCore"]
-
-
-def check_hash(hash, options):
-    """Raise ``TypeError`` / ``ValueError`` unless ``hash`` can be ``KvAsuCore``'s hash
-    with ``options`` (see its ``hash`` parameter)."""
-    if not isinstance(hash, wiring.Component):
-        raise TypeError(f"hash must be a wiring.Component, not {hash!r}")
-    members = hash.signature.members
-    for name, flow in (("key", wiring.In), ("seed", wiring.In), ("hash", wiring.Out)):
-        if name not in members or members[name].flow != flow:
-            raise TypeError(f"hash must have the ports key In(64), seed In(32) and hash "
-                            f"Out(32), not {hash.signature!r}")
-    latency = getattr(hash, "latency", None)
-    if not isinstance(latency, int) or isinstance(latency, bool):
-        raise TypeError(f"hash.latency must be an integer, not {latency!r}")
-    if latency < 0:
-        raise ValueError(f"hash.latency must be at least 0, not {latency}")
-    if isinstance(hash, Murmur3Hash64):
-        built = (hash.mul_stages, hash.lut_cross_products)
-        said = (options.hash_mul_stages, options.hash_lut_cross_products)
-        if built != said:
-            raise ValueError(f"hash is a Murmur3Hash64 with mul_stages={built[0]}, "
-                             f"lut_cross_products={sorted(built[1])} (latency {latency}), "
-                             f"but the options say hash_mul_stages={said[0]}, "
-                             f"hash_lut_cross_products={sorted(said[1])}")
 
 
 class KvAsuCore(wiring.Component):
@@ -125,7 +100,6 @@ class KvAsuCore(wiring.Component):
         self.observed = observe
         self._params = params
         self.options = options
-        protection = options.protection if options.protected else "none"
         if hash is None:
             hash = Murmur3Hash64(mul_stages=options.hash_mul_stages,
                                  lut_cross_products=options.hash_lut_cross_products)
@@ -140,10 +114,10 @@ class KvAsuCore(wiring.Component):
         self.table = BucketTable(params, memory=memory, gen_width=gen_width,
                                  output_register=options.m_stage, ram=options.block_ram,
                                  match=options.tag_compare,
-                                 protection=protection,
+                                 protection=options.built_protection,
                                  pmeta_width=pmeta_layout().size if options.predictor else 0)
         self.lru = LruList(params, registered=options.lru_registered, memory=memory,
-                           observe=observe, protection=protection)
+                           observe=observe, protection=options.built_protection)
         self.recovery = (Recovery(params.ENTRIES, settle_cycles(params))
                          if options.protected else None)
         self.scrubber = Scrubber(params, lag=self.eval_lag)

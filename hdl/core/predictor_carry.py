@@ -66,8 +66,7 @@ class PredictorCarry(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        P = self._params.PROBE
-        pb = P.bit_length() - 1
+        P, pb = self._params.PROBE, self._params.BANK_BITS
         lh = self._hash_latency
         # The signature: R -> M -> E1a -> E1b.
         sig_m, sig_e1a = (Signal(SIG_WIDTH, name=f"pred_sig_{x}") for x in ("m", "e1a"))

@@ -10,6 +10,8 @@ response and the statistics), makes the choice by ``policy`` in the line that wi
 everything of the mode's own is here.
 """
 
+from ..predictor.constants import SIG_SHIFT, SIG_WIDTH
+
 __all__ = ["connect_predictor"]
 
 
@@ -39,7 +41,8 @@ def connect_predictor(m, core, *, policy, flush, article_writes):
     pred, table, lru, carry = core.predictor, core.table, core.lru, core.predictor_carry
     m.submodules.predictor_carry = carry
     m.d.comb += [
-        carry.hash_sig.eq(core.hash.hash[16:32]), carry.s0_free.eq(core.admission.s0_free),
+        carry.hash_sig.eq(core.hash.hash[SIG_SHIFT:SIG_SHIFT + SIG_WIDTH]),
+        carry.s0_free.eq(core.admission.s0_free),
         carry.lane_slot.eq(core.window.window.lane_slot), carry.bk_pmeta.eq(table.bk_pmeta),
         carry.pm_en.eq(pred.pm_en), carry.pm_slot.eq(pred.pm_slot),
         carry.pm_data.eq(pred.pm_data),

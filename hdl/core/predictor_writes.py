@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..layouts import check_params
 from ..onehot import select
-from ..predictor.lists import ListFrom, ListTo, move_layout
+from ..predictor.moves import ListFrom, ListTo, move_layout
 from .decision import sat_inc
 from .interfaces import ForwardSignature, pmeta_layout
 from .predictor_decision import predictor_decision_layout

@@ -50,9 +50,10 @@ class CoreSignature(wiring.Signature):
     nonblocking : In(1)
         ``MODE.NONBLOCKING`` (docs/spec-decisions.md D13): ``req.ready`` is high and a
         request the core could not take (every reason above) is dropped, without a
-        response; it counts in ``stat_inc``'s ``req_dropped`` bit ``latency - 3`` cycles
-        later (one cycle before a request's own increments would come), which puts it on
-        the right side of a CLEAR_STATS (``KvAsuRegisters.stat_lag``).
+        response; it counts in ``stat_inc``'s ``req_dropped`` bit
+        ``PipelineTiming.drop_stat_lag`` cycles later (one cycle before a request's own
+        increments would come), which puts it on the right side of a CLEAR_STATS
+        (``KvAsuRegisters.stat_lag``).
     hold : In(1)
         Requests are not accepted while high.
     flush : In(1)

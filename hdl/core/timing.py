@@ -11,7 +11,7 @@ and L writes the response FIFO, which shows it two cycles later (``r_rdy``).
 
 import dataclasses
 
-from ..layouts import check_params
+from ..layouts import check_int, check_params
 from ..lru import tail_lag
 from .options import CoreOptions
 
@@ -27,7 +27,7 @@ def check_core_params(params):
       alias before the scrubber marks it stale.
     """
     params = check_params(params)
-    rows = params.ENTRIES // params.PROBE
+    rows = params.ROWS
     limit = 2 ** (params.TS_WIDTH - 1 + params.TICK_SHIFT)
     if rows > limit:
         raise ValueError(
@@ -59,6 +59,13 @@ class PipelineTiming:
         (consumer ready).
     fifo_depth : int
         The response FIFO's depth, and so the requests in flight at most.
+    stat_lag : int
+        Cycles from a request's acceptance to its ``stat_inc`` pulse (L, the cycle after
+        E2 or E: ``latency - 2``; ``KvAsuRegisters(stat_lag=...)``).
+    drop_stat_lag : int
+        Cycles from a dropped request (``MODE.NONBLOCKING``, D13) to its ``req_dropped``
+        increment in ``stat_inc`` (``stat_lag - 1``: one cycle before a request's own
+        increments would come, the right side of a CLEAR_STATS).
     decision_lag : int
         ``D`` of D11: cycles from a request's acceptance to the cycle after its decision
         is made (E2; ``eval_lag + 2``): a recovery that starts in cycle ``d`` poisons the
@@ -83,10 +90,7 @@ class PipelineTiming:
     def __post_init__(self):
         if not isinstance(self.options, CoreOptions):
             raise TypeError(f"options must be a CoreOptions, not {self.options!r}")
-        if (not isinstance(self.hash_latency, int) or isinstance(self.hash_latency, bool)
-                or self.hash_latency < 0):
-            raise ValueError(f"hash_latency must be a non-negative integer, not "
-                             f"{self.hash_latency!r}")
+        check_int("hash_latency", self.hash_latency, 0)
 
     @property
     def eval_stages(self):
@@ -103,6 +107,14 @@ class PipelineTiming:
     @property
     def fifo_depth(self):
         return self.latency + 2
+
+    @property
+    def stat_lag(self):
+        return self.latency - 2
+
+    @property
+    def drop_stat_lag(self):
+        return self.stat_lag - 1
 
     @property
     def decision_lag(self):

@@ -73,7 +73,7 @@ class WindowRead(wiring.Component):
             raise TypeError(f"options must be a CoreOptions, not {options!r}")
         self._params = p = check_params(params)
         self.m_stage = options.m_stage
-        P, sw, rows = p.PROBE, p.SLOT_WIDTH, p.ENTRIES // p.PROBE
+        P, sw, rows = p.PROBE, p.SLOT_WIDTH, p.ROWS
 
         def banks(width):
             return In(data.ArrayLayout(width, P))

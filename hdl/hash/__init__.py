@@ -27,6 +27,8 @@ The files, in the order a key flows:
   shift-add trees, carry-save terms and their 3:2 reduction).
 """
 
-from .murmur3 import CARRY_SAVE_LATENCY, MULTIPLIES, Murmur3Hash64, check_lut_cross_products
+from .murmur3 import (CARRY_SAVE_LATENCY, MUL_STAGES, MULTIPLIES, Murmur3Hash64,
+                      check_lut_cross_products, hash_latency)
 
-__all__ = ["Murmur3Hash64", "MULTIPLIES", "CARRY_SAVE_LATENCY", "check_lut_cross_products"]
+__all__ = ["Murmur3Hash64", "MULTIPLIES", "MUL_STAGES", "CARRY_SAVE_LATENCY",
+           "check_lut_cross_products", "hash_latency"]

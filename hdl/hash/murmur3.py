@@ -7,18 +7,31 @@ from amaranth import Signal, Module, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..layouts import check_int
 from .carry_save import carry_save_hash
 from .dsp import dsp_hash
 
-__all__ = ["Murmur3Hash64", "MULTIPLIES", "CARRY_SAVE_LATENCY", "check_lut_cross_products"]
+__all__ = ["Murmur3Hash64", "MULTIPLIES", "MUL_STAGES", "CARRY_SAVE_LATENCY",
+           "check_lut_cross_products"]
 
 #: Names of the four pipelined constant multiplies, in pipeline order: ``c1`` (both key
 #: blocks by 0xcc9e2d51), ``c2`` (both by 0x1b873593), ``f1`` (0x85ebca6b), ``f2``
 #: (0xc2b2ae35). ``c1`` and ``c2`` are two 32x32 multiplies each, ``f1`` and ``f2`` one.
 MULTIPLIES = ("c1", "c2", "f1", "f2")
 
+#: The values of ``mul_stages``: pipeline stages per DSP multiply, or 0 for none (every
+#: multiply a carry-save tree in LUTs).
+MUL_STAGES = (0, 1, 2, 3)
+
 #: Latency of the hash with ``mul_stages=0`` (every multiply a carry-save tree in LUTs).
 CARRY_SAVE_LATENCY = 8
+
+
+def hash_latency(mul_stages):
+    """The latency of a ``Murmur3Hash64(mul_stages=...)``, without building one: ``3 + 4 *
+    mul_stages`` (four stages per multiply round), ``CARRY_SAVE_LATENCY`` without DSPs."""
+    check_int("mul_stages", mul_stages, MUL_STAGES[0], MUL_STAGES[-1])
+    return CARRY_SAVE_LATENCY if mul_stages == 0 else 3 + 4 * mul_stages
 
 
 def check_lut_cross_products(value):
@@ -101,8 +114,11 @@ class Murmur3Hash64(wiring.Component):
     ``k2`` altogether.
 
     Measured on the isolated block (ECP5: Yosys ``synth_ecp5`` + nextpnr-ecp5
-    out of context, LFE5U-85F speed 6; iCE40: ``synth_ice40 -dsp`` cell counts only). In
-    the full design routing adds to these paths.
+    out of context, LFE5U-85F speed 6; iCE40: ``synth_ice40 -dsp`` cell counts only), in a
+    form of the DSP pipeline that computed f1's ``h ^ (h >> 13)`` in a LUT ahead of f2's
+    DSPs, the default's critical path in that form; the block as built computes it in f1's
+    summing stage (``dsp_hash``), so f2's multipliers take registers. In the full design
+    routing adds to these paths.
 
     ==========================  =========  ============  ========  ===================
     configuration               ECP5 Fmax  ECP5 DSP      ECP5 LUT  iCE40 (24-bit key)
@@ -113,9 +129,7 @@ class Murmur3Hash64(wiring.Component):
     mul_stages=1                89 MHz     18            519
     ==========================  =========  ============  ========  ===================
 
-    The default's critical path was the ``h ^ (h >> 13)`` LUT into a DSP (now in f1's
-    summing stage; not re-measured on the isolated block). An iCE40 UP5K has
-    8 ``SB_MAC16``: with a 24-bit key (the reduced build) use
+    An iCE40 UP5K has 8 ``SB_MAC16``: with a 24-bit key (the reduced build) use
     ``lut_cross_products=("c1", "c2")``.
 
     Parameters
@@ -151,17 +165,14 @@ class Murmur3Hash64(wiring.Component):
     """
 
     def __init__(self, *, mul_stages=2, lut_cross_products=False):
-        if not isinstance(mul_stages, int) or isinstance(mul_stages, bool):
-            raise TypeError(f"mul_stages must be an integer, not {mul_stages!r}")
-        if mul_stages not in (0, 1, 2, 3):
-            raise ValueError(f"mul_stages must be 0, 1, 2 or 3, not {mul_stages}")
+        check_int("mul_stages", mul_stages, MUL_STAGES[0], MUL_STAGES[-1])
         lut_cross_products = check_lut_cross_products(lut_cross_products)
         if mul_stages == 0 and lut_cross_products:
             raise ValueError("lut_cross_products needs DSP multiplies (mul_stages 1, 2 or "
                              "3); with mul_stages=0 every product is made in LUTs already")
         self.mul_stages = mul_stages
         self.lut_cross_products = lut_cross_products
-        self.latency = CARRY_SAVE_LATENCY if mul_stages == 0 else 3 + 4 * mul_stages
+        self.latency = hash_latency(mul_stages)
         super().__init__({
             "key": In(64),
             "seed": In(32),

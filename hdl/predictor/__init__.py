@@ -10,7 +10,8 @@ from .bimodal import BimodalCounter
 from .shadow import ShadowDirectory, ShadowObservationSignature
 from .loop import LoopDetector
 from .guard import Guard
-from .lists import ListFrom, ListTo, LiveGhostLists
+from .lists import LiveGhostLists
+from .moves import ListFrom, ListTo
 
 __all__ = ["ReuseKey", "ReuseLevel", "ReuseTable", "BimodalCounter", "ShadowDirectory",
            "ShadowObservationSignature", "LoopDetector", "Guard", "ListFrom", "ListTo",

@@ -23,8 +23,8 @@ SEEN_WIDTH = 3       #: P4: ``seen`` (a line's earlier OBSERVEs) saturates at 7
 ANSWER_KEY_WIDTH = KEY_WIDTH + SEEN_WIDTH  #: P4: the answer's key, ``key * 8 + seen'``
 PA_ENTRIES = 1 << ANSWER_KEY_WIDTH         #: P4: the answer's counters, ``PA``
 SAMPLE_SHIFT = 4     #: P11: windows with ``h mod 16 = 0`` are sampled; shadows of occupancy >> 4
-SIG_WIDTH = 16       #: P11: a shadow holds bits 31..16 of the line's hash
-SIG_SHIFT = 16
+SIG_WIDTH = 16       #: P11: a shadow holds bits 31..16 of the line's hash:
+SIG_SHIFT = 16       #: ``hash[SIG_SHIFT:SIG_SHIFT + SIG_WIDTH]``
 PSEL_WIDTH = 10      #: P11: loop mode while ``PSEL >= 512``, its bit 9
 PSEL_DOWN = 8        #: a hit only the LRU shadow has: -8 * s; one only the BIP shadow has: +s
 PSEL_STEP_MAX = 4    #: the step s = max(1, 4 >> (occupancy >> 10)): 4, 2 from 1024 lines,

@@ -3,12 +3,12 @@
 list of the live slots and the ghost list of the evicted ones, over one pair of pointer
 arrays, with one general command.
 
-``MOVE(slot, frm, to)`` unlinks ``slot`` from the list ``frm`` (none, live, ghost) and links
-it into ``to`` (none, the live head, the live tail, the ghost head). Every request of the
-mode is one move (docs/rtl-predictor.md): a live OBSERVE live -> live head; an insert none
--> live head or tail; a ghost revival, or the reuse of a ghost's slot, ghost -> live head or
-tail; a replacement live -> live head or tail; EVICT the live tail -> ghost head; freeing
-the ghost tail ghost -> none.
+``MOVE(slot, frm, to)`` (``moves.py``) unlinks ``slot`` from the list ``frm`` (none, live,
+ghost) and links it into ``to`` (none, the live head, the live tail, the ghost head). Every
+request of the mode is one move (docs/rtl-predictor.md): a live OBSERVE live -> live head;
+an insert none -> live head or tail; a ghost revival, or the reuse of a ghost's slot, ghost
+-> live head or tail; a replacement live -> live head or tail; EVICT the live tail -> ghost
+head; freeing the ghost tail ghost -> none.
 
 The storage and the pipeline are ``hdl.lru``'s (``hdl.lru.banks.XorCodedArray``: ``prev``
 and ``next`` as XOR-coded pairs of block-RAM banks; the command read in C1, the words
@@ -26,7 +26,7 @@ never read.
 """
 
 from amaranth import *
-from amaranth.lib import data, enum, stream, wiring
+from amaranth.lib import stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
@@ -35,26 +35,9 @@ from ..lru import LruObservationSignature, tail_lag
 from ..lru.banks import XorCodedArray
 from ..lru.stages import drive_observation
 from ..ram import check_memory
+from .moves import ListFrom, ListTo, move_layout
 
 __all__ = ["ListFrom", "ListTo", "LiveGhostLists", "move_layout"]
-
-
-class ListFrom(enum.Enum, shape=2):
-    NONE = 0     # the slot is on no list
-    LIVE = 1     # unlink from the LRU list
-    GHOST = 2    # unlink from the ghost list
-
-
-class ListTo(enum.Enum, shape=2):
-    NONE = 0         # link nowhere (a freed ghost)
-    LIVE_HEAD = 1    # the LRU list's head (most recent)
-    LIVE_TAIL = 2    # the LRU list's tail (the next victim)
-    GHOST_HEAD = 3   # the ghost list's head (most recently evicted)
-
-
-def move_layout(params):
-    """A move: the ``slot``, the list it leaves (``frm``) and where it goes (``to``)."""
-    return data.StructLayout({"slot": params.SLOT_WIDTH, "frm": ListFrom, "to": ListTo})
 
 
 class LiveGhostLists(wiring.Component):

@@ -13,7 +13,13 @@ from .constants import (PSEL_DOWN, PSEL_STEP_MAX, PSEL_STEP_SHIFT, PSEL_WIDTH, S
                         SIG_WIDTH)
 from .shadow import ShadowDirectory
 
-__all__ = ["LoopDetector", "observe_layout"]
+__all__ = ["LoopDetector", "observe_layout", "shadow_depth"]
+
+
+def shadow_depth(params):
+    """The entries of each shadow directory: ``max(1, ENTRIES >> SAMPLE_SHIFT)``, the
+    largest bound ``max(1, occupancy >> SAMPLE_SHIFT)`` (``occupancy <= ENTRIES``)."""
+    return max(1, check_params(params).ENTRIES >> SAMPLE_SHIFT)
 
 
 def observe_layout(params):
@@ -73,7 +79,7 @@ class LoopDetector(wiring.Component):
             raise TypeError(f"observe_shadows must be a bool, not {observe_shadows!r}")
         check_int("stages", stages, 1, 2)
         self._params = params
-        self.depth = max(1, params.ENTRIES >> SAMPLE_SHIFT)
+        self.depth = shadow_depth(params)
         self.shadow_lru = ShadowDirectory(self.depth, bimodal=False, stages=stages,
                                           observe=observe_shadows)
         self.shadow_bip = ShadowDirectory(self.depth, bimodal=True, stages=stages,

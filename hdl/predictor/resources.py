@@ -8,12 +8,11 @@ Each component is synthesised alone (``synth -flatten -noabc``; its ports are th
 level's, so no logic is removed for want of a load). Yosys's ``stat`` gives the flip-flops
 (exact) and the simple gates (2-input AND/OR/XOR, NOT, 2:1 MUX: a measure of logic, not a
 LUT count); ``ltp -noff`` gives the longest combinational path in gates (logic depth
-between flip-flops or ports, not a delay). No LUT mapping: ABC (``synth_ecp5``'s mapper)
-exits with an error under YoWASP on the project's machine. The generic flow maps memories
-to flip-flops, so for a component with block RAM (``LiveGhostLists``) only the difference
-from the reference built the same way (``LruList``) means something. The core's
-``LaneCompare`` (E1a), ``Versions`` (E1b) and ``LruList`` are measured as references.
-Prints one line per component and writes the JSON.
+between flip-flops or ports, not a delay). The generic flow maps memories to flip-flops,
+so for a component with block RAM (``LiveGhostLists``) only the difference from the
+reference built the same way (``LruList``) means something. The core's ``LaneCompare``
+(E1a), ``Versions`` (E1b) and ``LruList`` are measured as references. Prints one line per
+component and writes the JSON.
 """
 
 import argparse
@@ -35,13 +34,14 @@ def _components(params):
     from . import (Guard, LiveGhostLists, LoopDetector, ReuseKey, ReuseLevel, ReuseTable,
                    ShadowDirectory)
     from .constants import ANSWER_KEY_WIDTH, PA_ENTRIES
+    from .loop import shadow_depth
     return {
         "ReuseKey": lambda: ReuseKey(params),
         "ReuseLevel": lambda: ReuseLevel(params),
         "ReuseTable": lambda: ReuseTable(),
         "ReuseTable_PA": lambda: ReuseTable(PA_ENTRIES, key_width=ANSWER_KEY_WIDTH),
         "Guard": lambda: Guard(params),
-        "ShadowDirectory": lambda: ShadowDirectory(max(1, params.ENTRIES >> 4), bimodal=True),
+        "ShadowDirectory": lambda: ShadowDirectory(shadow_depth(params), bimodal=True),
         "LoopDetector": lambda: LoopDetector(params),
         "LiveGhostLists": lambda: LiveGhostLists(params),
     }

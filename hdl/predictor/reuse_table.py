@@ -23,6 +23,7 @@ from amaranth import *
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..layouts import check_int
 from .constants import KEY_WIDTH, PT_ENTRIES, PT_INIT, PT_WIDTH
 
 __all__ = ["ReuseTable", "train_layout", "what_if_layout"]
@@ -80,19 +81,12 @@ class ReuseTable(wiring.Component):
     """
 
     def __init__(self, entries=PT_ENTRIES, *, key_width=KEY_WIDTH, what_ifs=0):
-        if not isinstance(key_width, int) or isinstance(key_width, bool):
-            raise TypeError(f"key_width must be an integer, not {key_width!r}")
-        if key_width < 1:
-            raise ValueError(f"key_width must be at least 1, not {key_width}")
-        if not isinstance(entries, int) or isinstance(entries, bool):
-            raise TypeError(f"entries must be an integer, not {entries!r}")
+        check_int("key_width", key_width, 1)
+        check_int("entries", entries)
         if entries < 2 or entries & (entries - 1) or entries > 1 << key_width:
             raise ValueError(f"entries must be a power of two in 2..{1 << key_width}, "
                              f"not {entries}")
-        if not isinstance(what_ifs, int) or isinstance(what_ifs, bool):
-            raise TypeError(f"what_ifs must be an integer, not {what_ifs!r}")
-        if what_ifs < 0:
-            raise ValueError(f"what_ifs must be at least 0, not {what_ifs}")
+        check_int("what_ifs", what_ifs, 0)
         self._entries = entries
         self._what_ifs = what_ifs
         ports = {

@@ -110,17 +110,11 @@ class ShadowDirectory(wiring.Component):
     """
 
     def __init__(self, depth, *, bimodal, sig_width=SIG_WIDTH, stages=2, observe=False):
-        if not isinstance(depth, int) or isinstance(depth, bool):
-            raise TypeError(f"depth must be an integer, not {depth!r}")
-        if depth < 1:
-            raise ValueError(f"depth must be at least 1, not {depth}")
+        check_int("depth", depth, 1)
         for name, value in (("bimodal", bimodal), ("observe", observe)):
             if not isinstance(value, bool):
                 raise TypeError(f"{name} must be a bool, not {value!r}")
-        if not isinstance(sig_width, int) or isinstance(sig_width, bool):
-            raise TypeError(f"sig_width must be an integer, not {sig_width!r}")
-        if not 1 <= sig_width <= 32:
-            raise ValueError(f"sig_width must be 1..32, not {sig_width}")
+        check_int("sig_width", sig_width, 1, 32)
         check_int("stages", stages, 1, 2)
         self.depth, self.bimodal, self.sig_width = depth, bimodal, sig_width
         self.stages = stages

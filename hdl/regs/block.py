@@ -88,7 +88,7 @@ class KvAsuRegisters(wiring.Component):
         (one more with ``protection`` and three stages).
     stat_lag : int
         Cycles from a request's acceptance to its ``stat_inc`` pulse, a constant of the
-        core (``KvAsuCore.latency - 2``; default 1). A CTRL write of only CLEAR_STATS /
+        core (``PipelineTiming.stat_lag``; default 1). A CTRL write of only CLEAR_STATS /
         CLEAR_ERROR / CLEAR_SOFT_ERROR (and ENABLE) is applied without draining the core: the requests
         accepted before ``hold`` rose pulse ``stat_inc`` up to ``stat_lag - 2`` cycles
         after the clear cycle, and those pulses are discarded (they count before the clear,

@@ -23,8 +23,7 @@ def shared(table, m):
     memory, the meta write, the row compares of the bypass, the tag ``bk_sides.match``
     compares with, and the checks collected (with protection)."""
     p = table.params
-    P, rows = p.PROBE, table.rows
-    pb = P.bit_length() - 1
+    rows, pb = table.rows, p.BANK_BITS
     rw = max(0, rows.bit_length() - 1)            # row address bits
 
     ent_layout = data.StructLayout({"tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH})

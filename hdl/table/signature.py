@@ -121,7 +121,7 @@ class BucketTableSignature(wiring.Signature):
 
     def __init__(self, params, *, gen_width, pmeta_width=0, protected=False):
         p = check_params(params)
-        rows = p.ENTRIES // p.PROBE
+        rows = p.ROWS
         super().__init__({
             "rd_slot": In(p.SLOT_WIDTH),
             "wr_en": In(1),

@@ -105,7 +105,7 @@ class BucketTable(wiring.Component):
         self.read_latency = 2 if output_register else 1
         self.gen_width = gen_width
         p = params
-        self.rows = p.ENTRIES // p.PROBE
+        self.rows = p.ROWS
         super().__init__(BucketTableSignature(params, gen_width=gen_width,
                                               pmeta_width=pmeta_width,
                                               protected=protection != "none"))

@@ -546,7 +546,22 @@ def test_pipeline_timing_of_the_builds():
     assert PipelineTiming(CoreOptions(predictor=True, protection="none"), 11).predictor_gap == 7
     compact = PipelineTiming(CoreOptions(compact=True), 11)
     assert (compact.latency, compact.evict_gap, compact.evict_evict_gap) == (16, 2, 2)
+    # L's statistics, and a drop's one cycle before them (D13)
+    assert (fast.stat_lag, fast.drop_stat_lag) == (17, 16)
+    assert (compact.stat_lag, compact.drop_stat_lag) == (14, 13)
     with pytest.raises(TypeError, match="CoreOptions"):
         PipelineTiming({"compact": True}, 11)
     with pytest.raises(ValueError, match="hash_latency"):
         PipelineTiming(CoreOptions(), -1)
+    for bad in ("a", True, 11.0):
+        with pytest.raises(TypeError, match="hash_latency"):
+            PipelineTiming(CoreOptions(), bad)
+
+
+def test_the_protection_built():
+    """``CoreOptions.built_protection``: the options' protection in the fast pipeline, none
+    in the compact one (which the core and the register block are built with)."""
+    assert CoreOptions().built_protection == "auto"
+    assert CoreOptions(protection="parity").built_protection == "parity"
+    assert CoreOptions(protection="none").built_protection == "none"
+    assert CoreOptions(compact=True).built_protection == "none"

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """hdl.generate.to_verilog: Amaranth's Verilog less the wires that only name an element of an
-array-shaped signal (with them, Yosys 0.70's ABC reintegration can fail an assertion)."""
+array-shaped signal (with them, Yosys 0.70's ABC reintegration can fail an assertion); the
+command line: its refusals, and the builds its flags make."""
 
+import argparse
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +15,10 @@ from amaranth.back import rtlil
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from hdl.generate import _drop_element_wires, main, parse_params, to_verilog
+from hdl.core import CoreOptions
+from hdl.generate import (_drop_element_wires, add_build_arguments, build_from_args, main,
+                          parse_params, to_verilog)
+from regmap import Params
 
 
 class _Lanes(wiring.Component):
@@ -130,3 +136,80 @@ def test_bad_output_paths_names_and_repeated_params_are_refused_up_front(tmp_pat
     for field, value in (("block_ram", None), ("tag_compare", 1), ("protection", ["none"])):
         with pytest.raises(TypeError, match=f"CoreOptions.{field} must be a str"):
             CoreOptions(**{field: value})
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_an_output_path_that_cannot_be_written_is_refused_before_elaborating(
+        tmp_path, capsys, monkeypatch):
+    """A file path that cannot be made (the folder refuses new files) is refused with
+    ``error:`` and exit status 2 before anything is elaborated; a writable one, even in
+    folders still to be made, passes the check and leaves nothing behind."""
+    import hdl.generate as gen
+
+    def elaborate(*args, **kwargs):
+        raise AssertionError("elaborated before the output path was checked")
+
+    monkeypatch.setattr(gen, "generate", elaborate)
+    for out in ("/proc/kv_asu.v", "/proc/no/such/folder/kv_asu.v"):
+        assert main(["--out", out]) == 2
+        assert capsys.readouterr().err.startswith(
+            f"error: --out {out}: cannot make a file in /proc (")
+    assert gen._unwritable(tmp_path / "a" / "b" / "k.v") is None
+    existing = tmp_path / "k.v"
+    existing.write_text("kept")
+    assert gen._unwritable(existing) is None
+    assert [p.name for p in tmp_path.iterdir()] == ["k.v"] and existing.read_text() == "kept"
+
+
+def _build(argv, **kwargs):
+    parser = argparse.ArgumentParser()
+    add_build_arguments(parser, **kwargs)
+    return build_from_args(parser.parse_args(argv))
+
+
+# The flags that make each FPGA target's build (fpga.targets.TARGETS), besides its params.
+_TARGET_FLAGS = {
+    "ecp5": ["--hash-mul-stages", "0", "--block-ram", "dp16kd", "--tag-compare", "ccu2c"],
+    "ecp5-unprotected": ["--hash-mul-stages", "0", "--block-ram", "dp16kd",
+                         "--tag-compare", "ccu2c", "--protection", "none"],
+    "ecp5-predictor": ["--hash-mul-stages", "0", "--block-ram", "dp16kd",
+                       "--tag-compare", "ccu2c", "--protection", "none", "--predictor"],
+    "ice40": ["--compact", "--hash-lut-cross-products", "c1", "c2"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TARGET_FLAGS))
+def test_the_command_line_makes_the_fpga_builds(name):
+    """Every field of ``CoreOptions`` has its flag: the builds of ``fpga.targets`` come from
+    the generator's command line (the same ``Params`` and ``CoreOptions``, so the same
+    Verilog)."""
+    from fpga.targets import TARGETS
+    target = TARGETS[name]
+    params = [f"--param={key}={value}" for key, value in target.params.items()]
+    assert _build(params + _TARGET_FLAGS[name]) == (Params(**target.params), target.options)
+
+
+def test_the_flags_default_to_the_options_defaults_and_offer_their_choices(capsys):
+    """No flag: ``CoreOptions()``; each flag's choices are ``CoreOptions.CHOICES``', so a
+    value ``CoreOptions`` refuses is refused by argparse; without the FPGA primitives'
+    flags (``asic.flow``) the build has the generic implementations."""
+    assert _build([]) == (Params(), CoreOptions())
+    for argv in (["--block-ram", "bram"], ["--tag-compare", "carry"],
+                 ["--hash-lut-cross-products", "c3"], ["--hash-mul-stages", "4"]):
+        with pytest.raises(SystemExit):
+            _build(argv)
+        assert "invalid choice" in capsys.readouterr().err
+    assert _build(["--hash-lut-cross-products", "f1"]) == (
+        Params(), CoreOptions(hash_lut_cross_products={"f1"}))
+    assert _build(["--compact"], fpga_primitives=False)[1] == CoreOptions(compact=True)
+    with pytest.raises(SystemExit):
+        _build(["--block-ram", "dp16kd"], fpga_primitives=False)
+    capsys.readouterr()
+    from asic.flow import main as asic_main
+    with pytest.raises(SystemExit) as info:
+        asic_main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "--hash-lut-cross-products" in out and "--block-ram" not in out
+    with pytest.raises(TypeError, match="fpga_primitives"):
+        add_build_arguments(argparse.ArgumentParser(), fpga_primitives=None)

@@ -19,12 +19,15 @@ from hdl.core import CoreOptions, KvAsuCore
 from hdl.core.admission import Admission
 from hdl.core.predictor_carry import PredictorCarry
 from hdl.core.recovery import Recovery
+from hdl.ecc import Code, secded_check_bits
 from hdl.hash import Murmur3Hash64
 from hdl.lru import LruList
 from hdl.match import Match
 from hdl.predictor.lists import LiveGhostLists
 from hdl.predictor.loop import LoopDetector
+from hdl.predictor.reuse_table import ReuseTable
 from hdl.predictor.shadow import ShadowDirectory
+from hdl.protect import ProtectedMemory
 from hdl.ram import RegisteredReadRam
 from hdl.regs import KvAsuRegisters
 from hdl.scrubber import Scrubber
@@ -124,11 +127,50 @@ def test_scrubber(lag, error):
 @pytest.mark.parametrize("kw, error, name", [
     ({"shape": "x"}, TypeError, "shape"),
     ({"shape": 0}, ValueError, "shape"),
+    ({"depth": 2.0}, TypeError, "depth"),
+    ({"depth": 0}, ValueError, "depth"),
     ({"memory": int}, TypeError, "memory"),
     ({"memory": None}, TypeError, "memory"),
 ])
 def test_registered_read_ram(kw, error, name):
     _refused(lambda: RegisteredReadRam(**{"shape": 4, "depth": 4, **kw}), error, name)
+
+
+@pytest.mark.parametrize("kw, error, name", [
+    ({"depth": True}, TypeError, "depth"),
+    ({"depth": 2.0}, TypeError, "depth"),
+    ({"depth": 0}, ValueError, "depth"),
+    ({"shape": "x"}, TypeError, "shape"),
+    ({"shape": 0}, ValueError, "shape"),
+    ({"attrs": 5}, TypeError, "attrs"),
+    ({"attrs": ["no_rw_check"]}, TypeError, "attrs"),
+    ({"init": 5}, TypeError, "init"),
+    ({"init": "12"}, TypeError, "init"),
+    ({"init": [0] * 5}, ValueError, "init"),
+    ({"memory": int}, TypeError, "memory"),
+])
+def test_protected_memory(kw, error, name):
+    _refused(lambda: ProtectedMemory(**{"shape": 8, "depth": 4, **kw}), error, name)
+
+
+@pytest.mark.parametrize("make, error, name", [
+    (lambda: Code("secded", "8"), TypeError, "k"),
+    (lambda: Code("parity", 8.0), TypeError, "k"),
+    (lambda: Code("none", 0), ValueError, "k"),
+    (lambda: Code(5, 8), TypeError, "kind"),
+    (lambda: Code("hamming", 8), ValueError, "kind"),
+    (lambda: secded_check_bits(True), TypeError, "k"),
+    (lambda: secded_check_bits(0), ValueError, "k"),
+])
+def test_code(make, error, name):
+    _refused(make, error, name)
+
+
+@pytest.mark.parametrize("mul_stages, error", [(2.0, TypeError), (True, TypeError),
+                                               ("2", TypeError), (4, ValueError),
+                                               (-1, ValueError)])
+def test_murmur3_hash(mul_stages, error):
+    _refused(lambda: Murmur3Hash64(mul_stages=mul_stages), error, "mul_stages")
 
 
 @pytest.mark.parametrize("make, error, name", [
@@ -177,6 +219,23 @@ def test_loop_detector(stages, error):
                                            ("2", TypeError), (0, ValueError)])
 def test_shadow_directory(stages, error):
     _refused(lambda: ShadowDirectory(4, bimodal=False, stages=stages), error, "stages")
+
+
+@pytest.mark.parametrize("make, error, name", [
+    (lambda: ShadowDirectory(True, bimodal=False), TypeError, "depth"),
+    (lambda: ShadowDirectory(0, bimodal=False), ValueError, "depth"),
+    (lambda: ShadowDirectory(4, bimodal=False, sig_width=16.0), TypeError, "sig_width"),
+    (lambda: ShadowDirectory(4, bimodal=False, sig_width=33), ValueError, "sig_width"),
+    (lambda: ReuseTable(key_width="6"), TypeError, "key_width"),
+    (lambda: ReuseTable(key_width=0), ValueError, "key_width"),
+    (lambda: ReuseTable(64.0), TypeError, "entries"),
+    (lambda: ReuseTable(128), ValueError, "entries"),
+    (lambda: ReuseTable(48), ValueError, "entries"),
+    (lambda: ReuseTable(what_ifs=None), TypeError, "what_ifs"),
+    (lambda: ReuseTable(what_ifs=-1), ValueError, "what_ifs"),
+])
+def test_predictor_components(make, error, name):
+    _refused(make, error, name)
 
 
 @pytest.mark.parametrize("make, error, name", [
@@ -241,6 +300,10 @@ def test_valid_parameters_still_construct():
     Scrubber(p, lag=14)
     Scrubber()
     RegisteredReadRam(shape=4, depth=4)
+    ProtectedMemory(shape=8, depth=4, init=[1, 2], attrs={"no_rw_check": 1})
+    ProtectedMemory(shape=8, depth=4, init=None)
+    Code("none", 1)
+    ReuseTable(2, key_width=1, what_ifs=4)
     BucketTable(p)
     LruList(p)
     LiveGhostLists(p)

@@ -17,6 +17,8 @@ def test_default_params_match_spec_section_2():
     assert (p.ENTRIES, p.PROBE, p.ADDR_WIDTH, p.LINE_SHIFT, p.TAG_WIDTH) == (2048, 4, 64, 8, 56)
     assert (p.COUNT_WIDTH, p.TS_WIDTH, p.TICK_SHIFT) == (16, 8, 2)
     assert (p.SLOT_WIDTH, p.WMAX, p.COUNT_MAX) == (11, 127, 65535)
+    assert (p.ROWS, p.BANK_BITS) == (512, 2)
+    assert (Params(ENTRIES=128, PROBE=1).ROWS, Params(ENTRIES=128, PROBE=1).BANK_BITS) == (128, 0)
 
 
 def test_reset_config_is_1080p_preset():

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 # SPDX-License-Identifier: Apache-2.0
 """The fast path's check of the recorded cycles (``verif.fast.scoreboard``): a run whose
 responses come too soon, two at one edge, or, with the consumer always ready, at another
@@ -67,3 +68,28 @@ def test_check_raises_on_a_timing_problem_before_comparing_answers():
     early = FastResult(acc, acc + LATENCY - 1, words, [], 0.0, 40)
     with pytest.raises(Mismatch, match="sooner than 19"):
         check(p, KvAsuModel(p), requests, [], early, latency=LATENCY)
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"compact": True}, {"predictor": True, "protection": "none"}, {"hash_mul_stages": 0}])
+def test_build_timing_is_the_built_cores(options):
+    """The testbench's build constants (``verif.runner.build_timing``, derived without
+    building a core, so without its unused-elaboratable warnings) are those of the core
+    the options build."""
+    import warnings
+
+    from amaranth.hdl import UnusedElaboratable
+
+    from hdl.core import CoreOptions, KvAsuCore
+    from verif.runner import build_timing
+    options = CoreOptions(**options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # build_timing warns nothing
+        timing = build_timing(Params(), options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        core = KvAsuCore(Params(), options)
+    assert timing == {"latency": core.latency, "evict_gap": core.evict_gap,
+                      "evict_evict_gap": core.evict_evict_gap,
+                      "predictor_gap": core.predictor_gap, "rows": 512,
+                      "credits": core.fifo_depth}
