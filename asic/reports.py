@@ -23,21 +23,31 @@ def yosys_int(value) -> int:
 
 
 def memories(module: dict) -> dict[str, dict]:
-    """The ``$mem_v2`` cells of a Yosys JSON module: name -> depth, width, ports and
-    whether every read port is synchronous (registered address)."""
+    """The ``$mem_v2`` cells of a Yosys JSON module: name -> depth, width, ports, whether
+    every read port is synchronous (registered address), whether any is transparent, whether
+    every write port is clocked, whether every port is clocked on the rising edge, whether
+    any port is a wide one, and the initial contents (``"undefined"``, ``"zero"`` or
+    ``"data"``)."""
     found = {}
     for name, cell in module.get("cells", {}).items():
         if cell["type"] != "$mem_v2":
             continue
         p = cell["parameters"]
         reads, writes = yosys_int(p["RD_PORTS"]), yosys_int(p["WR_PORTS"])
-        clk_enable = p["RD_CLK_ENABLE"]
+        init = set(str(p.get("INIT", "x")))
         found[name] = {
             "depth": yosys_int(p["SIZE"]), "width": yosys_int(p["WIDTH"]),
             "abits": yosys_int(p["ABITS"]), "offset": yosys_int(p["OFFSET"]),
             "reads": reads, "writes": writes,
-            "sync_read": reads > 0 and clk_enable == "1" * reads,
+            "sync_read": reads > 0 and p["RD_CLK_ENABLE"] == "1" * reads,
             "transparent": "1" in p.get("RD_TRANSPARENCY_MASK", ""),
+            "write_clocked": p.get("WR_CLK_ENABLE", "1" * writes) == "1" * writes,
+            "rising_edge": (p.get("RD_CLK_POLARITY", "1" * reads) == "1" * reads and
+                            p.get("WR_CLK_POLARITY", "1" * writes) == "1" * writes),
+            "wide": "1" in (str(p.get("RD_WIDE_CONTINUATION", "")) +
+                            str(p.get("WR_WIDE_CONTINUATION", ""))),
+            "init": ("undefined" if init <= {"x"} else "zero" if init <= {"0", "x"}
+                     else "data"),
         }
     return found
 
