@@ -10,9 +10,10 @@ as a golden-model trace file (:mod:`golden_model.trace`).
 
 **Pages and the retrieval runtime.** A KV *page* is ``PAGE_TOKENS`` = 16 consecutive tokens
 of one KV head of one layer: 16 consecutive KV-ASU lines (layout in
-:mod:`evaluation.smollm2`). At decode step ``t``, for every layer and KV head, the runtime
+:mod:`evaluation.smollm2`). At decode step ``t``, layer by layer, the runtime
 
-1. writes the new token's line (K and V of token ``t``): ``OBSERVE(line)``;
+1. writes the new token's line (K and V of token ``t``) of each of the 3 KV heads:
+   ``OBSERVE(line)``; then, KV head by KV head, it
 2. chooses the pages to read: **dense** (``K = 0``) reads every token ``0..t``; **sparse**
    (budget ``K >= 1`` pages per KV head) reads the current, partly filled page (tokens
    ``16*(t//16) .. t``) and the ``K - 1`` complete earlier pages with the highest Quest
@@ -26,7 +27,8 @@ of one KV head of one layer: 16 consecutive KV-ASU lines (layout in
    each line read, ``OBSERVE(line)`` after;
 4. computes attention over exactly the lines it read (a masked attention: teacher forcing
    lets every position of a layer be computed at once, and the KV-ASU request stream is
-   then emitted in decode order: step by step, layer by layer, KV head by KV head).
+   then emitted in decode order: step by step, layer by layer, the writes, then the reads
+   KV head by KV head).
 
 Where each read is served from (fast bank or DRAM) is the retrieval runtime of
 :mod:`evaluation.runtime` run over :func:`decode_accesses` (what ``make eval`` does). The
@@ -34,16 +36,23 @@ request stream of this trace is that runtime's with GC off (``watermark=None``):
 runtime's requests do not depend on the KV-ASU's answers, so one trace serves every bank
 size. One request per cycle.
 
-A small cached selection (``evaluation/data/smollm2_selection.npz``, :func:`build_cache`)
-lets the evaluation and the tests run without the model packages.
+A run is refused above :data:`MAX_REQUESTS` requests (the whole request stream is built
+in memory, about 60 bytes per request at its peak).
+
+A small cached selection (``evaluation/data/smollm2_selection.npz``, :func:`build_cache`,
+``make decoder-cache``) lets the evaluation and the tests run without the model packages.
+The command-line tools of the decoder report bad input and missing packages in one line
+(``error: ...``, exit status 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -69,6 +78,10 @@ BLOCK_PARAMS = {"entries": 2048, "probe": 4, "addr_width": 64, "line_shift": 8, 
                 "ts_width": 8, "tick_shift": 2}
 BLOCK_CONFIG = {"c3": 5, "c2": 3, "w3": 25, "w2": 50, "w1": 125, "hash_seed": 0}
 MAX_BUDGET = sm.KV_MAX_TOKENS // PAGE_TOKENS
+#: The largest request stream a run may write (the stream is built in memory: measured peak
+#: about 60 bytes per request, so about 6 GB). 4096 tokens at budget 4 are 41.7 M requests,
+#: 8192 at budget 4 83.8 M; a dense run reaches the limit at about 1050 tokens.
+MAX_REQUESTS = 100_000_000
 
 LAYOUT = {
     "line_bytes": sm.LINE_BYTES, "base_addr": sm.KV_BASE_ADDR, "max_tokens": sm.KV_MAX_TOKENS,
@@ -85,6 +98,43 @@ def check_budget(budget) -> int:
     if not 0 <= budget <= MAX_BUDGET:
         raise ValueError(f"budget must be 0 (dense) or 1..{MAX_BUDGET} pages per KV head, got {budget}")
     return int(budget)
+
+
+def check_writable(path, what: str = "output file") -> Path:
+    """``path`` if a file can be written there (its folder exists and is writable, it is not
+    a folder); ``ValueError`` with a one-line reason otherwise. Checked before a long run."""
+    path = Path(path)
+    parent = path.parent
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder")
+    if not parent.is_dir():
+        raise ValueError(f"{what} {path}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"{what} {path} is not writable")
+    return path
+
+
+def one_line_errors(hint: str = sm.INSTALL):
+    """Decorator for a command-line ``main(argv) -> int``: a missing package
+    (:class:`~evaluation.smollm2.MissingModelError`, whose message says what to run, or any
+    other ``ImportError``, followed by ``hint``), a ``ValueError`` (bad input: a text too
+    short, a GGUF that is not the expected model) and an ``OSError`` are one line
+    ``error: ...`` on stderr and exit status 2, not a traceback."""
+    def wrap(main):
+        @functools.wraps(main)
+        def wrapped(argv=None) -> int:
+            try:
+                return main(argv)
+            except sm.MissingModelError as e:
+                msg = str(e)
+            except ImportError as e:
+                msg = f"{e}; {hint}"
+            except (ValueError, OSError) as e:
+                msg = str(e)
+            print(f"error: {msg}", file=sys.stderr)
+            return 2
+        return wrapped
+    return wrap
 
 
 # --------------------------------------------------------------------------------------
@@ -219,6 +269,21 @@ def reads_per_head(t: int, budget: int, page_tokens: int = PAGE_TOKENS) -> int:
     return min(budget - 1, c) * page_tokens + (t - c * page_tokens + 1)
 
 
+def request_count(n_tokens: int, budget: int, page_tokens: int = PAGE_TOKENS) -> int:
+    """Requests of a run of ``n_tokens`` steps at ``budget`` (a write is one, a read two)."""
+    return sm.LAYERS * sm.KV_HEADS * sum(1 + 2 * reads_per_head(t, budget, page_tokens) for t in range(n_tokens))
+
+
+def check_request_count(n_tokens: int, budget: int, page_tokens: int = PAGE_TOKENS) -> int:
+    """:func:`request_count`, or ``ValueError`` above :data:`MAX_REQUESTS`."""
+    n = request_count(n_tokens, budget, page_tokens)
+    if n > MAX_REQUESTS:
+        raise ValueError(f"{n_tokens} tokens at budget {budget} would be {n:,} requests, more than the "
+                         f"{MAX_REQUESTS:,} a trace may have (built in memory, about 60 bytes each); "
+                         f"decode fewer tokens or use a smaller budget")
+    return n
+
+
 def decode_accesses(n_tokens: int, budget: int, pages: np.ndarray | None,
                     page_tokens: int = PAGE_TOKENS) -> Accesses:
     """The line accesses of a decode run, in decode order: for each step ``t``, for each
@@ -230,6 +295,7 @@ def decode_accesses(n_tokens: int, budget: int, pages: np.ndarray | None,
     ``frame_index`` is the decode step.
     """
     budget = check_budget(budget)
+    check_request_count(n_tokens, budget, page_tokens)
     L, G, P = sm.LAYERS, sm.KV_HEADS, page_tokens
     tok_parts, head_parts, layer_parts, write_parts = [], [], [], []
     for t in range(n_tokens):
@@ -283,26 +349,45 @@ def text_meta(path, text: str) -> dict:
             "begins": " ".join(text.split())[:80]}
 
 
-def write_decoder_trace(out, run: DecodeRun, text_info: dict, min_tlevel: int = MIN_TLEVEL) -> dict:
-    """Write the run's requests to ``out`` (golden-model trace ``.npz``); returns the meta."""
+def _save(out, n_tokens: int, budget: int, pages, min_tlevel: int, meta: dict, note: str = "") -> dict:
+    """Write the trace of a run (``meta``: its model, text and perplexity) to ``out``."""
     from golden_model.trace import save_trace
 
-    acc = decode_accesses(len(run.ids), run.budget, run.pages)
+    acc = decode_accesses(n_tokens, budget, pages)
     cycle, op, addr, mt = trace_requests(acc, min_tlevel)
     meta = {
-        "generator": "evaluation.decoder", "model": sm.MODEL_NAME, "text": text_info,
-        "tokens": int(len(run.ids)), "budget": run.budget,
-        "selection": "dense" if run.budget == 0 else f"Quest top-{run.budget - 1} complete pages + current page per KV head",
-        "teacher_forced": True, "layout": LAYOUT, "order": "decode: step, layer, KV head",
+        "tokens": int(n_tokens), "budget": budget,
+        "selection": "dense" if budget == 0 else f"Quest top-{budget - 1} complete pages + current page per KV head",
+        "teacher_forced": True, "layout": LAYOUT, "order": "decode: step, layer, the KV heads' writes, then KV head by KV head the reads",
         "requests_per_read": "QUERY(min_tlevel) then OBSERVE; OBSERVE per write; GC off",
-        "min_tlevel": min_tlevel, "perplexity": run.perplexity,
-        "params": BLOCK_PARAMS, "config": BLOCK_CONFIG,
-        "accesses": int(len(acc)), "reads": int(acc.reads.sum()), "requests": int(len(cycle)),
-        "description": (f"SmolLM2-135M decoding {len(run.ids)} tokens of {text_info['file']}, "
-                        f"{'dense' if run.budget == 0 else f'sparse, {run.budget} pages of {PAGE_TOKENS} tokens per KV head'}"),
-    }
+        "min_tlevel": min_tlevel, "params": BLOCK_PARAMS, "config": BLOCK_CONFIG,
+        "accesses": int(len(acc)), "reads": int(acc.reads.sum()), "requests": int(len(cycle)), **meta}
+    meta["description"] = (f"SmolLM2-135M decoding {n_tokens} tokens of {meta['text']['file']}, "
+                           f"{'dense' if budget == 0 else f'sparse, {budget} pages of {PAGE_TOKENS} tokens per KV head'}"
+                           + note)
     save_trace(out, cycle, op, addr, mt, meta=meta)
     return meta
+
+
+def write_decoder_trace(out, run: DecodeRun, text_info: dict, min_tlevel: int = MIN_TLEVEL) -> dict:
+    """Write the run's requests to ``out`` (golden-model trace ``.npz``); returns the meta."""
+    return _save(out, len(run.ids), run.budget, run.pages, min_tlevel,
+                 {"generator": "evaluation.decoder", "model": sm.MODEL_NAME, "model_package": sm.model_info(),
+                  "text": text_info, "perplexity": run.perplexity})
+
+
+def write_cached_trace(out, split: str = "heldout", sparse: bool = True, path: Path = CACHE,
+                       min_tlevel: int = MIN_TLEVEL) -> dict:
+    """Write the trace of a cached run (:func:`cached_accesses`, all its steps) to ``out``,
+    without the model package; the same requests as the CLI's trace of that run."""
+    meta, arr = load_cache(path)
+    run = meta["runs"][split]
+    budget = meta["budget"] if sparse else 0
+    return _save(out, meta["tokens"], budget, arr[f"{split}_pages"] if sparse else None, min_tlevel,
+                 {"generator": "evaluation.decoder.write_cached_trace", "model": meta["model"],
+                  "model_package": meta.get("model_package"), "text": run["text"],
+                  "perplexity": run["sparse_perplexity" if sparse else "dense_perplexity"]},
+                 note=f" (cached selection {path.name})")
 
 
 # --------------------------------------------------------------------------------------
@@ -327,11 +412,22 @@ def build_cache(path: Path = CACHE, n_tokens: int = CACHE_TOKENS, budget: int = 
                        "sparse_perplexity": sparse.perplexity}
         progress(f"{split}: {tp.name}, {n_tokens} tokens: dense ppl {dense.perplexity:.3f}, "
                  f"budget {budget} ppl {sparse.perplexity:.3f}")
-    meta = {"model": sm.MODEL_NAME, "tokens": n_tokens, "budget": budget, "page_tokens": PAGE_TOKENS,
-            "layout": LAYOUT, "runs": info}
+    meta = {"model": sm.MODEL_NAME, "model_package": sm.model_info(), "tokens": n_tokens, "budget": budget,
+            "page_tokens": PAGE_TOKENS, "layout": LAYOUT, "runs": info}
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
     return path
+
+
+@one_line_errors()
+def cache_main(argv=None) -> int:
+    """``make decoder-cache``: :func:`build_cache` into ``evaluation/data/``."""
+    ap = argparse.ArgumentParser(prog="make decoder-cache", description="rebuild " + str(CACHE.relative_to(DATA.parent.parent)))
+    ap.parse_args(argv)
+    t0 = time.perf_counter()
+    path = build_cache()
+    print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
+    return 0
 
 
 def load_cache(path: Path = CACHE):
@@ -360,6 +456,7 @@ def tail(acc: Accesses, n: int) -> Accesses:
 
 
 # --------------------------------------------------------------------------------------
+@one_line_errors()
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation.decoder",
                                  description="SmolLM2-135M teacher-forced decode -> KV-ASU request trace (.npz)")
@@ -373,16 +470,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 2 <= args.tokens <= sm.KV_MAX_TOKENS:
         ap.error(f"--tokens must be 2..{sm.KV_MAX_TOKENS}, got {args.tokens}")
-    try:
+    try:       # everything that can be checked before the model run
         budget = check_budget(args.budget)
+        check_request_count(args.tokens, budget)
         text = read_text(args.text_file)
+        check_writable(args.out, "--out")
+        if args.run_json:
+            check_writable(args.run_json, "--run-json")
     except ValueError as e:
         ap.error(str(e))
-    try:
-        sm.gguf_path()
-    except sm.MissingModelError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    sm.gguf_path()             # MissingModelError: one line (one_line_errors)
     t0 = time.perf_counter()
     try:
         ids = tokenize(text, args.tokens, name=str(args.text_file))

