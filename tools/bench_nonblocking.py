@@ -34,6 +34,8 @@ from pathlib import Path
 
 from verif import runner as R
 
+from .cli import check_writable, int_range
+
 
 def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
     """Figures of ``requests`` OBSERVE / QUERY presented back to back from the first cycle
@@ -138,10 +140,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.bench_nonblocking", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("build/bench_nonblocking.json"))
-    ap.add_argument("--requests", type=int, default=3000, help="requests per video pattern")
+    ap.add_argument("--requests", type=int_range(1), default=3000,
+                    help="requests per video pattern")
     ap.add_argument("--config", default="default", choices=sorted(R.CONFIGS))
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--sweep-requests", type=int, default=None,
+    ap.add_argument("--sweep-requests", type=int_range(1), default=None,
                     help="requests after the wrapping reset (default ENTRIES / PROBE + 200)")
     ap.add_argument("--reset-sweep-only", action="store_true",
                     help="only the post-reset sweep in amaranth.sim (no Verilator build)")
@@ -150,11 +153,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.predictor and args.reset_sweep_only:
         ap.error("--predictor has no post-reset part")
+    check_writable(args.out, "--out")         # (written at the end of the run)
     R.ensure_path()
     logging.basicConfig(level=logging.WARNING)
     from regmap import Params
     params = Params(**R.CONFIGS[args.config])
-    n = args.sweep_requests or params.ENTRIES // params.PROBE + 200
+    n = (params.ENTRIES // params.PROBE + 200 if args.sweep_requests is None
+         else args.sweep_requests)
     sweep = {}
     if not args.predictor:
         print(f"the stream after a wrapping reset ({n} requests, amaranth.sim)", flush=True)

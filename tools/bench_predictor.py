@@ -28,6 +28,7 @@ from verif import fast
 from verif.predictor_soak import CONFIGS
 
 from .bench import patterns
+from .cli import check_writable, int_range
 
 __all__ = ["OPTIONS", "measure", "main"]
 
@@ -80,10 +81,12 @@ def measure(params, exe: Path, n: int, seed: int = 1) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", choices=sorted(CONFIGS), default="medium")
-    ap.add_argument("--requests", type=int, default=2000, help="per pattern")
+    ap.add_argument("--requests", type=int_range(1), default=2000, help="per pattern")
     ap.add_argument("--build", type=Path, default=Path("build/bench_predictor"))
     ap.add_argument("--out", type=Path, default=Path("build/bench_predictor.json"))
     args = ap.parse_args(argv)
+    check_writable(args.out, "--out")         # (both before the build and the run)
+    check_writable(args.build, "--build", folder=True)
     params = CONFIGS[args.config]
     print(f"bench_predictor: {args.config} {params.as_dict()}, {OPTIONS.as_dict()}", flush=True)
     exe = fast.build(params, args.build / args.config, options=OPTIONS)

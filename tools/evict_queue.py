@@ -34,6 +34,8 @@ from pathlib import Path
 from golden_model.admission import Admission, BuildTiming
 from regmap import OPS, Params
 
+from .cli import check_writable, int_range
+
 __all__ = ["default_timing", "post_evicts", "main"]
 
 _EVICTS = (OPS["EVICT"], OPS["EVICT_ANY"])
@@ -107,9 +109,11 @@ def _cell(value, width):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--depths", type=int, nargs="+", default=[0, 1, 4, 16, 64])
+    ap.add_argument("--depths", type=int_range(0), nargs="+", default=[0, 1, 4, 16, 64],
+                    help="queue depths (0: the mode as built)")
     ap.add_argument("--out", type=Path, default=Path("build/evict_queue.json"))
     args = ap.parse_args(argv)
+    check_writable(args.out, "--out")
     timing = default_timing()
     columns = (("depth", 5), ("taken", 6), ("dropped", 7), ("posted", 6), ("wait_mean", 9),
                ("wait_max", 8))

@@ -134,16 +134,19 @@ def random_streams(configs: int, seed: int, requests: int = 5000) -> dict:
 def main(argv=None) -> int:
     from verif.runner import build_timing
     from .bench import patterns
+    from .cli import check_writable, int_range
 
     ap = argparse.ArgumentParser(prog="python -m tools.evict_speculation", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--requests", type=int, default=20000, metavar="N",
+    ap.add_argument("--requests", type=int_range(1), default=20000, metavar="N",
                     help="measured requests per pattern (tools.bench's default: 20000)")
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
-    ap.add_argument("--random-configs", type=int, default=60, metavar="K",
-                    help="also check the guess on K random configurations (default 60)")
+    ap.add_argument("--random-configs", type=int_range(0), default=60, metavar="K",
+                    help="also check the guess on K random configurations (default 60; 0: none)")
     ap.add_argument("--seed", type=int, default=None, help="their seed (default: random, printed)")
     args = ap.parse_args(argv)
+    if args.out is not None:
+        check_writable(args.out, "--out")
     params = Params()
     timing = build_timing(params)
     rows = {}

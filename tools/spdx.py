@@ -1,7 +1,10 @@
+# SPDX-License-Identifier: Apache-2.0
 """SPDX licence headers: ``python tools/spdx.py --check`` or ``--fix`` (``make spdx``).
 
 Every source file of the checkout (``git ls-files``: tracked and new, not ignored) whose
-kind has comments carries ``SPDX-License-Identifier: Apache-2.0`` in its first lines.
+kind has comments carries ``SPDX-License-Identifier: Apache-2.0`` in a comment line
+(``#``, ``//``, ``/*``) among its first lines; the tag in a docstring or a string does not
+count.
 ``--check`` lists the files without it and exits 1; ``--fix`` adds it as a comment line at
 the top, after any line that must stay first (``#!`` shebang, ``# amaranth:`` linter
 options, a ``coding`` declaration, CAPI2's ``CAPI=2:``). Empty files, Markdown, data and
@@ -35,6 +38,8 @@ STYLES = {
     ".cpp": _SLASH, ".cc": _SLASH, ".hpp": _SLASH,
     ".c": _BLOCK, ".h": _BLOCK,
 }
+#: A comment line that holds the tag.
+_HEADER_LINE = re.compile(r"^\s*(#|//|/\*)\s*" + re.escape(TAG))
 #: First lines that must stay first.
 _KEEP_FIRST = re.compile(r"^(#!|#\s*amaranth:|#.*coding[:=]|CAPI=2:)")
 
@@ -57,7 +62,8 @@ def style_of(path: Path) -> tuple[str, str] | None:
 
 
 def has_header(text: str) -> bool:
-    return any(TAG in line for line in text.splitlines()[:HEAD_LINES])
+    """Whether one of the first ``HEAD_LINES`` lines is a comment line with the tag."""
+    return any(_HEADER_LINE.match(line) for line in text.splitlines()[:HEAD_LINES])
 
 
 def add_header(text: str, style: tuple[str, str]) -> str:

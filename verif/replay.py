@@ -9,8 +9,10 @@ it. Each request is offered at its trace cycle (later if the block holds ``ready
 the golden model answers each one at the cycle the RTL accepted it. Every response is
 compared field by field, then all statistics registers and OCCUPANCY are read over
 AXI4-Lite and compared with the model's. Prints both sets of statistics; exits 1 on any
-difference. ``--predictor`` replays on the predictor build in ``POLICY.MODE = 1``
-(docs/spec-predictor.md), committed before the first request.
+difference, and on a hang (the block stops making progress: no handshake for 100 000
+cycles while one is owed). ``--ready``: the share of cycles, per mille (1..1000), with the
+response consumer ready. ``--predictor`` replays on the predictor build in
+``POLICY.MODE = 1`` (docs/spec-predictor.md), committed before the first request.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 
 from golden_model import KvAsuModel, Trace, load_trace
 from regmap import PARAM_NAMES, REG, STAT_REGISTERS, Params, param_overrides
+from tools.cli import check_writable, int_range
 
 from . import fast
 from .predictor_soak import OPTIONS as PREDICTOR_OPTIONS, commit_policy
@@ -74,11 +77,14 @@ def main(argv=None) -> int:
                                  description=__doc__.splitlines()[0])
     ap.add_argument("trace", type=Path)
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
-    ap.add_argument("--ready", type=int, default=1000, help="response ready, per mille")
+    ap.add_argument("--ready", type=int_range(1, 1000, why="per mille of cycles with the "
+                                              "response consumer ready; 1000: always"),
+                    default=1000, help="response ready, per mille (1..1000)")
     ap.add_argument("--build", type=Path, default=Path("build/replay"))
     ap.add_argument("--predictor", action="store_true",
                     help="the predictor build, POLICY.MODE = 1 committed before the first request")
     args = ap.parse_args(argv)
+    check_writable(args.build, "--build", folder=True)      # (the Verilator build's folder)
     try:
         trace = load_trace(args.trace)
     except (OSError, ValueError) as err:
@@ -101,6 +107,10 @@ def main(argv=None) -> int:
     try:
         s = replay(trace, params, args.build / name, args.ready, progress=progress,
                    predictor=args.predictor)
+    except fast.Hang as err:
+        print(f"replay: HANG: the RTL stopped making progress (no handshake for 100 000 cycles "
+              f"while one was owed; --ready {args.ready}):\n{err}")
+        return 1
     except fast.Mismatch as err:
         print(f"replay: MISMATCH between the RTL and the golden model:\n{err}")
         return 1

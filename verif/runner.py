@@ -188,8 +188,8 @@ def _patch_verilator_build(runner, control: Path):
     runner._build_command = patched
 
 
-_LZ4_H = """/* Prototypes of the two liblz4 functions Verilator's FST writer uses (stable ABI).
-   Written by verif/runner.py because this machine has liblz4.so.1 but no lz4.h. */
+_LZ4_H = """/* Prototypes of the two liblz4 functions Verilator's FST writer uses (stable ABI),
+   written by verif/runner.py where liblz4.so.1 is installed without lz4.h. */
 #pragma once
 #ifdef __cplusplus
 extern "C" {
@@ -203,9 +203,11 @@ int LZ4_compress_default(const char* src, char* dst, int srcSize, int dstCapacit
 
 
 def _lz4_shim(build_dir: Path) -> list[str]:
-    """Verilator 5.048's FST writer includes <lz4.h> and links -llz4. Debian's runtime
-    liblz4.so.1 is installed here but not the -dev package (no header, no liblz4.so link):
-    supply both in the build folder. Nothing is needed where liblz4-dev is installed."""
+    """Verilator 5.048's FST writer includes <lz4.h> and links -llz4, which Debian's
+    liblz4-dev provides (`make` installs it: its apt-deps). A fallback for a machine set up
+    without it (the runtime liblz4.so.1 only: no header, no liblz4.so link): supply both in
+    the build folder (verif/FINDINGS.md F2). Nothing is needed where liblz4-dev is
+    installed."""
     if Path("/usr/include/lz4.h").exists():
         return []
     lib = next((p for p in (Path("/usr/lib/x86_64-linux-gnu/liblz4.so.1"),

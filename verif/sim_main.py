@@ -7,7 +7,8 @@ streaming-video KV trace, checked against the golden model.
 Prints a line per frame as the simulation runs (figures read from the RTL's statistics
 registers over AXI4-Lite) and a summary; writes the waveform to ``<build>/kv_asu.fst``, the
 per-frame figures to ``<build>/sim_main.json`` and the Verilator build's log to
-``<build>/build.log`` (the simulator's output goes to the terminal).
+``<build>/build.log`` (the simulator's output goes to the terminal). The waveform and the
+figures of an earlier run are deleted first; their paths are printed on a pass only.
 Exits non-zero if any response or statistic differs from the golden model.
 """
 
@@ -20,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from tools.cli import check_writable
 from verif import runner as R
 
 
@@ -47,6 +49,7 @@ def main(argv=None) -> int:
                  f"replay it on the fast harness instead: python -m evaluation.workload "
                  f"{args.preset} --trace {args.preset}.npz && python -m verif.replay "
                  f"{args.preset}.npz")
+    check_writable(args.build, "--build", folder=True)
     R.ensure_path()
     logging.basicConfig(level=logging.WARNING)
     for name in ("cocotb", "Verilator", "cocotb_tools"):
@@ -57,6 +60,9 @@ def main(argv=None) -> int:
     waves = not args.no_waves and os.environ.get("WAVES", "1") not in ("0", "")
     build = args.build.resolve()
     build.mkdir(parents=True, exist_ok=True)
+    fst, figures, results = build / "kv_asu.fst", build / "sim_main.json", build / "results.xml"
+    for old in (fst, figures, results):        # an earlier run's: not this run's outputs
+        old.unlink(missing_ok=True)
     params = Params()
     t0 = time.monotonic()
     print(f"make sim: generating the Verilog of the default configuration and building it "
@@ -67,13 +73,11 @@ def main(argv=None) -> int:
     runner = R.build("verilator", "default", params, build, waves=waves,
                      log_file=build / "build.log", runner=runner)
     print(f"built in {time.monotonic() - t0:.0f} s; simulating", flush=True)
-    fst = build / "kv_asu.fst"
     env = {"COCOTB_LOG_LEVEL": "WARNING", "GPI_LOG_LEVEL": "WARNING",
            "KVASU_TRACE_PRESET": args.preset,
            "PYTHONWARNINGS": "ignore::DeprecationWarning"}
     if os.environ.get("COCOTB_LOG_LEVEL"):
         env["COCOTB_LOG_LEVEL"] = os.environ["COCOTB_LOG_LEVEL"]
-    results = build / "results.xml"
     try:
         R.run(runner, "verilator", "default", params, build, ["verif.cocotb_sim_main"],
               seed=args.seed, waves=waves, extra_env=env)
@@ -85,12 +89,13 @@ def main(argv=None) -> int:
     except RuntimeError as exc:
         print(f"make sim: {exc}", file=sys.stderr)
         return 1
-    if waves:
-        print(f"waveform: {fst}")
-    print(f"per-frame figures: {build / 'sim_main.json'}")
-    print(f"make sim: {'FAILED' if failed or not n else 'PASSED'} "
-          f"({time.monotonic() - t0:.0f} s)")
-    return 1 if failed or not n else 0
+    passed = bool(n) and not failed and figures.exists()
+    if passed:
+        if waves:
+            print(f"waveform: {fst}")
+        print(f"per-frame figures: {figures}")
+    print(f"make sim: {'PASSED' if passed else 'FAILED'} ({time.monotonic() - t0:.0f} s)")
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 and tiny configurations (verif/runner.py CONFIGS) and the ``RUN_TESTS`` on Icarus small (every
 test, and Icarus on default, with ``KVASU_MATRIX=full``), on the default build options
 (protected, blocking from reset); and the builds of other options (``OPTION_RUNS``: the reset
-mode NONBLOCKING, the predictor build) with the tests of what they change. The
+mode NONBLOCKING, the predictor build) with the tests of what they change; on Verilator
+default also `make sim`'s streaming-video trace (``RUN_MODULES``). The
 Verilator runs are this module's tests, the Icarus runs verif/test_kv_asu_icarus.py's (the
 same matrix and helpers, in a module of its own for the second pytest-xdist worker).
 
@@ -35,6 +36,11 @@ from verif import runner as R
 
 MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random",
            "verif.cocotb_nonblocking", "verif.cocotb_flips", "verif.cocotb_predictor"]
+#: cocotb modules that one (simulator, configuration) run of the matrix adds to ``MODULES``:
+#: `make sim`'s streaming-video trace (``streaming_video_trace``: every response, and every
+#: frame's statistics read over AXI4-Lite, against the golden model; about 20 s of
+#: simulation) on the build `make sim` makes, Verilator on the default configuration.
+RUN_MODULES = {("verilator", "default"): ["verif.cocotb_sim_main"]}
 #: Random request counts relative to the tests' base numbers (Icarus is slower).
 SIM_SCALE = {"verilator": 1.0, "icarus": 0.3}
 CONFIG_SCALE = {"default": 1.0, "small": 1.0, "tiny": 1.0}
@@ -149,7 +155,7 @@ def option_runs_on(sim):
 
 @pytest.mark.parametrize("sim, config", runs_on("verilator"))
 def test_cocotb(sim, config, capsys):
-    _regression(sim, config, None, MODULES, capsys)
+    _regression(sim, config, None, MODULES + RUN_MODULES.get((sim, config), []), capsys)
 
 
 @pytest.mark.parametrize("sim, config, options, modules", option_runs_on("verilator"))
@@ -224,3 +230,17 @@ def test_run_tests_name_cocotb_tests():
         assert len(set(tests)) == len(tests), run
     full_runs = [r for r in MATRIX if r[0] == "verilator" and r not in RUN_TESTS]
     assert {"default", "small", "tiny"} <= {c for _, c in full_runs}
+
+
+def test_make_sims_trace_runs_in_the_regression():
+    """`make sim`'s cocotb test runs in `make test` (Verilator, default configuration, a run
+    of the matrix that keeps every test), and fails on a difference from the model: it raises
+    on a frame's statistics and on OCCUPANCY (every response is the scoreboard's)."""
+    import ast
+    assert ("verilator", "default") in MATRIX and ("verilator", "default") not in RUN_TESTS
+    assert "verif.cocotb_sim_main" in RUN_MODULES[("verilator", "default")]
+    assert _cocotb_test_names("verif.cocotb_sim_main") == {"streaming_video_trace"}
+    tree = ast.parse((R.ROOT / "verif/cocotb_sim_main.py").read_text())
+    raised = [ast.unparse(node.exc) for node in ast.walk(tree) if isinstance(node, ast.Raise)]
+    assert any("RTL statistics differ" in r for r in raised), raised
+    assert any("OCCUPANCY" in r for r in raised), raised

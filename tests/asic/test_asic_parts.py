@@ -370,12 +370,14 @@ def test_cli_passes_the_build_options_to_the_flow(tmp_path, monkeypatch):
 
 
 def test_bench_collects_every_asic_report(tmp_path):
-    """`make bench` lists each ASIC estimate it finds (``asic*/report.json``) with its key
-    figures, and nothing else."""
+    """`make bench` lists each ASIC estimate it finds in the folders `make asic` and `make
+    asic-predictor` write (``tools.bench.ASIC_FOLDERS``) with its key figures, and nothing
+    else: not a report of another folder beside them."""
     from tools.bench import asic_reports
     path = {"start": "a", "end": "b", "arrival_ns": 1.2, "setup_ns": 0.04, "steps": []}
     for name, area, predictor in (("asic", 1_000_000.0, False),
-                                  ("asic-predictor", 1_500_000.0, True)):
+                                  ("asic-predictor", 1_500_000.0, True),
+                                  ("asic-review", 9_000_000.0, False)):
         (tmp_path / name).mkdir()
         (tmp_path / name / "report.json").write_text(json.dumps({
             "params": {"ENTRIES": 2048},

@@ -40,3 +40,24 @@ def test_markdown_and_data_are_left_alone(tmp_path):
     for name in ("README.md", "x.png", "t.npz", "r.json"):
         (tmp_path / name).write_text("x\n")
         assert spdx.style_of(tmp_path / name) is None
+
+
+@pytest.mark.parametrize("text", [
+    '"""Every file carries ``SPDX-License-Identifier: Apache-2.0`` in its first lines."""\n',
+    'x = "SPDX-License-Identifier: Apache-2.0"\n',
+    "\n\n\n\n\n# SPDX-License-Identifier: Apache-2.0\n",            # below the first lines
+])
+def test_the_tag_counts_only_in_a_comment_line_at_the_top(tmp_path, text):
+    assert not spdx.has_header(text)
+    fixed = spdx.add_header(text, spdx.style_of(tmp_path / "a.py"))
+    assert fixed.startswith("# SPDX-License-Identifier: Apache-2.0\n")
+    assert spdx.has_header(fixed)
+
+
+def test_check_lists_a_file_with_the_tag_only_in_its_docstring(tmp_path, capsys):
+    import subprocess
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "doc.py").write_text('"""Has ``SPDX-License-Identifier: Apache-2.0``."""\n')
+    (tmp_path / "ok.c").write_text("/* SPDX-License-Identifier: Apache-2.0 */\nint x;\n")
+    assert spdx.main(["--check", "--root", str(tmp_path)]) == 1
+    assert capsys.readouterr().out == "no SPDX header: doc.py\n"

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Checks of command-line arguments shared by the benches and studies (``tools/``) and the
+RTL runs (``verif.replay``, ``verif.sim_main``): a bad argument is refused before any work,
+in one line, with exit status 2.
+
+* :func:`int_range`: an argparse ``type`` for an integer within bounds.
+* :func:`check_writable`: an output file (``--out``) or folder (``--build``) that can be
+  written, checked before the run rather than found unwritable after it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["int_range", "unwritable", "check_writable"]
+
+
+def int_range(low: int, high: int | None = None, *, why: str = ""):
+    """An argparse ``type``: an integer (decimal or ``0x``) in ``low..high`` (no upper bound
+    if ``high`` is None). ``why``: added to the message of a value out of range."""
+    bounds = f"{low}..{high}" if high is not None else f"at least {low}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(
+                f"must be {bounds}, not {value}" + (f" ({why})" if why else ""))
+        return value
+    parse.__name__ = f"integer {bounds}"          # argparse names the type by it
+    return parse
+
+
+def unwritable(path: Path, *, folder: bool = False) -> str | None:
+    """Why ``path`` cannot be written, or ``None``: a file (``folder`` False) that exists is
+    opened for appending, a folder that exists gets a temporary file; where ``path`` does not
+    exist, a temporary file is made in the nearest folder above it that does (where the
+    missing folders would be made). Nothing is changed."""
+    path = Path(path)
+    if path.exists():
+        if folder and not path.is_dir():
+            return "is a file, not a folder"
+        if not folder and path.is_dir():
+            return "is a folder, not a file"
+        where = path if folder else path.parent
+    else:
+        where = next(parent for parent in path.absolute().parents if parent.exists())
+        if not where.is_dir():
+            return f"{where} is a file, not a folder"
+    if path.exists() and not folder:
+        what, probe = "cannot write it", lambda: open(path, "ab")
+    else:
+        what, probe = f"cannot make a file in {where}", lambda: tempfile.TemporaryFile(dir=where)
+    try:
+        with probe():
+            pass
+    except OSError as exc:
+        return f"{what} ({exc.strerror or exc})"
+    return None
+
+
+def check_writable(path: Path, option: str, *, folder: bool = False) -> Path:
+    """``path`` if :func:`unwritable` finds nothing against it; else prints
+    ``error: OPTION PATH: reason`` and exits with status 2."""
+    reason = unwritable(path, folder=folder)
+    if reason is not None:
+        print(f"error: {option} {path}: {reason}", file=sys.stderr)
+        raise SystemExit(2)
+    return Path(path)
