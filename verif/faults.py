@@ -20,6 +20,9 @@ against the golden model (decision D11 of ``docs/spec-decisions.md``):
   corruption);
 * ``hang``: the block stopped answering (no handshake for 100 000 cycles).
 
+A failure of the harness itself (``fast.HarnessError``: a fault it cannot inject, an output
+it cannot write, a signal) is no class: it stops the campaign.
+
 "Flagged" is what the block's own registers say, read at the end of the run (well after
 any recovery has ended): ``ERR_FIRST_MEM`` names a memory, ``ERR_UNCORRECTED`` or
 ``ERR_CORRECTED`` is not 0. The scoreboard tells the model the reported first error
@@ -255,12 +258,13 @@ def reported(result: fast.FastResult) -> dict:
 
 
 def judge(params: Params, requests, axi, outcome, *, decision_lag: int | None = None,
-          stat_lag: int | None = None) -> dict:
+          stat_lag: int | None = None, latency: int | None = None) -> dict:
     """Classify one run from its ``outcome``: the harness's :class:`fast.FastResult`, or
     the :class:`fast.Hang` / :class:`fast.Mismatch` it failed with. The model is told the
     error the block reported and checks everything (see the module docstring). Returns
     ``{"class", "detail", "errors"}`` (``errors``: the ERR_* registers read at the end,
-    None after a hang or a protocol failure)."""
+    None after a hang or a protocol failure). ``latency``: the build's, each response at
+    least that many cycles after its request (``fast.check``; ``None``: one)."""
     if isinstance(outcome, fast.Hang):
         return {"class": classify(hang=True, mismatch=False, flagged=False),
                 "detail": str(outcome), "errors": None}
@@ -277,7 +281,8 @@ def judge(params: Params, requests, axi, outcome, *, decision_lag: int | None = 
                                    errs["ERR_FIRST_ADDR"], corrected=not uncorrectable))
     try:
         fast.check(params, KvAsuModel(params), requests, axi, result, max_report=1,
-                   soft_errors=told, decision_lag=decision_lag, stat_lag=stat_lag)
+                   soft_errors=told, decision_lag=decision_lag, stat_lag=stat_lag,
+                   latency=latency)
         mismatch, detail = False, ""
     except (fast.Mismatch, ValueError) as err:
         mismatch, detail = True, str(err)
@@ -287,10 +292,11 @@ def judge(params: Params, requests, axi, outcome, *, decision_lag: int | None = 
 
 def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 300,
             ready_permille: int = 800, requests=None, decision_lag: int | None = None,
-            stat_lag: int | None = None) -> dict:
+            stat_lag: int | None = None, latency: int | None = None) -> dict:
     """One run in a harness process of its own: the traffic of ``seed`` (or the given
     ``requests``), ``faults`` (a ``fast.Fault``, a list of them or None) injected,
-    classified (:func:`judge`)."""
+    classified (:func:`judge`). A failure of the harness itself (``fast.HarnessError``)
+    is raised, never classified."""
     gen_requests, axi, harness_seed = _stimulus(params, seed, n_requests)
     if requests is None:
         requests = gen_requests
@@ -306,28 +312,35 @@ def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 3
     except fast.Mismatch as err:          # Hang included
         outcome = err
     return judge(params, requests, axi, outcome, decision_lag=decision_lag,
-                 stat_lag=stat_lag)
+                 stat_lag=stat_lag, latency=latency)
 
 
 def _run_record(index: int, faults) -> bytes:
     """A harness ``run`` record (kind 6, ``verif/fast/harness.cpp``)."""
-    out = bytearray(struct.pack("<IQI", 6, index, len(faults)))
-    for fault in faults:
-        name = fault.memory.encode()
-        out += struct.pack("<QIII", fault.cycle, fault.word, fault.bit, len(name)) + name
-    return bytes(out)
+    if not faults:
+        raise ValueError(f"fault set {index} is empty: a run needs at least one fault")
+    return struct.pack("<IQI", 6, index, len(faults)) + b"".join(
+        fast.encode_fault(fault) for fault in faults)
 
 
 def run_shared(exe: Path, params: Params, seed: int, fault_sets, *, n_requests: int = 300,
                ready_permille: int = 800, decision_lag: int | None = None,
-               stat_lag: int | None = None, workdir: Path | None = None):
+               stat_lag: int | None = None, latency: int | None = None,
+               workdir: Path | None = None):
     """Several runs of one stimulus (the traffic of ``seed``) in one harness process: it
     simulates the fault-free run once and forks at the first fault cycle of each run
     (``fault_sets``, a list of lists of ``fast.Fault``), so the cycles before a run's flip
     are simulated once for all. Each run is exactly what :func:`run_one` with the same
     seed and faults gives (a fresh process, the same back-pressure draws), and is checked
     in full. Returns ``(fault_free, runs)``: the fault-free run's :func:`judge` and one per
-    fault set, in order."""
+    fault set, in order. ``ValueError`` (before the run) for an ``exe`` built for other
+    ``params`` or a fault it could not inject (``fast.check_build``, ``fast.check_faults``);
+    :class:`fast.HarnessError` if the harness itself fails, in the fault-free run or in
+    any run (exit status 4 or a signal: the campaign stops, nothing is classified);
+    :class:`fast.Hang` / :class:`fast.Mismatch` if the fault-free run fails."""
+    fast.check_build(exe, params)
+    fault_sets = [list(faults) for faults in fault_sets]
+    fast.check_faults(exe, [f for faults in fault_sets for f in faults])
     requests, axi, harness_seed = _stimulus(params, seed, n_requests)
     codec = Codec(params)
     data = fast.encode(codec, requests, axi) + b"".join(
@@ -342,8 +355,8 @@ def run_shared(exe: Path, params: Params, seed: int, fault_sets, *, n_requests: 
                               capture_output=True, text=True)
         seconds = time.monotonic() - start
         if proc.returncode:
-            raise RuntimeError(f"the harness failed on the fault-free run of traffic seed "
-                               f"{seed} ({proc.returncode}): {proc.stderr.strip()}")
+            err = fast.failure(proc.returncode, proc.stderr.strip())
+            raise type(err)(f"the fault-free run of traffic seed {seed}: {err}")
         table = np.frombuffer((tmp / "rsp.bin.runs").read_bytes(),
                               dtype=[("index", "<u8"), ("status", "<i4")])
         outcomes = {}
@@ -355,10 +368,13 @@ def run_shared(exe: Path, params: Params, seed: int, fault_sets, *, n_requests: 
                     axi_out.with_name(axi_out.name + tail).read_bytes(), 0.0)
                 continue
             err = rsp.with_name(rsp.name + tail + ".err").read_text().strip()
-            kind = fast.Hang if status == 3 else fast.Mismatch
-            outcomes[index] = kind(f"harness failed ({status}): {err}")
+            outcome = (fast.HarnessError(f"killed by a signal: {err}") if status < 0
+                       else fast.failure(status, err))
+            if isinstance(outcome, fast.HarnessError):
+                raise fast.HarnessError(f"run {index} of traffic seed {seed}: {outcome}")
+            outcomes[index] = outcome
         fault_free = fast.read_result(codec, rsp.read_bytes(), axi_out.read_bytes(), seconds)
-    lags = dict(decision_lag=decision_lag, stat_lag=stat_lag)
+    lags = dict(decision_lag=decision_lag, stat_lag=stat_lag, latency=latency)
     return (judge(params, requests, axi, fault_free, **lags),
             [judge(params, requests, axi, outcomes[i], **lags)
              for i in range(len(fault_sets))])
@@ -505,7 +521,8 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     tgts = plan.targets
     latency, lag, stat_lag = _core_figures(params, options)
     bound = recovery_bound(params, options)
-    ctx = {"plan": plan, "exe": exe, "lags": {"decision_lag": lag, "stat_lag": stat_lag}}
+    ctx = {"plan": plan, "exe": exe,
+           "lags": {"decision_lag": lag, "stat_lag": stat_lag, "latency": latency}}
     by_memory = collections.defaultdict(collections.Counter)
     silent_first = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
@@ -616,10 +633,10 @@ def replay(params: Params, seed: int, index: int, build_dir: Path, *, n_requests
                  per_memory)
     tseed, requests, _ = plan.group(index // per_traffic, index + 1)
     target, word, flips, cycle = plan.draw(index, requests)
-    _, lag, stat_lag = _core_figures(params, options)
+    latency, lag, stat_lag = _core_figures(params, options)
     faults = [fast.Fault(cycle, "TOP." + target.array.name, word, bit) for bit in flips]
     res = run_one(exe, params, tseed, faults, n_requests=n_requests, decision_lag=lag,
-                  stat_lag=stat_lag)
+                  stat_lag=stat_lag, latency=latency)
     return _record(params, index, tseed, (target, word, flips, cycle), res)
 
 

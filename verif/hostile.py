@@ -102,7 +102,8 @@ def attack_rtl(params: Params, tags: list[int], rounds: int, secret: int, build:
     exe = fast.build(params, build)
     result = fast.run(exe, params, requests, axi)
     model = KvAsuModel(params)
-    fast.check(params, model, requests, axi, result)     # every response, every register
+    fast.check(params, model, requests, axi, result,     # every response, every register
+               latency=fast.build_latency(params))
     return {"secret_seed_on_rtl": _summary(model, tags, params), "cycles": result.cycles}
 
 

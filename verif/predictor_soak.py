@@ -37,6 +37,8 @@ from golden_model.predictor import SAMPLE_SHIFT, is_sampled
 from hdl.core import CoreOptions
 from regmap import OPS, REG, Params
 
+from tools.cli import int_range
+
 from . import fast
 from .soak import Traffic, _stat_reads, axi_master
 from .tb.addresses import AddrSpace
@@ -194,7 +196,9 @@ def main(argv=None) -> int:
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--config", choices=sorted(CONFIGS), default="small")
-    ap.add_argument("--ready", type=int, default=700, help="response ready, per mille")
+    ap.add_argument("--ready", type=int_range(1, 1000, why="per mille of cycles with the "
+                                              "response consumer ready; 1000: always"),
+                    default=700, help="response ready, per mille (1..1000)")
     ap.add_argument("--chunk", type=int, default=50_000)
     ap.add_argument("--build", type=Path, default=Path("build/predictor_soak"))
     ap.add_argument("--out", type=Path, default=Path("build/predictor_soak.json"))

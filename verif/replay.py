@@ -10,8 +10,9 @@ the golden model answers each one at the cycle the RTL accepted it. Every respon
 compared field by field, then all statistics registers and OCCUPANCY are read over
 AXI4-Lite and compared with the model's. Prints both sets of statistics; exits 1 on any
 difference, and on a hang (the block stops making progress: no handshake for 100 000
-cycles while one is owed). ``--ready``: the share of cycles, per mille (1..1000), with the
-response consumer ready. ``--predictor`` replays on the predictor build in
+cycles while one is owed); exits 3 if the harness itself fails (not the RTL; 2: a usage
+error). ``--ready``: the share of cycles, per mille (1..1000), with the response consumer
+ready. ``--predictor`` replays on the predictor build in
 ``POLICY.MODE = 1`` (docs/spec-predictor.md), committed before the first request.
 """
 
@@ -56,12 +57,13 @@ def replay(trace: Trace | Path, params: Params, build: Path, ready_permille: int
     for reg in STAT_REGISTERS:
         axi += [fast.AxiOp("read", reg.offset), fast.AxiOp("read", reg.offset + 4)]
     axi += [fast.AxiOp("read", REG["OCCUPANCY"].offset), fast.AxiOp("release")]
-    exe = fast.build(params, build, options=PREDICTOR_OPTIONS if predictor else None)
+    options = PREDICTOR_OPTIONS if predictor else None
+    exe = fast.build(params, build, options=options)
     result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
                       progress=progress)
     model = KvAsuModel(params)
     summary = fast.check(params, model, requests, axi, result,   # raises on a difference
-                         predictor=predictor)
+                         predictor=predictor, latency=fast.build_latency(params, options))
     rtl_stats = {}
     words = [rec[2] for rec in result.axi if rec[0] == 2]          # the reads' data
     for i, reg in enumerate(STAT_REGISTERS):
@@ -114,6 +116,9 @@ def main(argv=None) -> int:
     except fast.Mismatch as err:
         print(f"replay: MISMATCH between the RTL and the golden model:\n{err}")
         return 1
+    except fast.HarnessError as err:
+        print(f"replay: HARNESS ERROR (a failure of the test harness, not of the RTL):\n{err}")
+        return 3
     except ValueError as err:
         ap.error(f"{args.trace}: {err}")
     print(f"replay: {s['requests']} requests over {s['cycles']} cycles ({s['policy']} mode); "

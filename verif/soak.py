@@ -30,6 +30,8 @@ from pathlib import Path
 from golden_model import KvAsuModel
 from regmap import CONFIG_NAMES, OPS, REG, REGISTERS, STAT_REGISTERS, Params
 
+from tools.cli import int_range
+
 from . import fast
 from .regmirror import TableGenerations
 from .tb.addresses import AddrSpace
@@ -224,7 +226,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
     latency = fast.build_latency(params)
     traffic = Traffic(params, rng)
     done, start, sim_s, sim_cycles = 0, time.monotonic(), 0.0, 0
-    chunk_index, axi_codes, sweeps, masters = 0, {}, 0, []
+    chunk_index, axi_codes, sweeps, masters, checked_requests = 0, {}, 0, [], 0
     while done < total:
         n = min(chunk, total - done)
         # Each chunk is a fresh run of the harness (and so a reset of the DUT and a new
@@ -248,6 +250,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         for code, count in checked["axi_responses"].items():
             axi_codes[code] = axi_codes.get(code, 0) + count
         sweeps += checked["sweeps"]
+        checked_requests += checked["requests"]
         done += n
         chunk_index += 1
         sim_s += result.seconds
@@ -259,7 +262,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
               f"{done / elapsed:,.0f} req/s overall", file=out, flush=True)
     print(f"soak: register accesses checked: {axi_codes}; clear sweeps run: {sweeps}",
           file=out, flush=True)
-    summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunk_index,
+    summary = {"requests": done, "checked": checked_requests, "mismatches": 0, "seed": seed, "chunks": chunk_index,
                "axi_responses": axi_codes, "sweeps": sweeps, "axi_masters": masters,
                "rtl_seconds": round(sim_s, 1), "rtl_cycles": sim_cycles,
                "wall_seconds": round(time.monotonic() - start, 1)}
@@ -273,7 +276,9 @@ def main(argv=None) -> int:
     ap.add_argument("--requests", type=int, default=10_000_000)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--config", choices=sorted(CONFIGS), default="default")
-    ap.add_argument("--ready", type=int, default=700, help="response ready, per mille")
+    ap.add_argument("--ready", type=int_range(1, 1000, why="per mille of cycles with the "
+                                              "response consumer ready; 1000: always"),
+                    default=700, help="response ready, per mille (1..1000)")
     ap.add_argument("--chunk", type=int, default=250_000)
     ap.add_argument("--build", type=Path, default=Path("build/soak"))
     args = ap.parse_args(argv)

@@ -7,6 +7,7 @@ long versions are `make soak` and `make bench`. Seeds are printed; set KVASU_SEE
 reproduce a failure.
 """
 
+import json
 import os
 import random
 
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from golden_model.trace import save_trace
-from regmap import AXIL_ADDR_WIDTH, OPS
+from regmap import AXIL_ADDR_WIDTH, OPS, Params
 from verif import fast
 from verif.codec import Codec
 from verif.hostile import attack_rtl, colliding_lines
@@ -40,7 +41,8 @@ def build_root(fast_build_root):
 @pytest.mark.parametrize("config, requests", [("small", 200_000)])
 def test_soak_short(config, requests, seed, build_root, capsys):
     summary = soak(CONFIGS[config], requests, seed, build_root / config, chunk=requests // 2)
-    assert summary["requests"] == requests and summary["mismatches"] == 0
+    # every request sent was checked against the model
+    assert summary["requests"] == requests and summary["checked"] == requests, summary
     codes = summary["axi_responses"]
     # the register fuzzing really hit every kind of answer
     for code in ("read_OKAY", "read_DECERR", "write_OKAY", "write_SLVERR", "write_DECERR"):
@@ -53,10 +55,117 @@ def test_soak_short(config, requests, seed, build_root, capsys):
 
 
 @pytest.mark.parametrize("kw, match", [({"ready_permille": 1001}, "ready_permille"),
-                                       ({"reads": 0}, "reads"), ({"skew": -1}, "skew")])
+                                       ({"reads": 0}, "reads"), ({"skew": -1}, "skew"),
+                                       ({"skew": 2**32}, "skew"), ({"reads": 2**32}, "reads")])
 def test_an_axi_master_out_of_range_is_refused(kw, match):
     with pytest.raises(ValueError, match=match):
         fast.AxiMaster(**kw)
+    fast.AxiMaster(skew=2**32 - 1)        # the largest the harness's field holds
+
+
+_REQ = [(0, OPS["OBSERVE"], 0, 0)]
+
+
+@pytest.mark.parametrize("requests, axi, faults, match", [
+    (_REQ, [fast.AxiOp("read", 1 << AXIL_ADDR_WIDTH)], (), r"AXI operation 0 \(read\)'s addr"),
+    (_REQ, [fast.AxiOp("write", 1 << AXIL_ADDR_WIDTH)], (), r"\(write\)'s addr"),
+    (_REQ, [fast.AxiOp("write", 0x40, strb=0x10)], (), "strb must be 0..15"),
+    (_REQ, [fast.AxiOp("write", 0x40, data=2**32)], (), "data must be"),
+    (_REQ, [fast.AxiOp("read", 0x40, not_before=-1)], (), "not_before must be"),
+    ([(-1, OPS["OBSERVE"], 0, 0)], [], (), "request 0's not_before"),
+    (_REQ, [], [fast.Fault(-1, "TOP.x", 0, 0)], "fault's cycle"),
+    (_REQ, [], [fast.Fault(0, "TOP.x", -1, 0)], "fault's word"),
+    (_REQ, [], [fast.Fault(0, "TOP.x", 0, -2)], "fault's bit"),
+])
+def test_an_operand_out_of_its_field_is_refused_by_name(requests, axi, faults, match):
+    """Not truncated into the port (an AXI address of AXIL_ADDR_WIDTH bits or more would
+    reach the block with its upper bits dirty) nor a ``struct.error``."""
+    with pytest.raises(ValueError, match=match):
+        fast.encode(Codec(CONFIGS["small"]), requests, axi, faults)
+
+
+@pytest.mark.parametrize("ready", [-5, 1001, 2000])
+def test_run_refuses_a_ready_share_out_of_range(ready, tmp_path):
+    with pytest.raises(ValueError, match="ready_permille must be 0..1000"):
+        fast.run(tmp_path / "no_harness", CONFIGS["small"], _REQ, ready_permille=ready)
+
+
+def test_run_refuses_a_harness_built_for_other_params(tmp_path):
+    exe = tmp_path / "kvasu_fast"
+    (tmp_path / fast.drive.BUILD_PARAMS).write_text(json.dumps(CONFIGS["default"].as_dict()))
+    with pytest.raises(ValueError, match="built for other parameters"):
+        fast.run(exe, CONFIGS["small"], _REQ)
+    fast.check_build(exe, CONFIGS["default"])
+
+
+@pytest.mark.parametrize("script, says", [("echo oops >&2; exit 4", "exit status 4"),
+                                          ("kill -SEGV $$", "killed by signal 11"),
+                                          ("exit 5", "exit status 5")])
+def test_a_failure_of_the_harness_is_a_harness_error_not_a_mismatch(tmp_path, script, says):
+    exe = tmp_path / "kvasu_fast"
+    exe.write_text("#!/bin/sh\n" + script + "\n")
+    exe.chmod(0o755)
+    with pytest.raises(fast.HarnessError, match=says) as info:
+        fast.run(exe, CONFIGS["small"], _REQ)
+    assert not isinstance(info.value, fast.Mismatch)
+    assert isinstance(fast.failure(2, ""), fast.Mismatch)
+    assert isinstance(fast.failure(3, ""), fast.Hang)
+
+
+def test_check_handles_addresses_wider_than_64_bits():
+    from golden_model import KvAsuModel
+    params = Params(ADDR_WIDTH=128, LINE_SHIFT=64, TAG_WIDTH=64)
+    codec = Codec(params)
+    requests = [(0, OPS["OBSERVE"], (5 << 100) | 1 << 64, 0), (1, OPS["QUERY"], 5 << 100, 0),
+                (2, OPS["QUERY"], 2**128 - 1, 0)]
+    acc = np.array([0, 1, 2], np.uint64)
+    expected = KvAsuModel(params).run(acc, [r[1] for r in requests], [r[2] for r in requests],
+                                      [0, 0, 0], responses=True)
+    packed = [sum(e.as_dict()[name] << offset for name, offset, _ in codec.rsp_fields)
+              for e in expected]
+    words = np.array([[(w >> (32 * i)) & 0xFFFF_FFFF for i in range(codec.rsp_words)]
+                      for w in packed], np.uint32)
+    result = fast.FastResult(acc, acc + 30, words, [], 0.0, 40)
+    assert fast.check(params, KvAsuModel(params), requests, [], result)["requests"] == 3
+    words[1, 0] ^= 1
+    with pytest.raises(fast.Mismatch, match="response 1"):
+        fast.check(params, KvAsuModel(params), requests, [], result)
+
+
+def test_register_problems_are_capped_and_counted():
+    """Every difference counts; only the first ``max_report`` are listed, registers'
+    as responses'."""
+    from golden_model import KvAsuModel
+    from regmap import REG
+    params = CONFIGS["small"]
+    reads = [fast.AxiOp("read", REG["ID"].offset) for _ in range(8)]
+    result = fast.FastResult(np.zeros(0, np.uint64), np.zeros(0, np.uint64),
+                             np.zeros((0, Codec(params).rsp_words), np.uint32),
+                             [(2, op.addr, 0xBAD, 0, 2 * k, 2 * k + 1)
+                              for k, op in enumerate(reads)], 0.0, 20)
+    with pytest.raises(fast.Mismatch) as info:
+        fast.check(params, KvAsuModel(params), [], reads, result, max_report=3)
+    lines = str(info.value).splitlines()
+    assert lines[0] == "8 mismatches; first:" and len(lines) == 4, lines
+
+
+def test_a_request_at_an_action_writes_response_counts_as_a_mismatch():
+    from golden_model import KvAsuModel
+    from regmap import REG
+    params = CONFIGS["small"]
+    ctrl = REG["CTRL"]
+    write = fast.AxiOp("write", ctrl.offset, ctrl.mask("ENABLE") | ctrl.mask("CLEAR_STATS"))
+    requests = [(0, OPS["QUERY"], 0, 0)]
+    model = KvAsuModel(params)
+    exp = model.run([5], [OPS["QUERY"]], [0], [0], responses=True)[0]
+    codec = Codec(params)
+    packed = sum(exp.as_dict()[name] << offset for name, offset, _ in codec.rsp_fields)
+    words = np.array([[(packed >> (32 * i)) & 0xFFFF_FFFF for i in range(codec.rsp_words)]],
+                     np.uint32)
+    result = fast.FastResult(np.array([5], np.uint64), np.array([30], np.uint64), words,
+                             [(1, write.addr, 0, 0, 4, 5)], 0.0, 31)
+    with pytest.raises(fast.Mismatch, match=r"^1 mismatches; first:\n.*D8 forbids"):
+        fast.check(params, KvAsuModel(params), requests, [write], result)
 
 
 @pytest.mark.parametrize("axi, match", [
@@ -265,6 +374,33 @@ def test_a_block_that_answers_once_passes_and_its_cycles_end_at_the_last_answer(
     assert result.response_cycle.tolist() == [1, 3, 5, 7, 9]
     assert [(r[0], r[4], r[5]) for r in result.axi] == [(1, 0, 1), (2, 2, 3)]
     assert result.cycles == 10
+
+
+def test_a_harness_built_for_other_port_widths_refuses_the_input(stand_in, build_root):
+    """The input's words per request and response are checked against the Verilated ports
+    (a stand-in two words wider each way, built from its own Verilog, so only the harness
+    can tell): the harness's own error, not the block's."""
+    params, _ = stand_in
+    codec = Codec(params)
+    offset = {name: off for name, off, _ in codec.req_fields}
+    text = _STAND_IN.format(rw=codec.req_width + 63, sw=codec.rsp_width + 63,
+                            aw=AXIL_ADDR_WIDTH - 1, tlevel=offset["min_tlevel"],
+                            addr=offset["addr"])
+    exe = fast.build(params, build_root / "stand_in_wide", verilog=text)
+    with pytest.raises(fast.HarnessError, match=rf"exit status 4\).*\({codec.req_words}, "
+                       rf"{codec.rsp_words}\) are not this build's ports' "
+                       rf"\({codec.req_words + 2}, {codec.rsp_words + 2}\)"):
+        fast.run(exe, params, [(k, OPS["QUERY"], 0x100 * k, 0) for k in range(3)])
+
+
+def test_a_read_beyond_the_register_space_never_reaches_the_port(stand_in):
+    """The stand-in echoes the AXI read address: an in-range one comes back whole."""
+    params, exe = stand_in
+    top = (1 << AXIL_ADDR_WIDTH) - 4
+    result = fast.run(exe, params, [], [fast.AxiOp("read", top & ~_TOP)])
+    assert result.axi[0][2] == top & ~_TOP
+    with pytest.raises(ValueError, match=f"addr must be 0..{(1 << AXIL_ADDR_WIDTH) - 1}"):
+        fast.run(exe, params, [], [fast.AxiOp("read", 0x1044)])
 
 
 @pytest.mark.parametrize("what, gap", [("response", 0), ("response", 63),

@@ -231,15 +231,48 @@ def test_shared_runs_equal_fresh_runs(exe, verilog, lag, stat_lag):
     assert any(r["class"] != "masked" for r in shared)
 
 
-def test_shared_run_failure_is_reported(exe, lag, stat_lag):
-    """A forked run that fails (here: a memory the harness does not have) is that run's
-    protocol failure, with the harness's message; the other runs are unaffected."""
+def test_a_fault_the_harness_cannot_inject_is_refused_before_the_run(exe, verilog, lag,
+                                                                     stat_lag):
+    """A memory the harness does not have, or a word or bit outside one, is bad input: a
+    ``ValueError`` naming it, before any run (never a run classified "silent")."""
+    lags = dict(decision_lag=lag, stat_lag=stat_lag)
     bad = [fast.Fault(5, "TOP.kv_asu.no_such_memory", 0, 0)]
-    _, (res, ok) = run_shared(exe, PARAMS, 3, [bad, [fast.Fault(10**9, bad[0].memory, 0, 0)]],
-                              n_requests=40, decision_lag=lag, stat_lag=stat_lag)
-    assert res["class"] == "silent" and "no memory TOP.kv_asu.no_such_memory" in res["detail"]
-    assert _first_difference(res["detail"]) == "protocol"
-    assert ok["class"] == "masked"
+    with pytest.raises(ValueError, match="no memory array 'TOP.kv_asu.no_such_memory'"):
+        run_shared(exe, PARAMS, 3, [bad], n_requests=40, **lags)
+    with pytest.raises(ValueError, match="no memory array"):
+        run_one(exe, PARAMS, 3, bad, n_requests=40, **lags)
+    array = fast.memory_arrays(verilog)[0]
+    for fault, says in ((fast.Fault(5, "TOP." + array.name, array.depth, 0), "word"),
+                        (fast.Fault(5, "TOP." + array.name, 0, array.width), "bit")):
+        with pytest.raises(ValueError, match=f"a fault's {says} must be"):
+            run_shared(exe, PARAMS, 3, [[fault]], n_requests=40, **lags)
+
+
+def test_a_failure_of_the_harness_stops_the_runs(exe, verilog, lag, stat_lag, monkeypatch,
+                                                 tmp_path):
+    """Past the Python check, the harness refuses a memory it does not have itself (a VPI
+    flip that fails): its own error (``fast.HarnessError``), which stops the runs instead of
+    being classified; and it refuses faults (kind 5) beside runs (kind 6), since a run
+    forked from a parent with faults would not be the fresh run of its own."""
+    import subprocess
+    from verif.codec import Codec
+    from verif.faults import _run_record
+    lags = dict(decision_lag=lag, stat_lag=stat_lag)
+    bad = [fast.Fault(5, "TOP.kv_asu.no_such_memory", 0, 0)]
+    monkeypatch.setattr(fast, "check_faults", lambda exe, faults: None)
+    monkeypatch.setattr(fast.drive, "check_faults", lambda exe, faults: None)
+    with pytest.raises(fast.HarnessError, match="run 0 .*exit status 4.*no memory "
+                       "TOP.kv_asu.no_such_memory"):
+        run_shared(exe, PARAMS, 3, [bad], n_requests=40, **lags)
+    with pytest.raises(fast.HarnessError, match="no memory TOP.kv_asu.no_such_memory"):
+        run_one(exe, PARAMS, 3, bad, n_requests=40, **lags)
+    array = fast.memory_arrays(verilog)[0]
+    good = fast.Fault(1, "TOP." + array.name, 0, 0)
+    data = fast.encode(Codec(PARAMS), [(0, 0, 0, 0)], [], [good]) + _run_record(0, [good])
+    (tmp_path / "in.bin").write_bytes(data)
+    proc = subprocess.run([str(exe), *(str(tmp_path / f) for f in ("in.bin", "r", "a")),
+                           "1000", "1"], capture_output=True, text=True)
+    assert proc.returncode == 4 and "exclude each other" in proc.stderr, proc
 
 
 def test_campaign_independent_of_jobs_and_replayable(exe, fast_build_root):

@@ -41,3 +41,17 @@ def test_refused_before_building(wide_trace, tmp_path, capsys, args, message):
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
     assert not build.exists()
+
+
+def test_a_failure_of_the_harness_is_not_reported_as_a_mismatch(wide_trace, tmp_path,
+                                                                monkeypatch, capsys):
+    """The harness's own error (``fast.HarnessError``) exits 3 and says so; it is never
+    "MISMATCH between the RTL and the golden model"."""
+    from verif import fast
+
+    def broken(*args, **kwargs):
+        raise fast.HarnessError("the harness itself failed (killed by signal 11): ")
+    monkeypatch.setattr(replay, "replay", broken)
+    assert replay.main([str(wide_trace), "--build", str(tmp_path / "b")]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("replay: HARNESS ERROR") and "MISMATCH" not in out

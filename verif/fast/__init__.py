@@ -18,15 +18,22 @@ The golden model consumes the *recorded* acceptance cycles, so whatever the DUT'
 back-pressure did to the timing, the model answers each request at the cycle the DUT took
 it (spec section 4).
 
+A difference from the golden model or a protocol failure of the block is a
+:class:`Mismatch` (:class:`Hang`: the block stopped answering); a failure of the harness
+itself (bad input, a signal, an output it cannot write) is a :class:`HarnessError`, never
+a :class:`Mismatch`.
+
 The files: ``records.py`` (the records above and the failures), ``verilate.py`` (step 1),
 ``drive.py`` (step 2), ``scoreboard.py`` (step 3), ``harness.cpp`` (the C++ harness).
 """
 
 from .verilate import VERILATOR_MAKEFLAGS, build, memory_arrays, public_config, verilator
 from .scoreboard import build_latency, check
-from .records import AxiMaster, AxiOp, FastResult, Fault, Hang, MemoryArray, Mismatch, SoftError
-from .drive import encode, read_result, run
+from .records import (AxiMaster, AxiOp, FastResult, Fault, Hang, HarnessError, MemoryArray,
+                      Mismatch, SoftError)
+from .drive import check_build, check_faults, encode, encode_fault, failure, read_result, run
 
 __all__ = ["AxiOp", "AxiMaster", "Fault", "FastResult", "MemoryArray", "build", "memory_arrays",
            "public_config", "run", "read_result", "encode", "verilator", "VERILATOR_MAKEFLAGS",
-           "check", "build_latency", "Mismatch", "Hang", "SoftError"]
+           "check", "build_latency", "Mismatch", "Hang", "HarnessError", "SoftError",
+           "encode_fault", "failure", "check_build", "check_faults"]

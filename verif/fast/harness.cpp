@@ -46,19 +46,26 @@
 // fails if the block raises rsp.valid, BVALID or RVALID in them (an answer too many). It
 // fails if the block makes no progress for 100 000 cycles while it owes a handshake (a
 // request offered, a response to a request accepted, an AXI operation under way; a hang is
-// a bug, never a timeout to raise): exit status 3 (2: any other failure). Cycles in which
+// a bug, never a timeout to raise): exit status 3; 2 for any other failure of the block (a
+// response with no request in flight, a B or R with no operation of its kind outstanding,
+// an answer after the end). Exit status 4 is the harness's own error, never the block's:
+// bad arguments or input, an input whose word counts are not the Verilated ports', an
+// output it cannot write, a VPI flip that fails, a fork that fails. Cycles in which
 // the harness only waits for the next record's not_before are idle, not a hang: a trace's
 // gaps (the frames of a video trace at its frame rate) may be longer than the bound.
 //
-// Runs (kind 6 records): the harness simulates the stimulus once, with the kind 5 faults
-// (if any), and at the first fault cycle of each run fork()s; the child applies that run's
-// faults and goes on to the end exactly as a fresh harness given the same stimulus and those
-// faults as kind 5 records would (the same state, the same back-pressure draws), and writes
-// OUT_RSP.bin.<index> and OUT_AXI.bin.<index> (its messages to OUT_RSP.bin.<index>.err).
+// Runs (kind 6 records): the harness simulates the stimulus once, without faults (an input
+// with both kind 5 and kind 6 records is refused: a child would carry the parent's earlier
+// flips, which no fresh run of its own faults has), and at the first fault cycle of each run
+// fork()s; the child applies that run's faults and goes on to the end exactly as a fresh
+// harness given the same stimulus and those faults as kind 5 records would (the same state,
+// the same back-pressure draws), and writes OUT_RSP.bin.<index> and OUT_AXI.bin.<index>
+// (its messages to OUT_RSP.bin.<index>.err).
 // The parent waits for each child before it goes on (one core), and at its end writes
 // OUT_RSP.bin.runs: per run, in input order, u64 index and i32 exit status (-1: killed by a
-// signal). A run whose first fault cycle comes after the parent's end is the parent's run
-// (no flip happens within it): its files are copies of the parent's.
+// signal; 4: the harness's own error). A run whose first fault cycle comes after the
+// parent's end is the parent's run (no flip happens within it): its files are copies of the
+// parent's.
 
 #include <cstdint>
 #include <cstdio>
@@ -68,6 +75,8 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <sys/wait.h>
@@ -87,7 +96,8 @@
 
 namespace {
 
-// Copy between 32-bit words and a Verilated port of any width.
+// Copy between 32-bit words and a Verilated port of any width; port_words: the 32-bit words
+// a port holds (the input's req_words and rsp_words must equal them, checked at startup).
 template <std::size_t N>
 void put(VlWide<N>& dst, const uint32_t* w, unsigned) { for (std::size_t i = 0; i < N; i++) dst[i] = w[i]; }
 void put(QData& dst, const uint32_t* w, unsigned n) { dst = w[0] | (n > 1 ? (uint64_t)w[1] << 32 : 0); }
@@ -100,6 +110,14 @@ void get(QData src, uint32_t* w, unsigned n) { w[0] = (uint32_t)src; if (n > 1) 
 void get(IData src, uint32_t* w, unsigned) { w[0] = src; }
 void get(SData src, uint32_t* w, unsigned) { w[0] = src; }
 void get(CData src, uint32_t* w, unsigned) { w[0] = src; }
+template <typename T> struct Words;
+template <std::size_t N> struct Words<VlWide<N>> { static constexpr unsigned n = N; };
+template <> struct Words<QData> { static constexpr unsigned n = 2; };
+template <> struct Words<IData> { static constexpr unsigned n = 1; };
+template <> struct Words<SData> { static constexpr unsigned n = 1; };
+template <> struct Words<CData> { static constexpr unsigned n = 1; };
+template <typename Port>
+constexpr unsigned port_words = Words<std::remove_cv_t<std::remove_reference_t<Port>>>::n;
 
 struct Request { uint64_t not_before; std::vector<uint32_t> payload; };
 struct Fault { uint64_t cycle; uint32_t word, bit; std::string name; };
@@ -146,26 +164,33 @@ bool forked_child = false;
   exit(status);
 }
 
-[[noreturn]] void die(const char* msg) { fprintf(stderr, "kvasu_fast: %s\n", msg); finish(2); }
+// The exit statuses: the block failed (a protocol failure), the block hung, the harness
+// itself failed (never the block's fault).
+constexpr int kBlockFailed = 2, kHang = 3, kHarnessError = 4;
+
+// The harness's own error: exit status 4.
+[[noreturn]] void die(const char* msg) { fprintf(stderr, "kvasu_fast: %s\n", msg); finish(kHarnessError); }
+
+// The block broke the protocol: exit status 2.
+[[noreturn]] void fail(const char* msg) { fprintf(stderr, "kvasu_fast: %s\n", msg); finish(kBlockFailed); }
 
 // Cycles the harness watches after the run's end (below). A response still in the block's
 // pipeline then would leave it within the block's latency (19 cycles in the default and
 // small builds, 23 at most, with three hash multiply stages), and a register access's B or
 // R comes at most 5 cycles after its AW / W or AR: 64 covers both with room to spare, at a
-// cost of 64 cycles a run. The run's reported cycles do not change: the caller takes them
-// from the records (verif/fast/drive.py, read_result), and nothing is recorded here.
+// cost of 64 cycles a run. Nothing is recorded in them: the run's cycles are the records'
+// (verif/fast/drive.py, read_result).
 constexpr uint64_t kTrailingCycles = 64;
 
 // The main loop ends at the cycle of the last handshake (or the one after it, where a last
 // release record is taken): every request answered, every AXI operation finished, so the
 // block owes nothing. A response, B or R after it is one too many (a duplicate of the
 // last, an answer to nothing), which a run that stopped there would never see. With
-// nothing offered and every ready high, any of them is a failure (exit status 2, as for one
-// during the run). Faults (kind 5 and 6) are not applied here: a flip is within the run or
-// not at all, as before. A forked run watches these cycles as a fresh one does, and
+// nothing offered and every ready high, any of them is a failure of the block (exit status
+// 2, as for one during the run). Faults (kind 5 and 6) are not applied here: a flip is
+// within the run or not at all. A forked run watches these cycles as a fresh one does, and
 // verif.faults counts a failure here as one during the run (a protocol failure: silent,
-// whatever the block flagged), so a campaign's figures change only where an upset made the
-// block answer after the end: a real failure, not one of the harness.
+// whatever the block flagged).
 template <typename Top, typename Tick>
 void drain_trailing_cycles(Top& top, Tick& tick, uint64_t last) {
   top.PORT(req, valid) = 0; top.PORT(rsp, ready) = 1;
@@ -181,7 +206,7 @@ void drain_trailing_cycles(Top& top, Tick& tick, uint64_t last) {
       snprintf(msg, sizeof msg, "%s at cycle %llu, %llu cycles after the run's end "
                "(cycle %llu), with nothing owed", what, (unsigned long long)cycle,
                (unsigned long long)(cycle - last), (unsigned long long)last);
-      die(msg);
+      fail(msg);
     }
     tick();
   }
@@ -193,7 +218,7 @@ void drain_trailing_cycles(Top& top, Tick& tick, uint64_t last) {
 void flip(const Fault& f) {
   if (const char* why = vpi_flip(f.name.c_str(), f.word, f.bit)) {
     fprintf(stderr, "kvasu_fast: %s %s (word %u, bit %u)\n", why, f.name.c_str(), f.word, f.bit);
-    finish(2);
+    finish(kHarnessError);
   }
 }
 #endif
@@ -206,7 +231,11 @@ int main(int argc, char** argv) {
   if (!in) die("cannot open the input");
   std::string rsp_path = argv[2], axi_path = argv[3];
   const std::string runs_path = rsp_path + ".runs";
-  const unsigned ready_permille = (unsigned)atoi(argv[4]);
+  char* end = nullptr;
+  const long ready_arg = strtol(argv[4], &end, 10);
+  if (end == argv[4] || *end || ready_arg < 0 || ready_arg > 1000)
+    die("READY_PERMILLE must be 0..1000");
+  const unsigned ready_permille = (unsigned)ready_arg;
   uint64_t rng = strtoull(argv[5], nullptr, 0) * 0x9E3779B97F4A7C15ull + 1;
   uint64_t axi_rng = rng ^ 0x5851F42D4C957F2Dull;   // the AXI master's draws (kind 7)
 
@@ -214,6 +243,17 @@ int main(int argc, char** argv) {
   uint32_t magic, req_words, rsp_words;
   if (!r.read(magic) || magic != 0x3154564B || !r.read(req_words) || !r.read(rsp_words))
     die("bad input header");
+  {
+    constexpr unsigned req_port = port_words<decltype(std::declval<Vkv_asu&>().PORT(req, payload))>;
+    constexpr unsigned rsp_port = port_words<decltype(std::declval<Vkv_asu&>().PORT(rsp, payload))>;
+    if (req_words != req_port || rsp_words != rsp_port) {
+      char msg[200];
+      snprintf(msg, sizeof msg, "the input's words per request and response (%u, %u) are not "
+               "this build's ports' (%u, %u): a harness built for another configuration",
+               req_words, rsp_words, req_port, rsp_port);
+      die(msg);
+    }
+  }
   std::deque<Request> requests;
   std::deque<AxiOp> axi_ops;
   std::vector<Fault> faults;
@@ -258,6 +298,7 @@ int main(int argc, char** argv) {
     }
   }
   fclose(in);
+  if (!faults.empty() && !runs.empty()) die("fault records (kind 5) and runs (kind 6) exclude each other");
 
   auto ctx = std::make_unique<VerilatedContext>();
   auto top = std::make_unique<Vkv_asu>(ctx.get());
@@ -329,9 +370,9 @@ int main(int argc, char** argv) {
       if (pid == 0) {
         const std::string tail = "." + std::to_string(run.index);
         forked_child = true;
-        if (!freopen((rsp_path + tail + ".err").c_str(), "w", stderr)) finish(2);
+        if (!freopen((rsp_path + tail + ".err").c_str(), "w", stderr)) finish(kHarnessError);
         rsp_path += tail; axi_path += tail;
-        faults = run.faults;   // this run's faults replace any of the parent's still to come
+        faults = run.faults;   // the parent has none (kind 5 and 6 exclude each other)
         std::stable_sort(faults.begin(), faults.end(), by_cycle);
         next_fault = 0;
         runs.clear(); fork_order.clear(); next_run = 0;
@@ -378,8 +419,8 @@ int main(int argc, char** argv) {
       axi_ops.pop_front();
       issuing = true; aw_done = w_done = false;
       if (cur.kind == 1) {
-        aw_at = cycle + (skew ? xorshift(axi_rng) % (skew + 1) : 0);
-        w_at = cycle + (skew ? xorshift(axi_rng) % (skew + 1) : 0);
+        aw_at = cycle + (skew ? xorshift(axi_rng) % (skew + uint64_t{1}) : 0);
+        w_at = cycle + (skew ? xorshift(axi_rng) % (skew + uint64_t{1}) : 0);
         top->PORT(axil, awaddr) = cur.addr; top->PORT(axil, awprot) = 0;
         top->PORT(axil, wdata) = cur.data; top->PORT(axil, wstrb) = cur.strb;
       } else {
@@ -412,7 +453,7 @@ int main(int argc, char** argv) {
       requests.pop_front();
     }
     if (rsp_fire) {
-      if (in_flight.empty()) die("response with no request in flight");
+      if (in_flight.empty()) fail("response with no request in flight");
       uint64_t acc = in_flight.front();
       in_flight.pop_front();
       out.add(out.rsp, &acc, 8); out.add(out.rsp, &cycle, 8);
@@ -421,9 +462,9 @@ int main(int argc, char** argv) {
     // A B or R answers the oldest outstanding operation, which must be of its kind (the
     // handshakes of this edge: an operation issued in it is not yet outstanding).
     if (b_fire || r_fire) {
-      if (b_fire && r_fire) die("B and R in one cycle with one kind of operation outstanding");
+      if (b_fire && r_fire) fail("B and R in one cycle with one kind of operation outstanding");
       if (outstanding.empty() || outstanding.front().op.kind != (b_fire ? 1u : 2u))
-        die(b_fire ? "a write response with no write outstanding"
+        fail(b_fire ? "a write response with no write outstanding"
                    : "a read response with no read outstanding");
       const Outstanding& o = outstanding.front();
       uint32_t rec[4] = {o.op.kind, o.op.addr, r_fire ? rdata : 0, b_fire ? bresp : rresp};
@@ -451,8 +492,7 @@ int main(int argc, char** argv) {
       fprintf(stderr, "kvasu_fast: no progress for 100000 cycles at cycle %llu "
               "(%zu requests left, %zu in flight, %zu AXI ops left)\n",
               (unsigned long long)cycle, requests.size(), in_flight.size(), axi_ops.size());
-      if (!runs.empty()) die("the parent run of a set of runs (kind 6) hung");
-      finish(3);
+      finish(kHang);
     }
   }
   drain_trailing_cycles(*top, tick, cycle);

@@ -2,8 +2,8 @@
 """The fast path's records: a register access or barrier (``AxiOp``), how the harness's AXI
 master behaves (``AxiMaster``), a run's result
 (``FastResult``), an upset to inject (``Fault``), a memory array of the generated Verilog
-(``MemoryArray``), a reported soft error (``SoftError``) and the failures (``Mismatch``,
-``Hang``)."""
+(``MemoryArray``), a reported soft error (``SoftError``), the block's failures (``Mismatch``, ``Hang``) and the
+harness's own (``HarnessError``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 
 __all__ = ["AxiOp", "AxiMaster", "FastResult", "Fault", "MemoryArray", "SoftError", "Mismatch",
-           "Hang"]
+           "Hang", "HarnessError"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,13 +30,18 @@ class AxiOp:
     check: bool = True
 
 
+#: The largest value of the harness's 32-bit input fields.
+MAX_U32 = 0xFFFF_FFFF
+
+
 @dataclasses.dataclass(frozen=True)
 class AxiMaster:
     """How the harness's AXI4-Lite master behaves. ``ready_permille``: BREADY and RREADY
     high in a cycle with this probability (per mille; 1000: always). ``reads``: reads
     outstanding at most (a read is issued while earlier reads wait for their R; a write
     never overlaps another operation). ``skew``: AWVALID and WVALID each raised 0 to
-    ``skew`` cycles (drawn) after a write starts. The draws are seeded by the run's seed.
+    ``skew`` cycles (drawn) after a write starts (``skew`` up to 2**32 - 1, the harness's
+    32-bit field). The draws are seeded by the run's seed.
     The default is the plain master: one operation at a time, both valids together,
     BREADY and RREADY always high."""
     ready_permille: int = 1000
@@ -46,10 +51,11 @@ class AxiMaster:
     def __post_init__(self):
         if not 0 <= self.ready_permille <= 1000:
             raise ValueError(f"ready_permille must be 0..1000, not {self.ready_permille}")
-        if self.reads < 1:
-            raise ValueError(f"reads must be at least 1, not {self.reads}")
-        if self.skew < 0:
-            raise ValueError(f"skew must be at least 0, not {self.skew}")
+        if not 1 <= self.reads <= MAX_U32:
+            raise ValueError(f"reads must be 1..{MAX_U32}, not {self.reads}")
+        if not 0 <= self.skew <= MAX_U32:
+            raise ValueError(f"skew must be 0..{MAX_U32} (the harness's 32-bit field), "
+                             f"not {self.skew}")
 
 
 @dataclasses.dataclass
@@ -83,7 +89,12 @@ class MemoryArray:
 
 
 class Mismatch(AssertionError):
-    pass
+    """The block answered differently from the golden model, or broke the protocol."""
+
+
+class HarnessError(RuntimeError):
+    """The harness itself failed (bad input, an output it could not write, a fault it could
+    not inject, killed by a signal): nothing is known of the block's behaviour."""
 
 
 class Hang(Mismatch):

@@ -121,7 +121,9 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
         raise Mismatch("the stream's timing: " + "; ".join(timing[:max_report]))
     mirror = RegisterMirror(params, model, predictor=predictor)
     ops = np.array([r[1] for r in requests], dtype=np.uint64)
-    addrs = np.array([r[2] for r in requests], dtype=np.uint64)
+    # (wider than 64 bits: Python ints, as KvAsuModel.run takes them then)
+    addrs = (np.array([r[2] for r in requests], dtype=np.uint64) if params.ADDR_WIDTH <= 64
+             else [int(r[2]) for r in requests])
     mins = np.array([r[3] for r in requests], dtype=np.uint64)
     acc = result.accept_cycle
     bus_ops = [op for op in axi_ops if op.kind in ("write", "read")]
@@ -132,6 +134,12 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     got_ints = [sum(int(w) << (32 * i) for i, w in enumerate(row)) for row in words]
 
     problems, done, mismatches = [], 0, 0
+
+    def report(message):
+        nonlocal mismatches
+        mismatches += 1
+        if len(problems) < max_report:
+            problems.append(message)
     busy_bit = 1 << REG["STATUS"].field("BUSY").bit
     busy_unsure = []      # (first, last) cycles around each applied flush
 
@@ -146,7 +154,7 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
         run_plain(upto)
 
     def run_plain(upto):
-        nonlocal done, mismatches
+        nonlocal done
         end = int(np.searchsorted(acc, upto, side="left")) if upto is not None else n
         if end <= done:
             return
@@ -156,21 +164,19 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
             got = codec.unpack_rsp(got_ints[i])
             diff = {k: (v, got[k]) for k, v in exp.as_dict().items() if got[k] != v}
             if diff:
-                mismatches += 1
-                if len(problems) < max_report:
-                    op, addr, mt = requests[i][1:]
-                    problems.append(f"response {i} (op {op}, addr {addr:#x}, min_tlevel {mt},"
-                                    f" accepted at cycle {int(acc[i])}): " + ", ".join(
-                                        f"{k} expected {e} got {g}" for k, (e, g) in diff.items())
-                                    + f"; expected {exp.as_dict()}")
+                op, addr, mt = requests[i][1:]
+                report(f"response {i} (op {op}, addr {addr:#x}, min_tlevel {mt}, accepted at "
+                       f"cycle {int(acc[i])}): " + ", ".join(
+                           f"{k} expected {e} got {g}" for k, (e, g) in diff.items())
+                       + f"; expected {exp.as_dict()}")
         done = end
 
     for op, (kind, addr, rdata, resp, _start, done_cycle) in axi_by_done:
         if mirror.is_action(op.kind, op.addr, op.data, op.strb) and \
                 int(np.searchsorted(acc, done_cycle, side="right")) != \
                 int(np.searchsorted(acc, done_cycle, side="left")):
-            problems.append(f"a request was accepted at cycle {done_cycle}, the edge of a "
-                            f"CTRL action write's response (D8 forbids it)")
+            report(f"a request was accepted at cycle {done_cycle}, the edge of a CTRL action "
+                   f"write's response (D8 forbids it)")
         run_requests(done_cycle)
         if op.kind == "write":
             generations = (mirror.generations.used, mirror.sweeps)
@@ -180,9 +186,8 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
                 busy_unsure.append((done_cycle - 2, done_cycle + 3 +
                                     (params.ENTRIES // params.PROBE if swept else 0)))
             if resp != exp:
-                mismatches += 1
-                problems.append(f"write {op.addr:#05x}={op.data:#x} strb {op.strb:#x} at cycle "
-                                f"{done_cycle}: resp {Resp(resp).name}, expected {exp.name}")
+                report(f"write {op.addr:#05x}={op.data:#x} strb {op.strb:#x} at cycle "
+                       f"{done_cycle}: resp {Resp(resp).name}, expected {exp.name}")
         else:
             exp_resp, exp_data = mirror.read(op.addr)
             if (op.addr & ~3) == REG["STATUS"].offset and exp_data is not LIVE and \
@@ -192,10 +197,9 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
                 exp_data = LIVE
                 mirror.hi_latch_live = True   # an unchecked LO read leaves the latch unknown
             if resp != exp_resp or (exp_data is not LIVE and rdata != exp_data):
-                mismatches += 1
-                problems.append(f"read {op.addr:#05x} at cycle {done_cycle}: got "
-                                f"{Resp(resp).name} {rdata:#x}, expected {exp_resp.name} "
-                                f"{'live' if exp_data is LIVE else hex(exp_data)}")
+                report(f"read {op.addr:#05x} at cycle {done_cycle}: got {Resp(resp).name} "
+                       f"{rdata:#x}, expected {exp_resp.name} "
+                       f"{'live' if exp_data is LIVE else hex(exp_data)}")
     run_requests(None)
     if problems:
         raise Mismatch(f"{mismatches} mismatches; first:\n  " + "\n  ".join(problems))

@@ -7,6 +7,7 @@ injection (``public_config``)."""
 from __future__ import annotations
 
 import fcntl
+import json
 import re
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 from regmap import Params
 
 from ..runner import VERILATOR_OPT
+from .drive import BUILD_MEMORIES, BUILD_PARAMS
 from .records import MemoryArray
 
 __all__ = ["VERILATOR_MAKEFLAGS", "build", "memory_arrays", "public_config", "verilator"]
@@ -63,6 +65,7 @@ def build(params: Params, build_dir: Path, *, waves: bool = False,
 def _build(params: Params, build_dir: Path, *, waves: bool, faults: bool, options,
            text: str | None) -> Path:
     verilog = build_dir / "kv_asu.v"
+    verilog_given = text is not None
     if text is None:
         from hdl.generate import generate
         text = generate(params, options)
@@ -88,6 +91,15 @@ def _build(params: Params, build_dir: Path, *, waves: bool, faults: bool, option
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"verilator failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    # What the build is for, for run()'s checks (drive.check_build, drive.check_faults).
+    built_params = obj / BUILD_PARAMS
+    if verilog_given:
+        built_params.unlink(missing_ok=True)
+    else:
+        built_params.write_text(json.dumps(params.as_dict()))
+    if faults:
+        (obj / BUILD_MEMORIES).write_text(json.dumps(
+            [["TOP." + a.name, a.width, a.depth] for a in memory_arrays(text)]))
     return obj / "kvasu_fast"
 
 
