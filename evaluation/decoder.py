@@ -114,6 +114,18 @@ def check_writable(path, what: str = "output file") -> Path:
     return path
 
 
+def prepare_output(path, what: str = "--out") -> Path:
+    """Make the folder of the output file ``path`` and :func:`check_writable` it, before a
+    long run (``ValueError`` with a one-line reason)."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"{what} {path}: cannot create the folder {path.parent} "
+                         f"({e.strerror})") from None
+    return check_writable(path, what)
+
+
 def one_line_errors(hint: str = sm.INSTALL):
     """Decorator for a command-line ``main(argv) -> int``: a missing package
     (:class:`~evaluation.smollm2.MissingModelError`, whose message says what to run, or any

@@ -94,11 +94,7 @@ def main(argv=None) -> int:
             dec.check_request_count(args.trace_tokens, args.trace_budget)
             if args.keep_trace:
                 dec.check_writable(args.keep_trace, "--keep-trace")
-        try:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise ValueError(f"--out {args.out}: cannot create the folder {args.out.parent} ({e.strerror})") from None
-        dec.check_writable(args.out, "--out")
+        dec.prepare_output(args.out, "--out")
     except ValueError as e:
         ap.error(str(e))
     sm.gguf_path()                         # a missing model package: one line

@@ -69,11 +69,7 @@ def main(argv=None) -> int:
     if args.ppl_tokens < 2:
         ap.error(f"--ppl-tokens must be at least 2 (a text's length caps it), got {args.ppl_tokens}")
     try:
-        try:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise ValueError(f"--out {args.out}: cannot create the folder {args.out.parent} ({e.strerror})") from None
-        dec.check_writable(args.out, "--out")
+        dec.prepare_output(args.out, "--out")
     except ValueError as e:
         ap.error(str(e))
     try:
