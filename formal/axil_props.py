@@ -6,11 +6,11 @@ promises the core relies on.
 Environment: the manager obeys AXI (once ``xVALID`` is high it stays high with a stable
 payload until ``xREADY``); ``bready``/``rready`` free; the core-side inputs
 (``core_idle``, ``occupancy``, ``stat_inc``) free except that ``core_idle`` falls only
-after a cycle without ``hold`` and ``stat_inc`` pulses only while not idle; ``core_flushing``
-is modelled as ``flush`` delayed by a cycle (a one-cycle clear sweep; the core's lasts
-``ENTRIES / PROBE`` cycles after one flush or reset in 16, and in a protected build also
-covers a recovery); ``cycle`` counts;
-reset in the first cycle, free afterwards.
+after a cycle without ``hold``; ``core_flushing`` is the OR of the clear sweep, free except
+that it rises only in the cycle after a ``flush`` or a reset cycle (and may then last any
+number of cycles), and of a free signal (a protected build's recovery); ``cycle`` counts;
+reset in the first cycle, free afterwards. The two assumptions on the core are asserted of
+it (``CoreHarness.register_block_facts``, in ``stream_count_prove``).
 
 Assertions:
 
@@ -20,8 +20,9 @@ Assertions:
   handshakes are 0 or 1, AR handshakes - R handshakes is 0 or 1; ``bvalid`` only while an
   AW *and* a W are outstanding; ``rvalid`` only while an AR is outstanding (so: no B
   without a preceding AW and W, no R without AR, one response per request);
-* R comes at most 2 cycles after its AR handshake, a statistic's LO word one more per stage
-  of the block's ``stat_pend`` shift register (the documented read latencies);
+* R comes at most 2 cycles after its AR handshake, but for a statistic's LO word (the only
+  read ``stat_pend`` holds), which takes one more per stage of the block's ``stat_pend``
+  shift register (the documented read latencies);
 * a write answered ``SLVERR`` or ``DECERR`` changed nothing: in every cycle without a
   write response or with a refused one, ``cfg``, ``enable``, the modes (``nonblocking``,
   ``policy`` in a predictor build) and every shadow word are as in the cycle before
@@ -31,8 +32,11 @@ Assertions:
   first cycle of its response;
 * ``cfg`` is always a legal configuration, and changes only at a clock edge at which
   ``hold`` and ``core_idle`` were high (the core harness's assumption, D8);
-* ``flush`` pulses only while ``hold`` and ``core_idle`` are high and ``core_flushing`` is
-  low (the core harness's assumption on ``flush``).
+* ``flush`` pulses only while ``hold`` and ``core_idle`` are high and the clear sweep is
+  low (the core harness's assumption on ``flush``);
+* ``nonblocking`` changes only while ``core_idle`` is high, and (``predictor=True``)
+  ``policy`` only in a cycle with the ``flush`` pulse, both also after a reset (the
+  predictor core harness's assumptions).
 """
 
 from amaranth import *
@@ -73,14 +77,26 @@ class AxilHarness(Elaboratable):
                 regs.core_idle, regs.occupancy, regs.stat_inc]
         for sig in free:
             m.d.comb += sig.eq(AnySeq(len(sig)))
-        # The core as the register block sees it (a model): `flushing` is the flush pulse
-        # delayed by one cycle; `core_idle` falls only after a cycle without `hold` (the core leaves
-        # idle only by accepting a request); a statistics pulse comes only while not idle.
-        m.d.sync += regs.core_flushing.eq(regs.flush)
+        # The core as the register block sees it. `core_flushing` is the core's clear sweep
+        # (`sweep`) OR anything else (`other`: a protected build's recovery, free). The
+        # sweep is free but for one rule: it rises only in the cycle after a `flush` or a
+        # reset cycle (and then may last any number of cycles); `core_idle` falls only
+        # after a cycle without `hold` (the core leaves idle only by accepting a request).
+        # Both are asserted of the core (CoreHarness.register_block_facts). `stat_inc`
+        # (the request statistics and, in the non-blocking mode, the drops, also while
+        # idle) and `occupancy` are free.
+        sweep, other = Signal(name="core_sweep"), Signal(name="core_other_busy")
+        m.d.comb += [sweep.eq(AnySeq(1)), other.eq(AnySeq(1)),
+                     regs.core_flushing.eq(sweep | other)]
+        self.core_sweep = sweep
+        sweep_prev, flush_prev = Signal(reset_less=True), Signal(reset_less=True)
+        rst_prev = Signal(init=1, reset_less=True)       # also the first cycle
+        m.d.sync += [sweep_prev.eq(sweep), flush_prev.eq(regs.flush),
+                     rst_prev.eq(ResetSignal())]
+        m.d.comb += Assume(~sweep | sweep_prev | flush_prev | rst_prev)
         idle_prev, hold_prev = Signal(init=1), Signal()
         m.d.sync += [idle_prev.eq(regs.core_idle), hold_prev.eq(regs.hold)]
         m.d.comb += Assume(~(idle_prev & ~regs.core_idle) | ~hold_prev)
-        m.d.comb += Assume(~regs.stat_inc.any() | ~regs.core_idle)
         cyc = Signal(64)
         m.d.sync += cyc.eq(cyc + 1)
         m.d.comb += regs.cycle.eq(cyc)
@@ -167,6 +183,17 @@ class AxilProps(AxilHarness):
             Assert(~ch.ar_full |
                    (obs.read_sel == Cat(ar_word == w for w in self.regs.read_words))),
         ]
+        # Only a statistic's LO word waits in stat_pend: every other read is answered at
+        # most 2 cycles after its AR (r_wait <= 1 above, with no stat_pend bit). The word
+        # of the last AR handshake, recorded by the harness.
+        ar_taken = Signal(len(bus.araddr), name="ar_taken")
+        with m.If(self.ar_hs):
+            m.d.sync += ar_taken.eq(bus.araddr)
+        stat_lo = Cat((ar_taken >> 2) == (reg.offsets[0] >> 2) for reg in regmap.REGISTERS
+                      if self.regs.kinds[reg.name] == "stat").any()
+        m.d.comb += Assert(~stat_pend.any() | stat_lo)        # check: stat-pend-only-stat
+        m.d.comb += Assert(stat_lo | (r_wait <= 1))           # check: read-latency-2
+        m.d.comb += Assert(~ch.ar_full | (ch.ar_word == ar_taken >> 2))
         # stat_pend holds one bit at most, k + 1 cycles after the sample.
         m.d.comb += Assert((stat_pend & (stat_pend - 1))[:len(stat_pend)] == 0)
         for k in range(pend_stages):
@@ -177,7 +204,7 @@ class AxilProps(AxilHarness):
             Assert(~(bus.bvalid | regs.hold) | (ch.aw_full & ch.w_full)),
             Assert(~regs.flush | bus.bvalid),
             # An action pulses in the first cycle of its write's OKAY response.
-            Assert(~(regs.flush | obs.clear_stats | obs.clear_soft_error) |
+            Assert(~(regs.flush | obs.clear_stats | obs.clear_soft_error) |  # check: action-okay
                    (bus.bvalid & (bus.bresp == AxiResp.OKAY))),
         ]
 
@@ -203,10 +230,10 @@ class AxilProps(AxilHarness):
         with m.If((~bus.bvalid | refused) & ~after_reset):
             m.d.comb += [
                 Assert(written == written_prev),
-                Assert(~regs.flush & ~obs.clear_stats & ~obs.clear_soft_error),
-                Assert(obs.error == (error_prev | (commit_refused & ~bvalid_prev))),
+                Assert(~regs.flush & ~obs.clear_stats & ~obs.clear_soft_error),  # check: refused-no-action
+                Assert(obs.error == (error_prev | (commit_refused & ~bvalid_prev))),  # check: refused-error
             ]
-        m.d.comb += Assert(~commit_refused | obs.error)
+        m.d.comb += Assert(~commit_refused | obs.error)   # check: refused-sets-error
 
         # cfg legal; changes only with hold and core_idle; flush only when allowed.
         cfg = regs.cfg
@@ -216,7 +243,18 @@ class AxilProps(AxilHarness):
         hold_idle_prev = Signal()
         m.d.sync += [cfg_prev.eq(cfg), hold_idle_prev.eq(regs.hold & regs.core_idle)]
         m.d.comb += Assert((cfg.as_value() == cfg_prev.as_value()) | hold_idle_prev)
-        m.d.comb += Assert(~regs.flush | (regs.hold & regs.core_idle & ~regs.core_flushing))
+        m.d.comb += Assert(~regs.flush | (regs.hold & regs.core_idle & ~self.core_sweep))  # check: flush-allowed
+        # The modes as the predictor core's harness assumes them (formal/
+        # predictor_core_props.py): POLICY.MODE changes only with a flush (or after a
+        # reset); MODE.NONBLOCKING changes only while the core is idle (or after a reset).
+        after_rst = Signal(init=1, reset_less=True)       # also the first cycle
+        nonblocking_prev = Signal(reset_less=True)
+        m.d.sync += [after_rst.eq(ResetSignal()), nonblocking_prev.eq(regs.nonblocking)]
+        m.d.comb += Assert(after_rst | regs.core_idle | (regs.nonblocking == nonblocking_prev))
+        if self.predictor:
+            policy_prev = Signal(reset_less=True)
+            m.d.sync += policy_prev.eq(regs.policy)
+            m.d.comb += Assert(after_rst | regs.flush | (regs.policy == policy_prev))  # check: policy-with-flush
 
         # Helper invariant for induction: while a CTRL action waits in HOLD, the registered
         # legality bit is current (the shadows cannot change in HOLD; hdl/regs/ctrl.py relies on

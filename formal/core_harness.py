@@ -27,7 +27,8 @@ Environment (what ``KvAsuRegisters`` and the stream partners may do):
 
 * ``req.valid``, ``req.payload``, ``rsp.ready``, ``enable``, ``hold``: free every cycle;
 * ``flush``: free, but only while the core is ``idle`` and not ``flushing`` (the register
-  block's guarantee, D8);
+  block's guarantee, D8, proven by ``axil_prove``); the register block's proof assumes two
+  facts of the core in turn, which ``register_block_facts`` asserts (``StreamCount``);
 * ``cfg``: an arbitrary *legal* configuration, which may change (to any legal value) only at
   a clock edge at which ``hold`` and ``idle`` are high: exactly what ``axil_prove`` proves
   of the register block (D8). The seed is ignored (the abstract hash is any function);
@@ -291,6 +292,24 @@ class CoreHarness(Elaboratable):
         for j in range(P):
             m.d.comb += self._inv(~(obs_op & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
 
+    def register_block_facts(self, m):
+        """What the register block's proof (``formal/axil_props.py``) assumes of the core,
+        asserted of it: ``idle`` falls only after a cycle without ``hold`` (the core leaves
+        idle only by accepting a request, never while held), and the clear sweep
+        (``flushing``) rises only in the cycle after a ``flush`` or a reset cycle."""
+        core = self.core
+        idle_prev, hold_prev, flushing_prev, flush_prev = (
+            Signal(reset_less=True, name=n) for n in ("link_idle_prev", "link_hold_prev",
+                                                      "link_flushing_prev", "link_flush_prev"))
+        rst_prev = Signal(init=1, reset_less=True, name="link_rst_prev")   # also cycle 0
+        m.d.sync += [idle_prev.eq(core.idle), hold_prev.eq(self.hold),
+                     flushing_prev.eq(core.flushing), flush_prev.eq(self.flush),
+                     rst_prev.eq(ResetSignal())]
+        m.d.comb += [
+            Assert(~(idle_prev & ~core.idle) | ~hold_prev),   # check: idle-falls
+            Assert(~core.flushing | flushing_prev | flush_prev | rst_prev),  # check: sweep-rises
+        ]
+
     def pop_invariant(self, m, lru):
         """The LRU list's restriction, as the core meets it: a ``POP`` (an EVICT that takes
         the tail, in E2) is given with the ``tail`` register as its slot (the list reads
@@ -462,7 +481,7 @@ class CoreHarness(Elaboratable):
             *(self._inv(cmd == LruCmd.NONE) for cmd, _ in self.lru_pending),
         ]
         for st in self.stages:
-            m.d.comb += self._inv(~st[0])
+            m.d.comb += self._inv(~st[0])      # check: sweep-nothing-in-flight
         for s in range(p.ENTRIES):
             m.d.comb += self._inv(~((s >> pb) < self.sweep_row) | ~self.raw_valid[s])
 

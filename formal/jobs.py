@@ -10,11 +10,17 @@ COMPACT = CoreOptions(compact=True)
 JOBS = {}
 
 
-def job(name, *, mode, depth, quick=False, doc="", timeout=900, script=(), expect="PASS"):
+def job(name, *, mode, depth, quick=False, doc="", timeout=900, script=(), expect="PASS",
+        failing=(), mutant=None):
+    """Register a job. ``expect="FAIL"``: SBY must report FAIL, and every assertion it
+    names as failing must be one of ``failing`` (formal.run.check_location); ``mutant``:
+    ``(path, old, new)``, converted from a copy of ``hdl/`` with that replacement."""
+    if (expect == "FAIL") != bool(failing):
+        raise ValueError(f"{name}: an expect-FAIL job names its failing checks, no other")
     def deco(fn):
         JOBS[name] = {"build": fn, "mode": mode, "depth": depth, "quick": quick,
                       "doc": doc, "timeout": timeout, "script": list(script),
-                      "expect": expect}
+                      "expect": expect, "failing": tuple(failing), "mutant": mutant}
         return fn
     return deco
 
@@ -168,6 +174,7 @@ def _stream_count_lh11():
 # ---- sanity: planted bugs that the harnesses must catch (SBY must report FAIL) ------------
 
 @job("sanity_flush_busy", mode="bmc", depth=12, quick=True, expect="FAIL", timeout=120,
+     failing=("core_harness.py:sweep-nothing-in-flight",),
      doc="sanity: a flush while a request is in flight must break P1 (expect FAIL)")
 def _sanity_flush_busy():
     from .table_props import CoreInvariants
@@ -175,6 +182,7 @@ def _sanity_flush_busy():
 
 
 @job("sanity_memory_model", mode="bmc", depth=8, quick=True, expect="FAIL", timeout=120,
+     failing=("memory_model.py:same-data",),
      script=("memory_map",),
      doc="sanity: a non-transparent FormalMemory read port must differ (expect FAIL)")
 def _sanity_memory_model():
@@ -250,7 +258,7 @@ def _predictor_lists_prove_compact():
 
 
 @job("sanity_predictor_lists_any_move", mode="bmc", depth=8, quick=True, expect="FAIL",
-     timeout=120, doc="sanity: predictor_lists_prove_compact without the assumption that a move's slot is on the list it names must FAIL")
+     timeout=120, failing=("predictor_props.py", "common.py"), doc="sanity: predictor_lists_prove_compact without the assumption that a move's slot is on the list it names must FAIL")
 def _sanity_predictor_lists():
     from .predictor_props import ListsWellFormed
     return ListsWellFormed(4, registered=False, any_move=True)
@@ -271,6 +279,7 @@ def _predictor_core_lists_free():
 
 
 @job("sanity_predictor_core_no_ghost", mode="bmc", depth=36, expect="FAIL", timeout=1200,
+     failing=("predictor_core_props.py:no-ghost",),
      doc="sanity: the same harness claiming that no settled state has a ghost must fail (expect FAIL; also shows the depth reaches ghosts)")
 def _sanity_predictor_core():
     from .predictor_core_props import PredictorCoreLists
@@ -278,6 +287,7 @@ def _sanity_predictor_core():
 
 
 @job("sanity_predictor_core_free_no_live", mode="bmc", depth=20, expect="FAIL", timeout=900,
+     failing=("predictor_core_props.py:no-live",),
      doc="sanity: the free harness claiming that no settled state has a live line must fail (expect FAIL; also shows its depth reaches settled states with lines)")
 def _sanity_predictor_core_free():
     from .predictor_core_props import PredictorCoreLists
@@ -315,6 +325,7 @@ def _covers_seu():
 
 
 @job("sanity_seu_unprotected", mode="bmc", depth=14, expect="FAIL", timeout=300,
+     failing=("core_harness.py", "lru_props.py", "table_props.py", "seu_props.py", "common.py"),
      doc="sanity: the same single-bit upsets on the unprotected core must break an invariant (expect FAIL)")
 def _sanity_seu_unprotected():
     from .seu_props import SeuInvariants
@@ -336,7 +347,99 @@ def _core_seu_twin_bmc():
 
 
 @job("sanity_seu_twin", mode="bmc", depth=14, expect="FAIL", timeout=600,
+     failing=tuple(f"seu_props.py:twin-{x}" for x in (
+         "ready", "rsp-valid", "payload", "idle", "occupancy", "stat-inc")),
      doc="sanity: the twin comparison continued after a recovery starts must find a difference (expect FAIL)")
 def _sanity_seu_twin():
     from .seu_props import SeuTwin
     return SeuTwin(small_params(), compare_always=True)
+
+
+# ---- documented mutants of hdl/ (a copy with one replacement; the named check must fail) --
+# Each job converts the harness from a scratch copy of hdl/ with the replacement made
+# (formal.run.mutated_tree) and expects SBY to report FAIL on exactly the named checks.
+
+CTRL = "hdl/regs/ctrl.py"
+
+
+@job("mutant_ctrl_flush_while_flushing", mode="bmc", depth=16, expect="FAIL", timeout=300,
+     failing=("axil_props.py:flush-allowed",),
+     mutant=(CTRL, "with m.If(~regs.core_flushing & (drained | ~drains)):",
+             "with m.If(drained | ~drains):"),
+     doc="mutant: the CTRL sequencer does not wait for the core's clear sweep; P6's flush guarantee must fail")
+def _mutant_flush_while_flushing():
+    from .axil_props import AxilProps
+    return AxilProps(small_params())
+
+
+@job("mutant_ctrl_policy_without_flush", mode="bmc", depth=16, expect="FAIL", timeout=300,
+     failing=("axil_props.py:policy-with-flush",),
+     mutant=(CTRL, "changes = changes | state.policy_changes", "changes = changes"),
+     doc="mutant: a commit that changes POLICY.MODE does not flush; P6's policy guarantee (predictor build) must fail")
+def _mutant_policy_without_flush():
+    from .axil_props import AxilProps
+    return AxilProps(small_params(), predictor=True)
+
+
+@job("mutant_ctrl_refused_clear_stats", mode="bmc", depth=16, expect="FAIL", timeout=300,
+     failing=("axil_props.py:refused-no-action", "axil_props.py:action-okay"),
+     mutant=(CTRL, "                m.d.sync += state.error.eq(1)\n",
+             "                m.d.sync += state.error.eq(1)\n"
+             "                m.d.sync += state.clear_stats.eq(acc.w_data[cbit(\"CLEAR_STATS\")])\n"),
+     doc="mutant: a refused commit still applies CLEAR_STATS; P6's refused-write check must fail")
+def _mutant_refused_clear_stats():
+    from .axil_props import AxilProps
+    return AxilProps(small_params())
+
+
+@job("mutant_ctrl_refused_clear_error", mode="bmc", depth=16, expect="FAIL", timeout=300,
+     failing=("axil_props.py:refused-error", "axil_props.py:refused-sets-error"),
+     mutant=(CTRL, "                m.d.sync += state.error.eq(1)\n",
+             "                m.d.sync += state.error.eq(~acc.w_data[cbit(\"CLEAR_ERROR\")])\n"),
+     doc="mutant: a refused commit still applies CLEAR_ERROR; P6's STATUS.ERROR check must fail")
+def _mutant_refused_clear_error():
+    from .axil_props import AxilProps
+    return AxilProps(small_params())
+
+
+@job("mutant_admission_ready_in_hold", mode="bmc", depth=10, expect="FAIL", timeout=300,
+     failing=("core_harness.py:idle-falls",),
+     mutant=("hdl/core/admission.py", "ready = (self.enable & ~self.hold & ~self.flush",
+             "ready = (self.enable & ~self.flush"),
+     doc="mutant: the core accepts requests while held; the core-side fact the register block assumes (idle falls only after a cycle without hold) must fail")
+def _mutant_ready_in_hold():
+    from .stream_props import StreamCount
+    return StreamCount(small_params())
+
+
+LISTS = "hdl/predictor/lists.py"
+
+
+@job("mutant_lists_prefetch_unchecked", mode="bmc", depth=8, expect="FAIL", timeout=300,
+     failing=("predictor_props.py:gtail2",),
+     mutant=(LISTS, "self.gtail2_valid.eq(~valid_qq & (raddr_qq == self.gtail))",
+             "self.gtail2_valid.eq(~valid_qq)"),
+     doc="mutant: the gtail2 prefetch marked valid without the check that gtail is still the slot it read; P10 (three-stage lists) must fail")
+def _mutant_prefetch_unchecked():
+    from .predictor_props import ListsWellFormed
+    return ListsWellFormed(4, registered=False)
+
+
+@job("mutant_lists_prefetch_inverted", mode="bmc", depth=8, expect="FAIL", timeout=300,
+     failing=("predictor_props.py:gtail2",),
+     mutant=(LISTS, "self.gtail2_valid.eq(~valid_qq & (raddr_qq == self.gtail))",
+             "self.gtail2_valid.eq(valid_qq & (raddr_qq == self.gtail))"),
+     doc="mutant (docs/verification.md): ~valid_qq -> valid_qq in the gtail2 prefetch; P10 (three-stage lists) must fail")
+def _mutant_prefetch_inverted():
+    from .predictor_props import ListsWellFormed
+    return ListsWellFormed(4, registered=False)
+
+
+@job("mutant_shadow_before_last", mode="bmc", depth=10, expect="FAIL", timeout=300,
+     failing=("predictor_props.py:shadow-hit",),
+     mutant=("hdl/predictor/shadow.py", "before_last = (valid >> 1) & ~(valid >> 2)",
+             "before_last = (valid >> 1) & (valid >> 2)"),
+     doc="mutant (docs/verification.md): ~(valid >> 2) -> valid >> 2 in the shadow's place before the last; P10's shadow properties must fail")
+def _mutant_shadow_before_last():
+    from .predictor_props import ShadowWellFormed
+    return ShadowWellFormed(4, bimodal=True, stages=2)

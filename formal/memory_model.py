@@ -57,5 +57,5 @@ class MemoryModelEquivalence(Elaboratable):
             with m.If(en):
                 m.d.sync += seen.eq(1)
             with m.If(seen):
-                m.d.comb += Assert(pair[0].data == pair[1].data)
+                m.d.comb += Assert(pair[0].data == pair[1].data)   # check: same-data
         return m

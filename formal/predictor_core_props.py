@@ -190,7 +190,7 @@ class PredictorCoreLists(Elaboratable):
                 for r in range(s):
                     m.d.comb += Assert(~(valid[s] & valid[r]) | (tag[s] != tag[r]))
             if self.wrong == "no_ghost":
-                m.d.comb += Assert(n_ghost == 0)
+                m.d.comb += Assert(n_ghost == 0)    # check: no-ghost
             if self.wrong == "no_live":
-                m.d.comb += Assert(n_live == 0)
+                m.d.comb += Assert(n_live == 0)     # check: no-live
         return m

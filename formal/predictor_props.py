@@ -77,7 +77,7 @@ class ShadowWellFormed(Elaboratable):
             for f in range(e):
                 m.d.comb += Assert(~(valid[e] & valid[f]) | (obs.sig[e] != obs.sig[f]))
         held = Cat(valid[e] & (obs.sig[e] == sig_hit) for e in range(d)).any()
-        m.d.comb += Assert(dut.hit == (valid_hit & held))
+        m.d.comb += Assert(dut.hit == (valid_hit & held))   # check: shadow-hit
         return m
 
 
@@ -222,7 +222,7 @@ class ListsWellFormed(Elaboratable):
         ghosts = check(dut.ghead, dut.gtail, dut.gempty, 2, "ghost")
         m.d.comb += Assert(dut.gcount == ghosts)
         with m.If(dut.gtail2_valid & (ghosts >= 2)):
-            m.d.comb += Assert(dut.gtail2 == prv[dut.gtail])
+            m.d.comb += Assert(dut.gtail2 == prv[dut.gtail])   # check: gtail2
 
         if self.registered:
             m.d.comb += [Assert(c) for c in bypass_agreements(dut.observe)]

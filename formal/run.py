@@ -7,7 +7,16 @@ For every job: converts the harness to RTLIL (``AMARANTH_USE_YOSYS=builtin``), w
 ``build/formal/<name>/<name>.sby`` and ``top.il``, runs ``yowasp-sby -f <name>.sby`` with the
 job directory as working directory (the YoWASP tools only see the working directory), and
 prints PASS / FAIL with mode, depth and wall time. ``build/formal/summary.json`` records
-every result (``summary_quick.json`` for ``--quick``). Exit status 1 if any job did not pass.
+every result of a full run (``summary_quick.json`` for ``--quick``, ``summary_only.json``
+for ``--only``, which merges into what that file already holds). Exit status 1 if any job
+did not pass.
+
+An expect-FAIL job (a planted bug or a false statement) passes only if SBY reports FAIL
+and every assertion its log names as failing is one of the job's ``failing`` checks: a
+``"file.py:name"`` is the assertion on the line of ``formal/file.py`` that carries the
+comment ``# check: name``, a bare ``"file.py"`` any assertion in that file. A job with a
+``mutant`` (``(path, old, new)``: ``old`` occurs exactly once in ``path``) is converted from
+a copy of ``hdl/`` with that replacement made (``mutated_tree``), in a subprocess.
 """
 
 import argparse
@@ -48,6 +57,36 @@ def _sby_text(job):
     return "\n".join(lines)
 
 
+def mutated_tree(mutant, where):
+    """A scratch source tree under ``where``: a copy of ``hdl/`` with the replacement
+    ``mutant = (path, old, new)`` made (``old`` must occur exactly once in ``path``), and
+    links to ``regmap/`` and ``formal/``. Returns its path."""
+    path, old, new = mutant
+    tree = where / "tree"
+    if tree.exists():
+        shutil.rmtree(tree)
+    tree.mkdir(parents=True)
+    shutil.copytree(ROOT / "hdl", tree / "hdl",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("regmap", "formal"):
+        (tree / name).symlink_to(ROOT / name)
+    target = tree / path
+    text = target.read_text()
+    if text.count(old) != 1:
+        raise ValueError(f"mutant: {old!r} occurs {text.count(old)} times in {path}, not once")
+    target.write_text(text.replace(old, new))
+    return tree
+
+
+_CONVERT = """
+import sys
+from amaranth.back import rtlil
+from formal.jobs import JOBS
+top = JOBS[sys.argv[1]]["build"]()
+open(sys.argv[2], "w").write(rtlil.convert(top, name="top", platform="formal", ports=[]))
+"""
+
+
 def build_job(name, job, outdir):
     os.environ["AMARANTH_USE_YOSYS"] = "builtin"
     from amaranth.back import rtlil
@@ -55,11 +94,53 @@ def build_job(name, job, outdir):
     if jobdir.exists():
         shutil.rmtree(jobdir)
     jobdir.mkdir(parents=True)
-    top = job["build"]()
-    (jobdir / "top.il").write_text(rtlil.convert(top, name="top", platform="formal",
-                                                 ports=[]))
+    if job.get("mutant"):
+        tree = mutated_tree(job["mutant"], jobdir)
+        env = _env()
+        env["PYTHONPATH"] = str(tree)
+        conv = subprocess.run([sys.executable, "-c", _CONVERT, name, str(jobdir / "top.il")],
+                              cwd=tree, env=env, capture_output=True, text=True)
+        if conv.returncode:
+            raise RuntimeError("mutant conversion failed:\n" + conv.stderr)
+        shutil.rmtree(tree)
+    else:
+        top = job["build"]()
+        (jobdir / "top.il").write_text(rtlil.convert(top, name="top", platform="formal",
+                                                     ports=[]))
     (jobdir / f"{name}.sby").write_text(_sby_text(job))
     return jobdir
+
+
+def check_location(spec):
+    """``"file.py:name"`` -> ``"file.py:<line>"``, the line of ``formal/file.py`` with the
+    comment ``# check: name`` (exactly one); ``"file.py"`` -> ``"file.py"``."""
+    fname, _, check = spec.partition(":")
+    if not check:
+        return fname
+    lines = [i + 1 for i, line in enumerate((ROOT / "formal" / fname).read_text().splitlines())
+             if re.search(rf"# check: {re.escape(check)}\b", line)]
+    if len(lines) != 1:
+        raise ValueError(f"{spec}: {len(lines)} lines with '# check: {check}' in formal/{fname}")
+    return f"{fname}:{lines[0]}"
+
+
+def failed_assertions(log):
+    """The locations (``file.py:line``) of the assertions SBY's log names as failing."""
+    found = set()
+    for m in re.finditer(r"(?:Assert failed in \S+: |failed assertion \S+ at )"
+                         r"(\S+?):(\d+)", log):
+        found.add(f"{Path(m.group(1)).name}:{m.group(2)}")
+    return found
+
+
+def expected_failure(job, log):
+    """(ok, failed): whether every failing assertion named in ``log`` is one of the job's
+    ``failing`` checks (and at least one is named)."""
+    failed = failed_assertions(log)
+    specs = [check_location(s) for s in job.get("failing", ())]
+    ok = bool(failed) and all(any(f == s or (":" not in s and f.split(":")[0] == s)
+                                  for s in specs) for f in failed)
+    return ok, sorted(failed)
 
 
 def _vcd_goals(path, prefix="cover_"):
@@ -91,6 +172,20 @@ def cover_goals(jobdir):
     return {n: n in reached for n in sorted(names)}
 
 
+def _end_session(sid):
+    """End every process of session ``sid`` (SBY's: its solvers run in process groups of
+    their own, inside SBY's session)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:
+                os.kill(int(entry.name), 15)
+        except (OSError, IndexError, ValueError):
+            pass
+
+
 def run_job(name, job, outdir, *, verbose=False):
     t0 = time.monotonic()
     try:
@@ -103,13 +198,17 @@ def run_job(name, job, outdir, *, verbose=False):
     t_build = time.monotonic() - t0
     cmd = ["yowasp-sby", "-f", f"{name}.sby"]
     # A session of its own, so that a timeout ends the solver processes too.
-    proc = subprocess.Popen(cmd, cwd=jobdir, env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        proc = subprocess.Popen(cmd, cwd=jobdir, env=_env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    except FileNotFoundError:
+        return {"name": name, "status": "ERROR", "mode": job["mode"], "depth": job["depth"],
+                "time_s": 0.0, "detail": ["yowasp-sby not found: pip install yowasp-sby"]}
     try:
         log, _ = proc.communicate(timeout=job.get("timeout", 900))
         rc = proc.returncode
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 15)
+        _end_session(proc.pid)
         log, _ = proc.communicate()
         log = (log or "") + "\nTIMEOUT\n"
         rc = None
@@ -118,9 +217,12 @@ def run_job(name, job, outdir, *, verbose=False):
     m = re.search(r"DONE \((\w+), rc=(\d+)\)", log)
     status = m.group(1) if m else ("TIMEOUT" if rc is None else "ERROR")
     sby_status = status
+    failed = None
     if job.get("expect") == "FAIL":
-        # A sanity job: the harness must find the planted bug.
-        status = "PASS" if sby_status == "FAIL" else "FAIL"
+        # A sanity job: the harness must find the planted bug, with the assertions named.
+        named, failed = expected_failure(job, log)
+        status = ("PASS" if sby_status == "FAIL" and named else
+                  sby_status if sby_status in ("TIMEOUT", "ERROR") else "FAIL")
     detail = []
     for line in log.splitlines():
         if any(k in line for k in ("Assert failed", "failed assertion", "counterexample trace",
@@ -134,6 +236,9 @@ def run_job(name, job, outdir, *, verbose=False):
               "property": job.get("doc", ""), "dir": str(jobdir.relative_to(ROOT))
               if jobdir.is_relative_to(ROOT) else str(jobdir),
               "detail": detail[-12:]}
+    if failed is not None:
+        result["failed_assertions"] = failed
+        result["failing_expected"] = list(job.get("failing", ()))
     if job["mode"] == "cover":
         result["goals"] = cover_goals(jobdir)
     if verbose:
@@ -175,6 +280,9 @@ def main(argv=None):
         r = run_job(n, j, outdir, verbose=args.verbose)
         results.append(r)
         print(f"{r['status']:7s} {r['time_s']:7.1f} s")
+        if "failed_assertions" in r:
+            print("    failing: " + ", ".join(r["failed_assertions"]) +
+                  "; expected among: " + ", ".join(r["failing_expected"]))
         if r["status"] != "PASS":
             for line in r.get("detail", []):
                 print("    " + line)
@@ -184,11 +292,21 @@ def main(argv=None):
             if missed:
                 print("    NOT reached: " + ", ".join(missed))
     summary = {"ok": all(r["status"] == "PASS" for r in results), "results": results}
-    (outdir / ("summary_quick.json" if args.quick and not args.only else "summary.json")
-     ).write_text(json.dumps(summary, indent=2) + "\n")
+    if args.only:
+        # Merged into the results of earlier --only runs (the full run's summary.json is
+        # left alone).
+        path = outdir / "summary_only.json"
+        old = json.loads(path.read_text())["results"] if path.exists() else []
+        merged = {r["name"]: r for r in old}
+        merged.update({r["name"]: r for r in results})
+        summary = {"ok": all(r["status"] == "PASS" for r in merged.values()),
+                   "results": list(merged.values())}
+    else:
+        path = outdir / ("summary_quick.json" if args.quick else "summary.json")
+    path.write_text(json.dumps(summary, indent=2) + "\n")
     passed = sum(r["status"] == "PASS" for r in results)
     print(f"{passed}/{len(results)} passed; summary in {outdir}")
-    return 0 if summary["ok"] else 1
+    return 0 if all(r["status"] == "PASS" for r in results) else 1
 
 
 if __name__ == "__main__":

@@ -297,11 +297,11 @@ class SeuTwin(SeuInvariants):
         same = C(1) if self.compare_always else ~started & ~core.recovery.start
         with m.If(same):
             m.d.comb += [
-                Assert(twin.req.ready == core.req.ready),
-                Assert(twin.rsp.valid == core.rsp.valid),
-                Assert(~core.rsp.valid | (twin.rsp.payload == core.rsp.payload)),
-                Assert(twin.idle == core.idle),
-                Assert(twin.occupancy == core.occupancy),
-                Assert(twin.stat_inc == core.stat_inc),
+                Assert(twin.req.ready == core.req.ready),             # check: twin-ready
+                Assert(twin.rsp.valid == core.rsp.valid),             # check: twin-rsp-valid
+                Assert(~core.rsp.valid | (twin.rsp.payload == core.rsp.payload)),  # check: twin-payload
+                Assert(twin.idle == core.idle),                       # check: twin-idle
+                Assert(twin.occupancy == core.occupancy),             # check: twin-occupancy
+                Assert(twin.stat_inc == core.stat_inc),               # check: twin-stat-inc
                 Assert(~twin.err_uncorrectable & ~twin.err_corrected),
             ]

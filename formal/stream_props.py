@@ -70,6 +70,7 @@ def _delay(m, sig, n, name):
 
 class StreamCount(CoreHarness):
     def properties(self, m):
+        self.register_block_facts(m)
         pending = _pending(self, m)
         depth = self.core.fifo_depth
         fifo = self.core.fifo

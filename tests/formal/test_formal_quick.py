@@ -1,22 +1,46 @@
 # SPDX-License-Identifier: Apache-2.0
 """The quick formal subset (``python -m formal.run --quick``) under pytest, one test per
-job, each required to PASS. About two minutes in all on the 2-core machine; see
-docs/formal.md."""
-
-import shutil
-from pathlib import Path
+job, each required to PASS (yowasp-sby comes with the venv: a missing one fails the jobs,
+it does not skip them). About two minutes in all on the 2-core machine; see
+docs/formal.md. Also the runner's check of an expect-FAIL job's failing assertions."""
 
 import pytest
 
 from formal.jobs import JOBS
-from formal.run import run_job
+from formal.run import check_location, expected_failure, failed_assertions, mutated_tree, run_job
 
 QUICK = [name for name, job in JOBS.items() if job.get("quick")]
 
-pytestmark = pytest.mark.skipif(shutil.which("yowasp-sby") is None and
-                                not (Path(__import__("sys").executable).parent /
-                                     "yowasp-sby").exists(),
-                                reason="yowasp-sby not installed")
+
+def test_expect_fail_names_the_assertion():
+    """An expect-FAIL job passes only when every assertion SBY names as failing is one of
+    its checks: another one failing, or none named, is a failure of the job."""
+    loc = check_location("axil_props.py:flush-allowed")
+    fname, line = loc.split(":")
+    assert fname == "axil_props.py" and int(line) > 0
+    log = (f"Assert failed in top: /x/formal/{fname}:{line} (_witness_.check_1)\n"
+           f"summary:   failed assertion top._witness_.check_1 at /x/formal/{fname}:{line} step 5\n")
+    assert failed_assertions(log) == {loc}
+    job = {"failing": ("axil_props.py:flush-allowed",)}
+    assert expected_failure(job, log)[0]
+    other = log + "Assert failed in top: /x/formal/axil_props.py:1 (_witness_.check_2)\n"
+    assert not expected_failure(job, other)[0]
+    assert not expected_failure(job, "Status: failed\n")[0]
+    assert expected_failure({"failing": ("axil_props.py",)}, other)[0]
+    with pytest.raises(ValueError):
+        check_location("axil_props.py:no-such-check")
+
+
+def test_mutated_tree(tmp_path):
+    """A mutant's replacement must occur exactly once; the copy is changed, hdl/ is not."""
+    from formal.run import ROOT
+    path = "hdl/regs/ctrl.py"
+    job = JOBS["mutant_ctrl_flush_while_flushing"]
+    tree = mutated_tree(job["mutant"], tmp_path)
+    assert job["mutant"][1] not in (tree / path).read_text()
+    assert job["mutant"][1] in (ROOT / path).read_text()
+    with pytest.raises(ValueError):
+        mutated_tree((path, "m.d", "x"), tmp_path)
 
 
 @pytest.mark.parametrize("name", QUICK)
@@ -56,3 +80,18 @@ def test_predictor_lists_prove_elaborates():
     assert job["mode"] == "prove" and not job["quick"]
     text = rtlil.convert(job["build"](), name="top", platform="formal", ports=[])
     assert "$assert" in text or "$check" in text
+
+
+def test_mutant_jobs_apply():
+    """Every documented mutant job (run by ``make formal``) expects FAIL on named checks,
+    and its replacement still applies to hdl/ exactly once (so an edit of the RTL that
+    moves the mutated text shows here)."""
+    from formal.run import ROOT
+    mutants = {n: j for n, j in JOBS.items() if j.get("mutant")}
+    assert mutants
+    for name, job in mutants.items():
+        path, old, _ = job["mutant"]
+        assert job["expect"] == "FAIL" and job["failing"] and not job["quick"], name
+        assert (ROOT / path).read_text().count(old) == 1, name
+        for spec in job["failing"]:
+            check_location(spec)
