@@ -73,7 +73,8 @@ def test_unit_tests_are_the_ones_importing_the_package():
     assert "tests/hdl/test_lru.py" in mu.unit_tests_for("hdl/lru/stages.py")
     assert "tests/hdl/test_lru.py" not in mu.unit_tests_for("hdl/stats/coded.py")
     # A file at the top of hdl/: the modules naming its module.
-    assert mu.unit_tests_for("hdl/ecc.py") == ["tests/hdl/test_protect.py"]
+    assert mu.unit_tests_for("hdl/ecc.py") == ["tests/hdl/test_parameter_checks.py",
+                                               "tests/hdl/test_protect.py"]
     assert mu.unit_tests_for("hdl/scrubber.py") == ["tests/hdl/test_parameter_checks.py",
                                                    "tests/hdl/test_table.py"]
     # A file no test module names: the tests of the whole block.
