@@ -52,13 +52,14 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from regmap.arguments import unwritable
 
 from . import smollm2 as sm
 from .workload import Accesses, KIND_DECODE_READ, KIND_WRITE, OBSERVE, QUERY
@@ -104,13 +105,11 @@ def check_writable(path, what: str = "output file") -> Path:
     """``path`` if a file can be written there (its folder exists and is writable, it is not
     a folder); ``ValueError`` with a one-line reason otherwise. Checked before a long run."""
     path = Path(path)
-    parent = path.parent
-    if path.is_dir():
-        raise ValueError(f"{what} {path} is a folder")
-    if not parent.is_dir():
-        raise ValueError(f"{what} {path}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"{what} {path} is not writable")
+    if not path.is_dir() and not path.parent.is_dir():
+        raise ValueError(f"{what} {path}: the folder {path.parent} does not exist")
+    reason = unwritable(path)
+    if reason is not None:
+        raise ValueError(f"{what} {path}: {reason}")
     return path
 
 

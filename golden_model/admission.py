@@ -27,28 +27,19 @@ import numpy as np
 
 import regmap
 
+from ._arrays import check_int, is_int
+
 __all__ = ["Admission", "BuildTiming"]
 
 _QUERY = regmap.OPS["QUERY"]
 _EVICT_OPS = (regmap.OPS["EVICT"], regmap.OPS["EVICT_ANY"])
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _check_positive(name: str, value, low: int = 1) -> None:
-    if not _is_int(value):
-        raise TypeError(f"{name} must be an integer, not {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be at least {low}, not {value}")
-
-
 def _flag(name: str, value) -> bool:
     """A port level or a switch: a bool, or an integer 0 / 1 (a sampled signal)."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    if _is_int(value) and value in (0, 1):
+    if is_int(value) and value in (0, 1):
         return bool(value)
     raise TypeError(f"{name} must be a bool or 0 / 1, not {value!r}")
 
@@ -56,7 +47,7 @@ def _flag(name: str, value) -> bool:
 def _check_op(op) -> int | None:
     if op is None:
         return None
-    if not _is_int(op):
+    if not is_int(op):
         raise TypeError(f"op must be an Op, an integer 0..3 or None, not {op!r}")
     if not 0 <= op <= 3:
         raise ValueError(f"op must be 0..3 (regmap.OPS) or None, not {op}")
@@ -84,20 +75,20 @@ class BuildTiming:
 
     def __post_init__(self):
         for name in ("latency", "evict_gap", "rows"):
-            _check_positive(name, getattr(self, name))
+            check_int(name, getattr(self, name), 1)
         if self.evict_evict_gap is None:
             object.__setattr__(self, "evict_evict_gap", self.evict_gap)
         else:
-            _check_positive("evict_evict_gap", self.evict_evict_gap)
+            check_int("evict_evict_gap", self.evict_evict_gap, 1)
             if self.evict_evict_gap > self.evict_gap:
                 raise ValueError(f"evict_evict_gap must be 1 .. evict_gap ({self.evict_gap}), "
                                  f"not {self.evict_evict_gap}")
         if self.predictor_gap is not None:
-            _check_positive("predictor_gap", self.predictor_gap, self.evict_gap)
+            check_int("predictor_gap", self.predictor_gap, self.evict_gap)
         if self.credits is None:
             object.__setattr__(self, "credits", self.latency + 2)
         else:
-            _check_positive("credits", self.credits)
+            check_int("credits", self.credits, 1)
 
 
 @dataclasses.dataclass

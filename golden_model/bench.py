@@ -16,6 +16,9 @@ import time
 
 import numpy as np
 
+from regmap.arguments import int_range
+
+from ._arrays import check_int
 from .model import KvAsuModel, Op
 from .murmur3 import tag_hash
 
@@ -48,11 +51,7 @@ def mixed_stream(n: int, seed: int = 0, line_shift: int = 8, hot_lines: int = 15
                                    ("line_shift", line_shift, 0, 16),
                                    ("hot_lines", hot_lines, 1, None),
                                    ("entries", entries, 1, None)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{name} must be an integer, not {value!r}")
-        if value < low or (high is not None and value > high):
-            bound = f"{low}..{high}" if high is not None else f"at least {low}"
-            raise ValueError(f"{name} must be {bound}, not {value}")
+        check_int(name, value, low, high)
     rng = np.random.default_rng(seed)
     ops = rng.choice(np.array([Op.OBSERVE, Op.QUERY, Op.EVICT, Op.EVICT_ANY], np.uint8), n,
                      p=[0.60, 0.30, 0.07, 0.03])
@@ -71,23 +70,10 @@ def mixed_stream(n: int, seed: int = 0, line_shift: int = 8, hot_lines: int = 15
     return cycles, ops, addrs, min_tlevels
 
 
-def _count(low: int):
-    """An argparse type: an integer of at least ``low``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text, 0)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
-        return value
-    return parse
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m golden_model.bench", description=__doc__)
-    parser.add_argument("--requests", type=_count(1), default=500_000, help="stream length")
-    parser.add_argument("--seed", type=_count(0), default=0, help="stream seed")
+    parser.add_argument("--requests", type=int_range(1), default=500_000, help="stream length")
+    parser.add_argument("--seed", type=int_range(0), default=0, help="stream seed")
     args = parser.parse_args(argv)
 
     cycles, ops, addrs, min_tlevels = mixed_stream(args.requests, args.seed)

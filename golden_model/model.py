@@ -32,7 +32,7 @@ import numpy as np
 import regmap
 from regmap import PARAM_NAMES, STAT_NAMES, Params
 
-from ._arrays import uint_array
+from ._arrays import check_int, uint_array
 from . import soft_errors as _soft
 from .lists import NONE, link_at_head, move_to_head, walk_list
 from .murmur3 import tag_hash
@@ -85,16 +85,6 @@ class _Windows(dict):
         window = tuple((home + offset) % self._entries for offset in range(self._probe))
         self[home] = window
         return window
-
-
-def _check_int(name: str, value, low: int, high: int | None = None) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer, not {value!r}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        bound = f"{low}..{high}" if high is not None else f"at least {low}"
-        raise ValueError(f"{name} must be {bound}, not {value}")
-    return value
 
 
 class KvAsuModel:
@@ -242,9 +232,9 @@ class KvAsuModel:
         if memory not in _soft.MEM_IDS:
             raise ValueError(f"memory must be one of {', '.join(_soft.MEM_IDS)}, not {memory!r}")
         limit = len(STAT_NAMES) if memory == _soft.STATS_MEMORY else self._entries
-        address = _check_int("address", address, 0, limit - 1)
+        address = check_int("address", address, 0, limit - 1)
         if cycle is not None:
-            cycle = _check_int("cycle", cycle, 0)
+            cycle = check_int("cycle", cycle, 0)
         if not isinstance(corrected, bool):
             raise TypeError(f"corrected must be a bool, not {corrected!r}")
         soft = self._soft
@@ -302,12 +292,12 @@ class KvAsuModel:
         """
         cycle = self._check_cycle(cycle)
         if mode is not None:
-            mode = _check_int("mode", mode, 0)
+            mode = check_int("mode", mode, 0)
             broken = regmap.mode_violations({"MODE": mode})
             if broken:
                 raise ValueError(f"illegal mode: {'; '.join(broken)}")
         if policy is not None:
-            policy = _check_int("policy", policy, 0)
+            policy = check_int("policy", policy, 0)
             broken = regmap.mode_violations({"POLICY": policy}, predictor=True)
             if broken:
                 raise ValueError(f"illegal policy: {'; '.join(broken)}")
@@ -319,7 +309,7 @@ class KvAsuModel:
                                 f"the keys are {', '.join(Config._fields)}")
             if name in changes:
                 raise TypeError(f"configuration key {name!r} given twice")
-            changes[name] = _check_int(name, value, 0)
+            changes[name] = check_int(name, value, 0)
         new = self._config._replace(**changes)
         self._check_config(new)
         switches = policy is not None and (policy ^ self._policy) >> _POLICY_MODE_BIT & 1
@@ -400,16 +390,16 @@ class KvAsuModel:
 
     def tag_of(self, addr: int) -> int:
         """The tag of ``addr`` (decision D2): the low ``TAG_WIDTH`` bits of its line."""
-        addr = _check_int("addr", addr, 0)
+        addr = check_int("addr", addr, 0)
         return ((addr & self._addr_mask) >> self._line_shift) & self._tag_mask
 
     def home_of_tag(self, tag: int) -> int:
         """``h``, the first slot of the tag's window (spec section 3 with decision D2)."""
         if type(tag) is not int:
-            tag = _check_int("tag", tag, 0, self._tag_mask)
+            tag = check_int("tag", tag, 0, self._tag_mask)
         home = self._home_cache.get(tag)
         if home is None:
-            tag = _check_int("tag", tag, 0, self._tag_mask)
+            tag = check_int("tag", tag, 0, self._tag_mask)
             home = tag_hash(tag, self._config.hash_seed) % self._entries
             if len(self._home_cache) >= 1 << 16:   # bound the memory of long random streams
                 self._home_cache.clear()
@@ -439,8 +429,8 @@ class KvAsuModel:
         if self._predictor is not None:
             raise ValueError("tlevel_of is the article mode's rule; the predictor mode "
                              "grades a line by its prediction (docs/spec-predictor.md P5)")
-        count = _check_int("count", count, 1, self._count_max)
-        age = _check_int("age", age, 0)
+        count = check_int("count", count, 1, self._count_max)
+        age = check_int("age", age, 0)
         c3, c2, w3, w2, w1, _ = self._config
         return _tlevel(count, age, c3, c2, w3, w2, w1)
 
@@ -450,7 +440,7 @@ class KvAsuModel:
         """The state of one slot. In the predictor mode a ghost (an evicted line the slot
         still holds, P3) has ``valid = 1`` and ``ghost = 1``, and ``prev`` / ``next`` are its
         neighbours on the ghost list; a tracked line has ``ghost = 0``."""
-        slot = _check_int("slot", slot, 0, self._entries - 1)
+        slot = check_int("slot", slot, 0, self._entries - 1)
         if self._tag[slot] == NONE:
             return SlotState(0, 0, 0, 0, None, None)
         prev, next_ = self._prev[slot], self._next[slot]
@@ -522,7 +512,7 @@ class KvAsuModel:
     # ---- requests ---------------------------------------------------------------------------
 
     def _check_cycle(self, cycle) -> int:
-        cycle = _check_int("cycle", cycle, 0, 2**64 - 1)   # the 64-bit CYCLE counter
+        cycle = check_int("cycle", cycle, 0, 2**64 - 1)   # the 64-bit CYCLE counter
         if cycle < self._cycle:
             raise ValueError(f"cycle {cycle} is before the previous request or commit "
                              f"(cycle {self._cycle}); time never goes back (decision D3)")
@@ -543,9 +533,9 @@ class KvAsuModel:
             op = int(op)
         else:
             cycle = self._check_cycle(cycle)
-            op = _check_int("op", op, 0, 3)
-            min_tlevel = _check_int("min_tlevel", min_tlevel, 0, 3)
-            addr = _check_int("addr", addr, 0)
+            op = check_int("op", op, 0, 3)
+            min_tlevel = check_int("min_tlevel", min_tlevel, 0, 3)
+            addr = check_int("addr", addr, 0)
         tag = ((addr & self._addr_mask) >> self._line_shift) & self._tag_mask
         out: list[tuple] = []
         self._execute((cycle >> self._tick_shift,), (op,), (tag,), (self.home_of_tag(tag),),

@@ -32,7 +32,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import mmh3
-import numpy as np
+
+from ._arrays import check_int
 
 __all__ = ["C1", "C2", "FMIX1", "FMIX2", "KEY_BYTES", "tag_key", "tag_hash",
            "rotl32", "murmur3_x86_32_u64", "murmur3_steps", "Murmur3Steps"]
@@ -90,12 +91,7 @@ class Murmur3Steps(NamedTuple):
 def _as_uint(name: str, value, bits: int) -> int:
     """``value`` as an int if it is an integer (numpy's too) of ``bits`` bits, else a
     ``TypeError`` / ``ValueError`` naming ``name``."""
-    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer, not {value!r}")
-    value = int(value)
-    if not 0 <= value < 1 << bits:
-        raise ValueError(f"{name} must be 0..2**{bits}-1, not {value}")
-    return value
+    return check_int(name, value, 0, (1 << bits) - 1)
 
 
 def tag_key(tag: int) -> bytes:

@@ -23,7 +23,6 @@ options ``--compact --hash-lut-cross-products c1 c2``. The default output is
 import argparse
 import re
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from amaranth.back import rtlil, verilog
 
 import regmap
 from regmap import Params
+from regmap.arguments import unwritable
 
 from .core import CoreOptions, check_core_params
 from .top import KvAsu
@@ -184,24 +184,6 @@ def build_from_args(args):
     return params, options
 
 
-def _unwritable(out):
-    """Why the file ``out`` cannot be written, or ``None``: an existing file is opened for
-    appending, else a temporary file is made in the nearest folder that exists (where the
-    missing folders would be made); nothing is changed."""
-    if out.exists():
-        where, probe = f"cannot write {out}", lambda: open(out, "ab")
-    else:
-        folder = next(parent for parent in out.absolute().parents if parent.exists())
-        where, probe = (f"cannot make a file in {folder}",
-                        lambda: tempfile.TemporaryFile(dir=folder))
-    try:
-        with probe():
-            pass
-    except OSError as exc:
-        return f"{where} ({exc.strerror or exc})"
-    return None
-
-
 def main(argv=None):
     # installed, it is the console script kv-asu-generate
     prog = "python -m hdl.generate" if sys.argv[0].endswith(".py") else Path(sys.argv[0]).name
@@ -210,18 +192,15 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output Verilog file")
     add_build_arguments(parser)
     args = parser.parse_args(argv)
-    if args.out.is_dir() or args.out.name == "" or any(
-            parent.exists() and not parent.is_dir() for parent in args.out.parents):
-        parser.error(f"--out {args.out}: not a file path this can write")
+    # (before the elaboration, which takes most of the time)
+    reason = unwritable(args.out)
+    if reason is not None:
+        print(f"error: --out {args.out}: {reason}", file=sys.stderr)
+        return 2
     try:
         params, options = build_from_args(args)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    # (before the elaboration, which takes most of the time)
-    reason = _unwritable(args.out)
-    if reason is not None:
-        print(f"error: --out {args.out}: {reason}", file=sys.stderr)
         return 2
     try:
         text = generate(params, options)

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from .__main__ import markdown
+from .arguments import check_writable
 from .headers import c_header, verilog_header
 
 __all__ = ["main"]
@@ -27,10 +28,13 @@ def main(argv=None) -> int:
     parser.add_argument("--format", choices=("markdown", "c", "verilog"), default="markdown")
     parser.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
     args = parser.parse_args(argv)
+    if args.out is not None:
+        check_writable(args.out, "--out")
     text = {"markdown": markdown, "c": c_header, "verilog": verilog_header}[args.format]()
     if args.out is None:
         sys.stdout.write(text)
     else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
     return 0
 

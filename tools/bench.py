@@ -33,9 +33,8 @@ import numpy as np
 
 from golden_model import KvAsuModel
 from regmap import OPS, Params
+from regmap.arguments import check_writable, int_range
 from verif import fast
-
-from .cli import check_writable, int_range
 
 OBSERVE, QUERY, EVICT, EVICT_ANY = (OPS[k] for k in ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))
 

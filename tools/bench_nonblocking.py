@@ -32,9 +32,8 @@ import sys
 import time
 from pathlib import Path
 
+from regmap.arguments import check_writable, int_range
 from verif import runner as R
-
-from .cli import check_writable, int_range
 
 
 def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:

@@ -24,11 +24,11 @@ import numpy as np
 from golden_model import KvAsuModel
 from hdl.core import CoreOptions
 from regmap import REG
+from regmap.arguments import check_writable, int_range
 from verif import fast
 from verif.predictor_soak import CONFIGS
 
 from .bench import patterns
-from .cli import check_writable, int_range
 
 __all__ = ["OPTIONS", "measure", "main"]
 

@@ -33,8 +33,7 @@ from pathlib import Path
 
 from golden_model.admission import Admission, BuildTiming
 from regmap import OPS, Params
-
-from .cli import check_writable, int_range
+from regmap.arguments import check_writable, int_range
 
 __all__ = ["default_timing", "post_evicts", "main"]
 

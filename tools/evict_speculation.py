@@ -38,6 +38,7 @@ from pathlib import Path
 
 from golden_model import KvAsuModel
 from regmap import OPS, Params
+from regmap.arguments import check_writable, int_range
 
 __all__ = ["count_edges", "main"]
 
@@ -134,7 +135,6 @@ def random_streams(configs: int, seed: int, requests: int = 5000) -> dict:
 def main(argv=None) -> int:
     from verif.runner import build_timing
     from .bench import patterns
-    from .cli import check_writable, int_range
 
     ap = argparse.ArgumentParser(prog="python -m tools.evict_speculation", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

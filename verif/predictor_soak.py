@@ -36,8 +36,7 @@ from golden_model import KvAsuModel
 from golden_model.predictor import SAMPLE_SHIFT, is_sampled
 from hdl.core import CoreOptions
 from regmap import OPS, REG, Params
-
-from tools.cli import int_range
+from regmap.arguments import int_range
 
 from . import fast
 from .soak import Traffic, _stat_reads, axi_master

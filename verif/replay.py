@@ -26,7 +26,7 @@ import numpy as np
 
 from golden_model import KvAsuModel, Trace, load_trace
 from regmap import PARAM_NAMES, REG, STAT_REGISTERS, Params, param_overrides
-from tools.cli import check_writable, int_range
+from regmap.arguments import check_writable, int_range
 
 from . import fast
 from .predictor_soak import OPTIONS as PREDICTOR_OPTIONS, commit_policy

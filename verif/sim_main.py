@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from tools.cli import check_writable
+from regmap.arguments import check_writable
 from verif import runner as R
 
 

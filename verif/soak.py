@@ -29,8 +29,7 @@ from pathlib import Path
 
 from golden_model import KvAsuModel
 from regmap import CONFIG_NAMES, OPS, REG, REGISTERS, STAT_REGISTERS, Params
-
-from tools.cli import int_range
+from regmap.arguments import int_range
 
 from . import fast
 from .regmirror import TableGenerations

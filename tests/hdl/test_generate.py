@@ -19,6 +19,7 @@ from hdl.core import CoreOptions
 from hdl.generate import (_drop_element_wires, add_build_arguments, build_from_args, main,
                           parse_params, to_verilog)
 from regmap import Params
+from regmap.arguments import unwritable
 
 
 class _Lanes(wiring.Component):
@@ -120,10 +121,10 @@ def test_bad_output_paths_names_and_repeated_params_are_refused_up_front(tmp_pat
     from regmap import param_overrides
     afile = tmp_path / "afile"
     afile.write_text("")
-    for out in (tmp_path, afile / "x.v"):
-        with pytest.raises(SystemExit):
-            main(["--out", str(out)])
-        assert "not a file path" in capsys.readouterr().err
+    for out, reason in ((tmp_path, "is a folder, not a file"),
+                        (afile / "x.v", f"{afile} is a file, not a folder")):
+        assert main(["--out", str(out)]) == 2
+        assert capsys.readouterr().err == f"error: --out {out}: {reason}\n"
     assert main(["--out", str(tmp_path / "k.v"), "--param", "ENTRIES=64",
                  "--param", "entries=128"]) == 2
     assert "ENTRIES given twice" in capsys.readouterr().err
@@ -154,10 +155,10 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_elaborating(
         assert main(["--out", out]) == 2
         assert capsys.readouterr().err.startswith(
             f"error: --out {out}: cannot make a file in /proc (")
-    assert gen._unwritable(tmp_path / "a" / "b" / "k.v") is None
+    assert unwritable(tmp_path / "a" / "b" / "k.v") is None
     existing = tmp_path / "k.v"
     existing.write_text("kept")
-    assert gen._unwritable(existing) is None
+    assert unwritable(existing) is None
     assert [p.name for p in tmp_path.iterdir()] == ["k.v"] and existing.read_text() == "kept"
 
 

@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Checks of command-line arguments shared by the benches and studies (``tools/``) and the
-RTL runs (``verif.replay``, ``verif.sim_main``): a bad argument is refused before any work,
-in one line, with exit status 2.
+"""Checks of command-line arguments shared by every command of the project: the shipped ones
+(``kv-asu-generate``, ``kv-asu-regmap``, ``python -m golden_model.bench``), the benches and
+studies (``tools/``) and the RTL runs (``verif.replay``, ``verif.sim_main``). A bad argument
+is refused before any work, in one line, with exit status 2.
 
 * :func:`int_range`: an argparse ``type`` for an integer within bounds.
+* :func:`unwritable`: why an output file or folder cannot be written, or ``None``.
 * :func:`check_writable`: an output file (``--out``) or folder (``--build``) that can be
   written, checked before the run rather than found unwritable after it.
+
+They live in ``regmap`` because it is the one package that every shipped part and every
+tool already imports (the golden model may not import ``hdl``, nor ``hdl`` the model).
 """
 
 from __future__ import annotations

@@ -1,15 +1,20 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The benches' and studies' command lines (tools/, verif.replay, verif.sim_main) refuse a bad
-number or an output they cannot write before any work (exit status 2, one line), through
-the shared checks of ``tools.cli``."""
+"""The command lines (the shipped kv-asu-regmap and golden_model.bench, the benches and
+studies of tools/, verif.replay, verif.sim_main) refuse a bad number or an output they
+cannot write before any work (exit status 2, one line), through the shared checks of
+``regmap.arguments``."""
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from golden_model.trace import save_trace
-from tools import bench, bench_nonblocking, bench_predictor, cli, evict_queue, evict_speculation
+import golden_model.bench
+import regmap.cli
+from regmap import arguments as cli
+from tools import bench, bench_nonblocking, bench_predictor, evict_queue, evict_speculation
 from verif import replay, sim_main
 
 
@@ -80,6 +85,7 @@ def _refused(capsys, main, argv, message):
     (evict_queue.main, ["--out", "{bad}"]),
     (evict_speculation.main, ["--out", "{bad}"]),
     (sim_main.main, ["--build", "{bad}"]),
+    (regmap.cli.main, ["--format", "c", "--out", "{bad}"]),
 ], ids=lambda x: getattr(x, "__module__", None) or " ".join(x))
 def test_an_unwritable_output_is_refused_before_the_run(main, argv, not_a_folder, no_work,
                                                           capsys):
@@ -103,6 +109,8 @@ def test_replay_refuses_an_unwritable_build_folder(trace, not_a_folder, no_work,
     (bench_nonblocking.main, ["--sweep-requests", "-5"], "--sweep-requests: must be at least 1"),
     (bench_nonblocking.main, ["--sweep-requests", "0"], "--sweep-requests: must be at least 1"),
     (bench_nonblocking.main, ["--requests", "0"], "--requests: must be at least 1"),
+    (golden_model.bench.main, ["--requests", "0"], "--requests: must be at least 1, not 0"),
+    (golden_model.bench.main, ["--seed", "-1"], "--seed: must be at least 0, not -1"),
 ], ids=lambda x: getattr(x, "__module__", None) or " ".join(x))
 def test_a_number_out_of_range_is_refused(main, argv, message, no_work, capsys):
     _refused(capsys, main, argv, message)
@@ -142,3 +150,9 @@ def test_the_sweep_length_given_is_the_one_run(tmp_path, monkeypatch):
     assert bench_nonblocking.main(["--reset-sweep-only", "--sweep-requests", "1",
                                    "--out", str(out)]) == 0
     assert runs == [1, 1] and out.exists()
+
+
+def test_regmap_writes_into_folders_still_to_be_made(tmp_path):
+    out = tmp_path / "new" / "include" / "kv_asu_regs.h"
+    assert regmap.cli.main(["--format", "c", "--out", str(out)]) == 0
+    assert out.read_text() == (Path(__file__).parents[2] / "sw" / "kv_asu_regs.h").read_text()
