@@ -40,11 +40,14 @@ Policies (JSON names):
   window (1 %) at least 1 (``params`` in the JSON says when: banks under 20 and under 100
   lines; larger banks run with the library's defaults), and below the smallest bank each
   can run at, LIRS 3 lines, S3-FIFO 3, W-TinyLFU 6, the policy is reported as not run.
-  The library is given a bank of at most the trace's distinct lines (a larger one never
-  evicts, and W-TinyLFU's counting filter sized by a bank of 2**32 lines or more
-  overflows). A policy whose hit rate is above Belady's holds more lines than the bank
-  (LIRS at 2 lines did, which is why it starts at 3): its result is reported as an
-  error, not a figure.
+  The library is given a bank of at most twice the trace's distinct lines (and at least
+  the policy's smallest bank, if the bank asked for is that large; ``bank_lines`` in the
+  policy's JSON entry when it differs): a bank that size serves the stream as any larger
+  one does, while W-TinyLFU's counting filter sized by a bank of 2**32 lines or more
+  overflows. Not just the distinct lines: LIRS in a bank of exactly the distinct lines
+  still evicts, and hits less often than in any larger bank. A policy whose hit rate is
+  above Belady's holds more lines than the bank (LIRS at 2 lines did, which is why it
+  starts at 3): its result is reported as an error, not a figure.
 - ``kv_asu_article``, ``kv_asu_article_gate``: :func:`evaluation.runtime.run_runtime` with
   the KV-ASU in the spec's mode, gate off (residency decides, watermark GC with EVICT) and
   gate on (a resident line hits only at T-level >= 2).
@@ -62,20 +65,29 @@ Policies (JSON names):
 accessed again within ``--window`` cycles" over every access. The predictor's answer is
 its OBSERVE response's ``tlevel >= 3``; the article's is the T-level after the OBSERVE
 ``>= 2`` (the gate's threshold) of a KV-ASU that only watches the stream, as
-``evaluation.sweep.prediction_scores`` scores it.
+``evaluation.sweep.prediction_scores`` scores it. ``None`` (``n/a``) when that label is the
+same for every access (no access, or every access, is followed by a reuse within the
+window, as ``base_rate`` 0 or 1 says): the correlation is then undefined, and 0 would read
+as a useless prediction.
 
 ``gap_closed``: ``(hit_rate - lru) / (belady - lru)``, ``None`` when Belady does not beat LRU.
 
 The KV-ASU takes a line as the address ``line << 8``. A trace whose line numbers do not fit
 that in 64 bits (short lines high in the address space) is renumbered 0, 1, ... in the
 order of its line numbers for every policy (``lines_renumbered`` in the JSON); only the
-KV-ASU's figures depend on the numbering.
+KV-ASU's and W-TinyLFU's figures depend on the numbering (both hash the line).
 
 The KV-ASU's table has ``--entries`` slots (default: the smallest power of two that is at
 least 2048 and at least twice the bank, so the tracker can hold every resident line and as
 many evicted ones; a tracker smaller than the bank cannot choose among lines it dropped). A
 bank larger than the trace's distinct lines never evicts, so the table is then sized by the
 distinct lines instead (the bank alone could ask for more memory than the machine has).
+
+The KV-ASU runs with the parameters and the configuration above (``evaluation.runtime.
+KvAsuConfig``'s), whatever the trace's ``meta`` says: a KV-ASU setting in
+``meta["params"]`` or ``meta["config"]`` that differs from them (other than ``line_shift``,
+read as above, and ``entries``, set by ``--entries``) is not applied, and the command says
+so (``trace_settings_not_applied`` in the JSON).
 """
 
 from __future__ import annotations
@@ -91,13 +103,16 @@ from pathlib import Path
 
 import numpy as np
 
+from regmap.arguments import unwritable
+
 from .baselines import simulate_belady, simulate_fifo, simulate_lru
 from .metrics import classify, next_use_index, reuse_within
 from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 
 __all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "bank_of_share", "compare",
-           "default_entries", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_hits",
-           "libcachesim_params", "run_predictor_bank", "summarise", "main"]
+           "default_entries", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_bank",
+           "libcachesim_hits", "libcachesim_params", "run_predictor_bank", "summarise",
+           "trace_settings_not_applied", "main"]
 
 #: JSON name -> libCacheSim class name.
 LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
@@ -190,6 +205,14 @@ def libcachesim_params(name: str, bank_lines: int) -> dict:
     if name == "wtinylfu" and int(0.01 * bank_lines) < 1:
         return {"window_size": 1.5 / bank_lines}
     return {}
+
+
+def libcachesim_bank(name: str, bank_lines: int, distinct_lines: int) -> int:
+    """The bank libCacheSim's policy ``name`` is given for a bank of ``bank_lines`` on a
+    stream of ``distinct_lines`` distinct lines (module docstring): ``bank_lines`` up to twice
+    the distinct lines, or the policy's smallest bank if that is larger and ``bank_lines``
+    reaches it. Every bank from there up serves the stream alike."""
+    return min(bank_lines, max(2 * distinct_lines, LIBCACHESIM_MIN_LINES.get(name, 1)))
 
 
 @contextlib.contextmanager
@@ -290,6 +313,33 @@ def _model(entries: int, policy: str):
     return KvAsuModel(entries=k.entries, probe=k.probe, addr_width=64, line_shift=LINE_SHIFT,
                       count_width=k.count_width, ts_width=k.ts_width, tick_shift=k.tick_shift,
                       policy=policy)
+
+
+def trace_settings_not_applied(meta: dict) -> dict:
+    """``{key: {"trace": value, "used": value}}``: the KV-ASU settings of the trace's
+    ``meta["params"]`` and ``meta["config"]`` (keys in any case, as ``python -m
+    golden_model.replay`` reads them) that differ from those the comparison runs the KV-ASU
+    with (module docstring). Keys that are no KV-ASU setting (a workload's own parameters)
+    are left out."""
+    model = _model(2048, "predictor")
+    used = {key.lower(): value for key, value in model.params.as_dict().items()}
+    used.update(model.config.as_dict())
+    for key in ("line_shift", "entries", "tag_width"):   # read, set by --entries, derived
+        del used[key]
+    differ = {}
+    for part in ("params", "config"):
+        given = meta.get(part)
+        if not isinstance(given, dict):
+            continue
+        for key, value in given.items():
+            key = str(key).lower()
+            if key in used and value != used[key]:
+                try:
+                    json.dumps(value, allow_nan=False)
+                except ValueError:          # a NaN of the trace's JSON, kept out of ours
+                    value = repr(value)
+                differ[key] = {"trace": value, "used": used[key]}
+    return differ
 
 
 def count_duels(state) -> dict:
@@ -427,6 +477,8 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     say = progress or (lambda message: None)
     n = len(lines)
     label = reuse_within(lines, cycles, window)
+    # A label the same for every access leaves the correlation undefined (None, not 0).
+    mcc_defined = 0 < int(label.sum()) < n
     policies: dict[str, dict] = {}
 
     def record(name, hits, started, **extra):
@@ -438,12 +490,14 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
         started = time.perf_counter()
         record(name, fn(lines, bank_lines), started)
     if libcachesim:
-        # (a bank above the distinct lines never evicts; the library's own structures sized
-        # by it could overflow)
-        library_bank = min(bank_lines, distinct)
         for name in LIBCACHESIM_POLICIES:
             started = time.perf_counter()
+            # (a far larger bank serves the stream alike; the library's own structures sized
+            # by it could overflow)
+            library_bank = libcachesim_bank(name, bank_lines, distinct)
             extra = {"source": "libcachesim 0.3.5"}
+            if library_bank != bank_lines:
+                extra["bank_lines"] = library_bank
             if params := libcachesim_params(name, library_bank):
                 extra["params"] = params
             try:
@@ -455,7 +509,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
             record(name, hits, started, **extra)
 
     levels = _article_levels(lines, cycles, entries) if article else None
-    article_mcc = classify(levels >= ARTICLE_LEVEL, label).mcc if article else None
+    article_mcc = classify(levels >= ARTICLE_LEVEL, label).mcc if article and mcc_defined else None
     acc = _accesses(lines, cycles)
     for name, gate in (("kv_asu_article", False), ("kv_asu_article_gate", True)) if article else ():
         started = time.perf_counter()
@@ -469,9 +523,11 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
 
     started = time.perf_counter()
     bank = run_predictor_bank(lines, cycles, bank_lines, entries)
-    scores = classify(bank["predicted"], label)
-    record("kv_asu_predictor", bank["hits"], started, mcc=scores.mcc,
-           mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores.as_dict(),
+    scores = classify(bank["predicted"], label).as_dict()
+    if not mcc_defined:
+        scores["mcc"] = None
+    record("kv_asu_predictor", bank["hits"], started, mcc=scores["mcc"],
+           mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores,
            fallback_evictions=bank["fallback_evictions"], loop_mode_share=bank["loop_mode_share"],
            ghost_rule_share=bank["ghost_rule_share"], untracked_evictions=bank["untracked_evictions"],
            duels=bank["duels"], kvasu_stats=bank["kvasu_stats"])
@@ -513,7 +569,8 @@ def _format(doc: dict) -> list[str]:
             rows.append(f"{name:20s} did not run: {e.get('error')}")
             continue
         gap = "" if e["gap_closed"] is None else f"  gap closed {100 * e['gap_closed']:6.1f} %"
-        mcc = f"  MCC {e['mcc']:+.3f}" if "mcc" in e else ""
+        mcc = ("" if "mcc" not in e else "  MCC n/a" if e["mcc"] is None
+               else f"  MCC {e['mcc']:+.3f}")
         rows.append(f"{name:20s} hit rate {100 * e['hit_rate']:6.2f} %{gap}{mcc}")
     return rows
 
@@ -560,12 +617,11 @@ def main(argv=None) -> int:
         ap.error(f"--window must be >= 0, not {args.window}")
     if not args.trace.is_file():
         ap.error(f"{args.trace}: no such file")
-    if args.json and (args.json.is_dir() or not args.json.parent.is_dir()):
-        ap.error(f"--json {args.json}: " + ("a folder" if args.json.is_dir()
-                                              else "no such folder to write it in"))
-    if args.json and not os.access(args.json if args.json.exists() else args.json.parent,
-                                   os.W_OK):
-        ap.error(f"--json {args.json}: not writable")     # refused now, not after the run
+    if args.json:                 # refused now, not after the run
+        if not args.json.is_dir() and not args.json.parent.is_dir():
+            ap.error(f"--json {args.json}: no such folder to write it in")
+        if (reason := unwritable(args.json)) is not None:
+            ap.error(f"--json {args.json}: {reason}")
     try:
         trace = load_trace(args.trace)
         lines, cycles = access_stream(trace)
@@ -575,6 +631,12 @@ def main(argv=None) -> int:
         if bank_share is not None:
             bank_lines = bank_of_share(int(len(np.unique(lines))), bank_share)
         say(f"{args.trace}: {len(lines)} accesses, bank {bank_lines} lines; running every policy")
+        unapplied = trace_settings_not_applied(trace.meta)
+        if unapplied:
+            say("note: the trace's KV-ASU setting(s) "
+                + ", ".join(f"{k}={v['trace']!r}" for k, v in unapplied.items())
+                + " are not applied: the KV-ASU runs with "
+                + ", ".join(f"{k}={v['used']!r}" for k, v in unapplied.items()))
         doc = compare(lines, cycles, bank_lines, entries=args.entries, window=args.window,
                       progress=say)
     except (ValueError, TypeError, OSError) as error:
@@ -584,10 +646,17 @@ def main(argv=None) -> int:
         ap.error(f"not enough memory for a KV-ASU table of {args.entries} entries"
                  if args.entries else "not enough memory for this trace")
     doc["trace"] = str(args.trace)
+    doc["trace_settings_not_applied"] = unapplied
     print("\n".join(_format(doc)))
     if args.json:
         try:
-            args.json.write_text(json.dumps(doc, indent=1))
+            # Strict JSON: a value that is not a finite number is an error, never a NaN.
+            text = json.dumps(doc, indent=1, allow_nan=False)
+        except ValueError as error:
+            print(f"error: --json {args.json}: not written: {error}", file=sys.stderr)
+            return 1
+        try:
+            args.json.write_text(text)
         except OSError as error:
             print(f"error: --json {args.json}: {error}", file=sys.stderr)
             return 1

@@ -118,6 +118,11 @@ def _pct(x):
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
 
+def _mcc(x):
+    # None: the reuse label is the same for every access, the correlation undefined
+    return "n/a" if x is None else f"{x:.2f}"
+
+
 def targets(comparison: dict) -> list[dict]:
     """Per workload and bank: the issue's hit-rate and MCC targets, met or not."""
     rows = []
@@ -138,7 +143,9 @@ def targets(comparison: dict) -> list[dict]:
                 "half_gap": (None if belady - lru <= 1e-12 else mine["hit_rate"] >= half - 1e-12),
                 "beats_best": best_rate is None or mine["hit_rate"] >= best_rate - 1e-12,
                 "not_below_lru": mine["hit_rate"] >= lru - 1e-12,
-                "mcc_ok": mine["mcc"] >= 0.5, "loop_mode_share": mine.get("loop_mode_share"),
+                # An undefined MCC (no access, or every one, reused in the window): None.
+                "mcc_ok": None if mine["mcc"] is None else mine["mcc"] >= 0.5,
+                "loop_mode_share": mine.get("loop_mode_share"),
                 "ghost_rule_share": mine.get("ghost_rule_share"),
             })
     return rows
@@ -150,7 +157,7 @@ def targets_table(rows: list[dict], table) -> str:
     return table([[r["workload"], r["split"], f"{r['bank']} ({r['bank_lines']})", _pct(r["lru"]), _pct(r["belady"]),
                    f"{r['best_libcachesim']} {_pct(r['best_rate'])}", f"**{_pct(r['predictor'])}**",
                    _pct(r["gap_closed"]), _pct(r["loop_mode_share"]), _pct(r["ghost_rule_share"]),
-                   f"{r['mcc']:.2f} (article {r['article_mcc']:.2f})",
+                   f"{_mcc(r['mcc'])} (article {_mcc(r['article_mcc'])})",
                    " ".join(k for k, ok in (("half-gap", r["half_gap"]), (">=best", r["beats_best"]),
                                              (">=LRU", r["not_below_lru"]), ("MCC", r["mcc_ok"])) if ok) or "none"]
                   for r in rows],
@@ -163,11 +170,14 @@ def targets_summary(what: str, rows: list[dict]) -> str:
     gapless = sum(r["half_gap"] is None for r in rows)
     cases = (f"{len(rows) - gapless} cases with a gap to close ({gapless} without one, where "
              f"Belady is no better than LRU)" if gapless else f"{len(rows)} cases")
+    undefined = sum(r["mcc_ok"] is None for r in rows)
     return (f"{what}: the half-gap target is met in {sum(bool(r['half_gap']) for r in rows)} of {cases}, "
             f"'at least the best libCacheSim policy' in {sum(r['beats_best'] for r in rows)}, 'never below LRU' "
             f"in {sum(r['not_below_lru'] for r in rows)} (worst: "
             f"{min(100 * (r['predictor'] - r['lru']) for r in rows):+.3f} points), MCC >= 0.5 in "
-            f"{sum(r['mcc_ok'] for r in rows)}.\n")
+            f"{sum(bool(r['mcc_ok']) for r in rows)}"
+            + (f" ({undefined} without a defined MCC: no access, or every one, reused in the window)"
+               if undefined else "") + ".\n")
 
 
 def markdown(comparison: dict, table) -> str:
@@ -268,7 +278,7 @@ def markdown(comparison: dict, table) -> str:
             "prefill at 1/4 and 1/2, where LRU equals Belady) and their numbers are in "
             "`docs/eval/predictor_prototype.json` "
             "(`python -m evaluation.predictor_prototype`).\n")
-    low = [r for r in held if not r["mcc_ok"]]
+    low = [r for r in held if r["mcc_ok"] is False]
     if low:
         add(f"**What bounds the MCC.** Under 0.5 in {len(low)} held-out cases ("
             + "; ".join(f"{r['workload']} {r['bank']}: {r['mcc']:.2f}" for r in low)

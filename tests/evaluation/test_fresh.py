@@ -165,3 +165,20 @@ def test_a_case_without_a_gap_is_not_counted_for_the_half_gap_target():
     assert [r["half_gap"] for r in rows] == [None, True]
     text = compare_report.targets_summary("All", rows)
     assert "met in 1 of 1 cases with a gap to close (1 without one" in text
+
+
+def test_a_case_without_a_defined_mcc_is_reported_as_such():
+    """A trace in which no access is reused within the window leaves the MCC undefined
+    (``None`` from evaluation.compare): the report shows n/a, counts the row as neither
+    meeting nor missing the MCC target, and says so in the summary."""
+    pol = {"lru": {"hit_rate": 0.0}, "belady": {"hit_rate": 0.0}, "arc": {"hit_rate": 0.0},
+           "kv_asu_article": {"mcc": None},
+           "kv_asu_predictor": {"hit_rate": 0.0, "gap_closed": None, "mcc": None}}
+    comparison = {"no reuse": {"split": "given", "banks": {"1/2": {
+        "bank_lines": 4, "best_libcachesim": "arc", "policies": pol}}}}
+    rows = compare_report.targets(comparison)
+    assert rows[0]["mcc_ok"] is None
+    table = compare_report.targets_table(rows, lambda rows, header: repr(rows))
+    assert "n/a (article n/a)" in table
+    text = compare_report.targets_summary("All", rows)
+    assert "MCC >= 0.5 in 0 (1 without a defined MCC" in text
