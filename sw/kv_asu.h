@@ -114,7 +114,8 @@ kvasu_status kvasu_get_config(const kvasu_dev *dev, kvasu_config *cfg);
 /* Untrack every line, then poll STATUS.BUSY until the flush is over (at most max_polls
    reads; 0 = do not wait). ENABLE is kept. */
 kvasu_status kvasu_flush(const kvasu_dev *dev, uint32_t max_polls);
-/* Poll STATUS.BUSY until it reads 0 (at most max_polls reads). */
+/* Poll STATUS.BUSY until it reads 0 (at most max_polls reads): KVASU_OK once it does,
+   KVASU_ERR_TIMEOUT if it never did (also with max_polls = 0, which reads nothing). */
 kvasu_status kvasu_wait_idle(const kvasu_dev *dev, uint32_t max_polls);
 
 /* Zero every statistic, between two requests (none lost or split). ENABLE is kept. */
