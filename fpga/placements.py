@@ -35,6 +35,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from regmap.arguments import check_writable
+
 __all__ = ["netlist_id", "flow_label", "current_flow", "current_netlist",
            "records_from_report", "collect", "summary", "markdown", "write_doc", "plot", "main"]
 
@@ -319,7 +321,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("plot", help="plot the record's (or the reports') placements")
     p.add_argument("--record", type=Path, help="the record to plot")
     p.add_argument("--out", required=True, type=Path, help="the PNG to write")
-    p.add_argument("--speed", type=int, default=6, help="the speed grade (default 6)")
+    p.add_argument("--speed", type=int, choices=(6, 7, 8), default=6,
+                   help="the speed grade (default 6)")
     p.add_argument("reports", nargs="*", type=Path, help="or: fpga.flow report.json files")
     k = sub.add_parser("current", help="whether the record holds placements of each "
                        "target's netlist and flow as the sources build and place it now "
@@ -330,7 +333,28 @@ def main(argv=None) -> int:
     d.add_argument("--record", required=True, type=Path)
     d.add_argument("--doc", required=True, type=Path, help="the page (its marked block)")
     args = ap.parse_args(argv)
+    # Every file read is there and every file written can be, before any work; a file
+    # that is not what it should be is one line, not a traceback.
+    for path in [*getattr(args, "reports", []),
+                 *([args.record] if args.record and args.command != "collect" else []),
+                 *([args.doc] if args.command == "doc" else [])]:
+        if not path.is_file():
+            ap.error(f"{path}: no such file")
+    if args.command == "collect":
+        check_writable(args.record, "--record")
+    if args.command == "plot":
+        check_writable(args.out, "--out")
+    try:
+        return _command(ap, args)
+    except ValueError as e:
+        # (a report without placements, a file that is not JSON, an unknown target, no
+        # placement at the speed grade plotted)
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
+
+def _command(ap, args) -> int:
+    """The sub-command of ``args``, its files checked by :func:`main`."""
     if args.command == "collect":
         record = json.loads(args.record.read_text()) if args.record.exists() else None
         record = collect(args.reports, record,

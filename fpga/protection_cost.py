@@ -6,8 +6,8 @@ and the difference.
 
 ``python -m fpga.protection_cost [--out build/fpga/protection] [--only auto|none]`` prints
 the table and writes ``protection_cost.json`` (``--only``: synthesise that one again, take
-the other from its earlier run in ``--out``). A synthesis count, not a placement: Fmax is
-not measured here.
+the other from its earlier run in ``--out``, which must be of the netlist the sources build
+now). A synthesis count, not a placement: Fmax is not measured here.
 """
 
 from __future__ import annotations
@@ -19,8 +19,11 @@ import sys
 import time
 from pathlib import Path
 
-from .flow import TARGETS, _parse_yosys_stat
+from regmap.arguments import check_writable
+
+from .flow import TARGETS, _parse_yosys_stat, harness_verilog
 from .flow import synthesise as flow_synthesise
+from .placements import netlist_id
 
 __all__ = ["synthesise", "main"]
 
@@ -42,18 +45,33 @@ def synthesise(protection: str, out: Path) -> dict:
 def _report(protection, options, out, seconds):
     cells = _parse_yosys_stat((out / "yosys.log").read_text())
     summary = {col: sum(cells.get(c, 0) for c in types) for col, types in COLUMNS.items()}
-    run = {"protection": protection, "options": options.as_dict(), "cells": cells,
+    run = {"protection": protection, "options": options.as_dict(),
+           "netlist": netlist_id((out / "top.v").read_text()), "cells": cells,
            "summary": summary, "synth_s": None if seconds is None else round(seconds, 1)}
     (out / "run.json").write_text(json.dumps(run, indent=1) + "\n")
     return run
 
 
+def _current_netlist(protection: str) -> str:
+    """The name of the netlist the sources build now for ``protection``."""
+    target = TARGETS["ecp5"]
+    options = dataclasses.replace(target.options, protection=protection)
+    return netlist_id(harness_verilog(target, options)[1])
+
+
 def _earlier(protection: str, out: Path) -> dict:
-    """The run of an earlier invocation in ``out``."""
-    if (out / "run.json").exists():
-        return json.loads((out / "run.json").read_text())
-    options = dataclasses.replace(TARGETS["ecp5"].options, protection=protection)
-    return _report(protection, options, out, None)
+    """The run of an earlier invocation in ``out``; ``ValueError`` if there is none, or it
+    is of another netlist than the sources build now (its counts would be compared with
+    a netlist they are not of)."""
+    try:
+        run = json.loads((out / "run.json").read_text())
+    except (OSError, ValueError):
+        raise ValueError(f"no earlier run in {out}: run without --only") from None
+    now = _current_netlist(protection)
+    if run.get("netlist") != now:
+        raise ValueError(f"the earlier run in {out} is of netlist {run.get('netlist')}, "
+                         f"the sources build {now} now: run without --only")
+    return run
 
 
 def main(argv=None) -> int:
@@ -61,9 +79,17 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=Path("build/fpga/protection"))
     ap.add_argument("--only", choices=("auto", "none"), default=None)
     args = ap.parse_args(argv)
+    check_writable(args.out, "--out", folder=True)
     start = time.monotonic()
-    runs = {p: (synthesise(p, args.out / p) if args.only in (None, p)
-                else _earlier(p, args.out / p)) for p in ("auto", "none")}
+    # (the earlier run is checked before the long synthesis of the other)
+    try:
+        earlier = {p: _earlier(p, args.out / p) for p in ("auto", "none")
+                   if args.only not in (None, p)}
+    except ValueError as error:
+        print(f"error: --only {args.only}: {error}", file=sys.stderr)
+        return 2
+    runs = {p: earlier[p] if p in earlier else synthesise(p, args.out / p)
+            for p in ("auto", "none")}
     diff = {col: runs["auto"]["summary"][col] - runs["none"]["summary"][col]
             for col in COLUMNS}
     report = {"target": "ecp5", "runs": runs, "protection_cost": diff,

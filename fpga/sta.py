@@ -27,6 +27,8 @@ import re
 import sys
 from pathlib import Path
 
+from regmap.arguments import check_writable, int_range
+
 __all__ = ["TimingGraph", "parse_sdf", "failing_groups", "fan_out", "main"]
 
 _TOKEN = re.compile(r'\(|\)|"[^"]*"|(?:\\.|[^\s()])+')
@@ -187,19 +189,39 @@ def fan_out(g: TimingGraph, cell: str) -> dict:
             "worst_ps": worst, "path": _path_text(path, arrival)}
 
 
+def _period_ns(text: str) -> float:
+    """An argparse ``type``: a clock period, a positive number of nanoseconds."""
+    try:
+        period = float(text)
+    except ValueError:
+        period = None
+    if period is None or not 0 < period < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of ns, not {text!r}")
+    return period
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m fpga.sta",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("sdf", type=Path)
-    ap.add_argument("--period-ns", type=float, default=10.0)
-    ap.add_argument("--paths", type=int, default=0, help="print the worst path of N groups")
+    ap.add_argument("--period-ns", type=_period_ns, default=10.0)
+    ap.add_argument("--paths", type=int_range(0), default=0,
+                    help="print the worst path of N groups")
     ap.add_argument("--json", type=Path, help="also write the groups to this file")
     ap.add_argument("--from", dest="start", metavar="REGISTER",
                     help="instead: every path from this register (its name as the groups "
                          "give it, e.g. reset_register), its endpoints and its worst path")
     args = ap.parse_args(argv)
-    g = parse_sdf(args.sdf.read_text())
+    if not args.sdf.is_file():
+        ap.error(f"{args.sdf}: no such file")
+    if args.json:
+        check_writable(args.json, "--json")
+    try:
+        g = parse_sdf(args.sdf.read_text(errors="replace"))
+        f = fan_out(g, args.start) if args.start else None
+    except ValueError as e:
+        ap.error(f"{args.sdf}: {e}")
     if args.start:
-        f = fan_out(g, args.start)
         print(f"{args.start}: {f['cells']} flip-flop(s), {f['endpoints']} endpoints, the "
               f"worst {f['worst_ps'] / 1000:.2f} ns (with its setup)")
         for pin, t in f["path"]:

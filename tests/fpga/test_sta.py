@@ -107,3 +107,27 @@ def test_one_registers_fan_out(capsys, tmp_path):
     sdf.write_text(SDF)
     assert main([str(sdf), "--from", "core.ff1"]) == 0
     assert "3 endpoints, the worst 3.19 ns" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["{sdf}", "--period-ns", "0"], "argument --period-ns: must be a positive number of ns"),
+    (["{sdf}", "--period-ns", "nan"], "argument --period-ns: must be a positive number"),
+    (["{sdf}", "--paths", "-1"], "argument --paths: must be at least 0, not -1"),
+    (["{missing}"], "{missing}: no such file"),
+    (["{sdf}", "--from", "core.nothing"], "no clocked cell named 'core.nothing'"),
+    (["{no_clock}"], "{no_clock}: no net in the SDF is driven by a cell named like 'gbuf'"),
+    (["{sdf}", "--json", "{sdf}/x.json"], "error: --json {sdf}/x.json: "),
+])
+def test_bad_arguments_are_refused_in_one_line(capsys, tmp_path, args, message):
+    """A period that is no period, a missing SDF, one without the clock, an unknown
+    register or an unwritable output: status 2 and one error line, no traceback (a
+    period of 0 made every path fail)."""
+    paths = {"sdf": tmp_path / "top.sdf", "missing": tmp_path / "none.sdf",
+             "no_clock": tmp_path / "other.sdf"}
+    paths["sdf"].write_text(SDF)
+    paths["no_clock"].write_text(SDF.replace("gbuf", "clkbuf"))
+    with pytest.raises(SystemExit) as exit_:
+        main([x.format(**paths) for x in args])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message.format(**paths) in err
+    assert "Traceback" not in err
