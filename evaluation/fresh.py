@@ -28,19 +28,30 @@ by looking at this report needs new seeds and a new text here.
 
 With ``--trace`` it runs the same comparison, the same table and figures, on the given
 golden-model traces instead (their OBSERVEs, as ``python -m evaluation.compare`` reads
-them; each named by its file name), into ``DIR`` (default ``build/fresh``).
+them; each named by its file name, or, where that name or its figure's file name is taken,
+by its path), into ``DIR`` (default ``build/fresh``). As ``python -m evaluation.compare``,
+it runs the KV-ASU with its own parameters and configuration, not those of a trace's
+``meta``, and says which of those it did not apply (on the standard error, and as
+``trace_settings_not_applied`` in the JSON).
+
+A trace it cannot use, a file given twice, or an output it cannot write (the folder, the
+markdown, the JSON or a figure) is refused before the run, with one ``error:`` line and
+exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from regmap.arguments import unwritable
 
 from . import compare_report
 
@@ -72,6 +83,9 @@ class Stream:
 
     line: np.ndarray   #: int64 line number per access
     cycle: np.ndarray  #: int64 cycle per access, non-decreasing
+    #: of a golden-model trace: its KV-ASU settings the comparison does not apply
+    #: (:func:`evaluation.compare.trace_settings_not_applied`)
+    settings_not_applied: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.line)
@@ -155,37 +169,73 @@ def fresh_workloads(progress, with_decoder: bool = True) -> dict:
 
 
 def trace_streams(paths) -> dict:
-    """``{file name: Stream}`` of golden-model traces (their OBSERVEs); ``ValueError`` for a
-    file that is not one, has no OBSERVE, or is given twice."""
+    """``{name: Stream}`` of golden-model traces (their OBSERVEs); ``ValueError`` for a
+    file that is not one, has no OBSERVE, or is given twice.
+
+    Each is named by its file's name or, where that name or its figure's file name
+    (:func:`evaluation.compare_report.slug`, which keeps only letters and digits, in lower
+    case) is taken, by the path as given, then by the absolute path, then by the file's
+    name and a number: a workload and its figure are never silently replaced by another's.
+    """
     from golden_model.trace import load_trace
 
-    from .compare import access_stream
+    from .compare import access_stream, trace_settings_not_applied
 
-    out, seen = {}, set()
+    out, seen, slugs = {}, set(), set()
     for path in paths:
-        trace = load_trace(path)
         try:
+            trace = load_trace(path)
             lines, cycles = access_stream(trace)
-        except ValueError as error:
-            raise ValueError(f"{path}: {error}") from None
+        except (ValueError, TypeError) as error:
+            text = str(error)
+            raise ValueError(text if text.startswith(str(path)) else f"{path}: {text}") from None
         if len(lines) == 0:
             raise ValueError(f"{path}: the trace has no OBSERVE, so no access stream")
-        # The same file given twice is refused; each workload is named by its file's name
-        # or, where that is taken, by the path as given, then by the absolute path (a
-        # workload is never silently replaced).
         resolved = str(Path(path).resolve())
         if resolved in seen:
             raise ValueError(f"{path}: given twice")
         seen.add(resolved)
-        name = next(n for n in (Path(path).name, str(path), resolved) if n not in out)
-        out[name] = Stream(line=lines, cycle=cycles)
+        names = itertools.chain((Path(path).name, str(path), resolved),
+                                (f"{Path(path).name} ({i})" for i in itertools.count(2)))
+        name = next(n for n in names if n not in out and compare_report.slug(n) not in slugs)
+        slugs.add(compare_report.slug(name))
+        out[name] = Stream(line=lines, cycle=cycles,
+                           settings_not_applied=trace_settings_not_applied(trace.meta))
     return out
+
+
+def output_problem(docs: Path, names) -> str | None:
+    """Why the report of workloads ``names`` could not be written into ``docs`` (its
+    folders, the markdown, the JSON, a figure), as ``"reason"`` (``docs`` itself) or
+    ``"PATH: reason"``, or ``None``.
+    Nothing is changed: this runs before the comparison, which may take many minutes."""
+    wanted = [(docs, True), (docs / "eval", True), (docs / "evaluation-fresh.md", False),
+              (docs / "eval" / "fresh.json", False)]
+    wanted += [(docs / "eval" / f"fresh_{compare_report.slug(n)}.png", False) for n in names]
+    for path, folder in wanted:
+        reason = unwritable(path, folder=folder)
+        if reason is not None:
+            return reason if path == docs else f"{path}: {reason}"
+    return None
+
+
+def _escaped(text) -> str:
+    """``text`` as it can stand in a markdown table cell or an image's alt text (a trace's
+    file name may hold ``|``, brackets or a line break)."""
+    out = str(text).replace("\\", "\\\\")
+    for char in "|[]":
+        out = out.replace(char, "\\" + char)
+    return " ".join(out.splitlines())
 
 
 def markdown(comparison: dict, table, seconds: float, given: bool = False) -> str:
     rows = compare_report.targets(comparison)
-    results = [compare_report.targets_table(rows, table), "",
-               *(f"![{name}](eval/fresh_{compare_report.slug(name)}.png)\n" for name in comparison)]
+
+    def escaped_table(cells, header):
+        return table([[_escaped(c) for c in row] for row in cells], header)
+    results = [compare_report.targets_table(rows, escaped_table), "",
+               *(f"![{_escaped(name)}](eval/fresh_{compare_report.slug(name)}.png)\n"
+                 for name in comparison)]
     if given:
         return "\n".join([
             "# The predictor mode on the given traces\n",
@@ -274,21 +324,38 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     started = time.perf_counter()
     docs = args.docs or (root / "build" / "fresh" if args.trace else root / "docs")
-    try:                       # before the run, which may take many minutes
-        (docs / "eval").mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        ap.error(f"--docs {docs}: {error.strerror}")
+
+    def say(message):
+        print(f"[{time.perf_counter() - started:7.0f} s] {message}", file=sys.stderr, flush=True)
+
+    # Everything that can be refused is refused before the run, which may take many minutes.
     if args.trace:
         for path in args.trace:
             if not path.is_file():
-                ap.error(f"{path}: no such file")
+                ap.error(f"{path}: " + ("a folder, not a trace file" if path.is_dir()
+                                        else "no such file"))
         try:
             workloads = trace_streams(args.trace)
         except (ValueError, OSError) as error:
             ap.error(str(error))
-
-    def say(message):
-        print(f"[{time.perf_counter() - started:7.0f} s] {message}", file=sys.stderr, flush=True)
+        names = list(workloads)
+    else:
+        names = [name for name, _, _ in VIDEO] + [ZIPF["name"], SCAN_MIX["name"]]
+        names += [] if args.no_decoder else [name for name, _ in DECODER]
+    problem = output_problem(docs, names)
+    if problem is not None:
+        ap.error(f"--docs {docs}: {problem}")
+    try:
+        (docs / "eval").mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        ap.error(f"--docs {docs}: {error.strerror or error}")
+    if args.trace:
+        for name, stream in workloads.items():
+            if stream.settings_not_applied:
+                say(f"note: {name}: the trace's KV-ASU setting(s) "
+                    + ", ".join(f"{k}={v['trace']!r}" for k, v in stream.settings_not_applied.items())
+                    + " are not applied: the KV-ASU runs with "
+                    + ", ".join(f"{k}={v['used']!r}" for k, v in stream.settings_not_applied.items()))
 
     import matplotlib
     matplotlib.use("Agg")
@@ -299,10 +366,18 @@ def main(argv=None) -> int:
     if not args.trace:
         workloads = fresh_workloads(say, not args.no_decoder)
     comparison = compare_report.run(workloads, say)
-    for entry in comparison.values():
+    for name, entry in comparison.items():
         entry["split"] = "given" if args.trace else "fresh"
+        if getattr(workloads[name], "settings_not_applied", None):
+            entry["trace_settings_not_applied"] = workloads[name].settings_not_applied
+    try:
+        # Strict JSON: a value that is not a finite number is an error, never a NaN.
+        text = json.dumps(comparison, indent=1, allow_nan=False)
+    except ValueError as error:
+        print(f"error: {docs / 'eval' / 'fresh.json'}: not written: {error}", file=sys.stderr)
+        return 1
     compare_report.plots(comparison, docs / "eval", plt, prefix="fresh_")
-    (docs / "eval" / "fresh.json").write_text(json.dumps(comparison, indent=1))
+    (docs / "eval" / "fresh.json").write_text(text)
     out = docs / "evaluation-fresh.md"
     out.write_text(markdown(comparison, table, time.perf_counter() - started, given=bool(args.trace)))
     say(f"wrote {out}, its figures and eval/fresh.json")

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,14 +172,38 @@ class VideoKVParams:
         return d
 
     def __post_init__(self):
-        if self.frames < 1 or self.layers < 1 or self.heads < 1:
-            raise ValueError("frames, layers and heads must be >= 1")
-        if self.access_interval_cycles < 1:
-            raise ValueError("access_interval_cycles must be >= 1")
-        if self.bytes_per_kv_block < 1 or self.patch_px < 1:
-            raise ValueError("bytes_per_kv_block and patch_px must be >= 1")
-        if self.motion_std_px < 0:
-            raise ValueError("motion_std_px must be >= 0")
+        # Refused here, not found as a wrong trace later: a float where a count belongs, a
+        # NaN or a zero frame rate, addresses or cycles beyond what the int64 arithmetic of
+        # generate_accesses holds exactly.
+        counts = {"frames": 1, "layers": 1, "heads": 1, "patch_px": 1, "bytes_per_kv_block": 1,
+                  "access_interval_cycles": 1, "sink_tokens": 0, "decode_steps_per_frame": 0,
+                  "recent_frames": 0, "nearby_frames": 0, "region_radius": 0, "seed": 0,
+                  "base_addr": 0}
+        if self.frame_period_cycles is not None:
+            counts["frame_period_cycles"] = 0
+        for name, low in counts.items():
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be an integer, not {value!r}")
+            if value < low:
+                raise ValueError(f"{name} must be >= {low}, not {value}")
+        for name in ("fps", "clock_mhz"):
+            if not math.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be a finite number > 0, not {getattr(self, name)}")
+        if not math.isfinite(self.motion_std_px) or self.motion_std_px < 0:
+            raise ValueError(f"motion_std_px must be a finite number >= 0, not {self.motion_std_px}")
+        if (len(self.resolution) != 2
+                or not all(math.isfinite(v) and v > 0 for v in self.resolution)):
+            raise ValueError(f"resolution must be (width, height) > 0, not {self.resolution}")
+        if not self.prefill and self.decode_steps_per_frame == 0:
+            raise ValueError("no access at all: prefill is off and decode_steps_per_frame is 0")
+        end = self.base_addr + self.layers * self.heads * self.max_tokens * self.bytes_per_kv_block
+        if end + LINE_BYTES > 2**63:
+            raise ValueError(f"the KV cache's addresses, base_addr {self.base_addr:#x} to "
+                             f"{end:#x}, must stay below 2**63")
+        if self.frames * self.cycles_per_frame >= 2**62:
+            raise ValueError(f"{self.frames} frames of {self.cycles_per_frame} cycles do not "
+                             "fit the 63-bit cycles of a trace")
 
 
 #: Named parameter sets. ``small`` is the built-in trace of ``make sim``.
@@ -365,8 +390,11 @@ def generate_accesses(params: VideoKVParams) -> Accesses:
     for f in range(p.frames):
         s, e = starts[f], ends[f]
         t0 = max(f * period, t_free)
+        t_free = t0 + int(e - s) * p.access_interval_cycles     # (Python ints: no overflow)
+        if t_free >= 2**63:
+            raise ValueError(f"frame {f}'s accesses, {p.access_interval_cycles} cycles apart, "
+                             "end after cycle 2**63: the cycles do not fit a trace")
         cycle[s:e] = t0 + np.arange(e - s) * p.access_interval_cycles
-        t_free = t0 + (e - s) * p.access_interval_cycles
 
     # Tags of the token read.
     rel = token - p.sink_tokens
@@ -424,6 +452,14 @@ def video_kv_requests(params: VideoKVParams | None = None, *, min_tlevel: int = 
     """
     if params is None:
         params = PRESETS["small"]
+    for name, value, low, high in (("min_tlevel", min_tlevel, 0, 3),
+                                   ("evict_every", evict_every, 1, None),
+                                   ("gc_burst", gc_burst, 0, None)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be an integer, not {value!r}")
+        if value < low or (high is not None and value > high):
+            bound = f"{low}..{high}" if high is not None else f"at least {low}"
+            raise ValueError(f"{name} must be {bound}, not {value}")
     a = generate_accesses(params)
     cyc = a.cycle.astype(np.int64)
     # Number of requests per access: GC burst before the frame's first access, EVICT every
@@ -492,20 +528,27 @@ def main(argv=None) -> int:
     also write its request stream as a golden-model trace (:func:`write_trace`), for
     ``python -m verif.replay`` or ``python -m evaluation.compare``."""
     import argparse
+    from pathlib import Path
+
+    from regmap.arguments import check_writable
 
     ap = argparse.ArgumentParser(prog="python -m evaluation.workload",
                                  description=main.__doc__.splitlines()[0])
     ap.add_argument("preset", nargs="?", default="small", choices=list(PRESETS))
-    ap.add_argument("--trace", type=str, default=None, metavar="FILE",
+    ap.add_argument("--trace", type=Path, default=None, metavar="FILE",
                     help="write the request stream to FILE (.npz)")
     args = ap.parse_args(argv)
+    if args.trace is not None:    # refused now, not after the work ("" is the folder ".")
+        if not args.trace.is_dir() and not args.trace.parent.is_dir():
+            ap.error(f"--trace {args.trace}: no such folder to write it in")
+        check_writable(args.trace, "--trace")
     prm = PRESETS[args.preset]
     acc = generate_accesses(prm)
     req = video_kv_requests(prm)
     print(describe(prm))
     print(f"accesses={len(acc)} reads={int(acc.reads.sum())} distinct lines={len(np.unique(acc.addr))}"
           f" requests={len(req[0])} last cycle={int(req[0][-1])}")
-    if args.trace:
+    if args.trace is not None:
         n = write_trace(args.trace, prm)
         print(f"wrote {n} requests to {args.trace}")
     return 0

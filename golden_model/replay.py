@@ -8,10 +8,17 @@ Usage::
         [--tick-shift K] [--config c3=5,c2=3,w3=25,w2=50,w1=125,hash_seed=0x1234] [--json]
 
 Parameters come from the trace's ``meta["params"]`` if it has them, overridden by the
-options; the rest take their defaults. The configuration starts at the reset one, then
+options; the rest take their defaults. Only the block's parameters are read from
+``meta["params"]`` (keys in any case): a workload generator keeps its own settings there
+too (``evaluation.workload.write_trace`` does), and the command names the keys it ignores. The configuration starts at the reset one, then
 ``meta["config"]`` and ``--config`` (in that order) are committed at cycle 0. The output
 is one ``name value`` line per statistic, the occupancy, and the replay speed (with
-``--json``: one JSON object instead).
+``--json``: one JSON object instead). A trace of more than :data:`CHUNK` requests is
+replayed in parts of that many (the same answers as in one run), with a line on the
+standard error after each part.
+
+A trace or an option it cannot use is refused before the replay with one ``error:`` line
+and exit status 2.
 """
 
 from __future__ import annotations
@@ -22,11 +29,16 @@ import sys
 import time
 
 from regmap import PARAM_NAMES
+from regmap.arguments import int_range
 
 from .model import Config, KvAsuModel
 from .trace import load_trace
 
-__all__ = ["main", "parse_config"]
+__all__ = ["main", "parse_config", "CHUNK"]
+
+#: Requests per call of the model: bounds the memory of the replay's Python lists, and
+#: sets how often a long replay reports its progress.
+CHUNK = 1 << 20
 
 
 def parse_config(text: str) -> dict[str, int]:
@@ -56,11 +68,22 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("trace", help="trace file written by golden_model.trace.save_trace")
     for name in PARAM_NAMES:
         parser.add_argument(f"--{name.lower().replace('_', '-')}", dest=name.lower(),
-                            type=int, metavar="N", help=f"elaboration parameter {name}")
+                            type=int_range(0), metavar="N", help=f"elaboration parameter {name}")
     parser.add_argument("--config", default="", metavar="K=V,...",
                         help="configuration to commit first, e.g. c3=3,c2=2")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _lower_keys(meta: dict, key: str, path) -> dict:
+    """``meta[key]`` with its keys in lower case; ``ValueError`` for two keys that differ
+    only in case (which of them applies would be a guess)."""
+    out: dict = {}
+    for name, value in meta.get(key, {}).items():
+        if name.lower() in out:
+            raise ValueError(f"meta[{key!r}] of {path} gives {name.lower()} twice")
+        out[name.lower()] = value
+    return out
 
 
 def main(argv=None) -> int:
@@ -70,24 +93,48 @@ def main(argv=None) -> int:
         for key in ("params", "config"):
             if not isinstance(trace.meta.get(key, {}), dict):
                 raise ValueError(f"meta[{key!r}] of {args.trace} must be a JSON object")
-        params = {key.lower(): value for key, value in trace.meta.get("params", {}).items()}
+        known = {name.lower() for name in PARAM_NAMES}
+        given = _lower_keys(trace.meta, "params", args.trace)
+        params = {key: value for key, value in given.items() if key in known}
+        if len(params) < len(given):
+            print(f"note: meta['params'] of {args.trace}: ignored, as no parameter of the "
+                  f"block: {', '.join(sorted(set(given) - known))}", file=sys.stderr)
         params.update({name.lower(): getattr(args, name.lower()) for name in PARAM_NAMES
                        if getattr(args, name.lower()) is not None})
-        model = KvAsuModel(**params)
-        config = {key.lower(): value for key, value in trace.meta.get("config", {}).items()}
+        try:
+            model = KvAsuModel(**params)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"parameters (meta['params'] of {args.trace}, then the options): "
+                             f"{error}") from None
+        config = _lower_keys(trace.meta, "config", args.trace)
         unknown = sorted(set(config) - set(Config._fields))
         if unknown:
             raise ValueError(f"meta['config'] of {args.trace} has unknown key(s) "
                              f"{', '.join(unknown)}: expected {', '.join(Config._fields)}")
         config.update(parse_config(args.config))
         if config:
-            model.commit(0, **config)
+            try:
+                model.commit(0, **config)
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"configuration (meta['config'] of {args.trace}, then "
+                                 f"--config): {error}") from None
     except (OSError, ValueError, TypeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except MemoryError:       # (ENTRIES is given: the default table is small)
+        print(f"error: not enough memory for a table of {params.get('entries')} entries",
+              file=sys.stderr)
+        return 2
 
     start = time.perf_counter()
-    model.replay(trace)
+    n = len(trace)
+    for first in range(0, n, CHUNK):
+        last = min(n, first + CHUNK)
+        model.run(trace.cycle[first:last], trace.op[first:last], trace.addr[first:last],
+                  trace.min_tlevel[first:last])
+        if n > CHUNK:
+            print(f"replayed {last} of {n} requests ({time.perf_counter() - start:.0f} s)",
+                  file=sys.stderr, flush=True)
     seconds = time.perf_counter() - start
     # A replay too short for the clock to see has no rate (None), not an infinite one.
     rate = round(len(trace) / seconds) if seconds > 0 else None

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -99,33 +100,47 @@ def save_trace(path: str | os.PathLike, cycle, op, addr, min_tlevel, meta=None) 
 def load_trace(path: str | os.PathLike) -> Trace:
     """Read and validate a trace written by :func:`save_trace`.
 
-    Raises ``ValueError`` if the file is not an ``.npz`` archive, an array is missing or the
-    stream is not a valid trace (``FileNotFoundError`` if there is no file).
+    Raises ``ValueError``, naming the file, for anything in the file that is not a valid
+    trace: not an ``.npz`` archive or a damaged one, an array missing, of the wrong kind
+    (floats, bools, strings ...) or out of range, arrays of different lengths, a ``meta``
+    that is not a JSON object (``FileNotFoundError`` if there is no file).
     """
+    name = os.fspath(path)
     try:
         with open(path, "rb") as f:
             head = f.read(4)
     except FileNotFoundError:
         raise
     except OSError as error:                # a folder, no permission, ...
-        raise ValueError(f"{os.fspath(path)} cannot be read as a trace: {error}") from None
+        raise ValueError(f"{name} cannot be read as a trace: {error}") from None
     if head != b"PK\x03\x04":                # an .npz is a zip archive
-        raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: not an .npz archive")
+        raise ValueError(f"{name} is not a KV-ASU trace: not an .npz archive")
+    # A damaged member shows only when it is read: zlib and zipfile errors (a bad CRC) come
+    # from the reads below, not from opening the archive.
+    damaged = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error)
     try:
         data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: a damaged .npz archive "
+    except damaged as error:
+        raise ValueError(f"{name} is not a KV-ASU trace: a damaged .npz archive "
                          f"({error or type(error).__name__})") from None
     with data:
-        missing = [name for name in TRACE_ARRAYS if name not in data.files]
+        missing = [array for array in TRACE_ARRAYS if array not in data.files]
         if missing:
-            raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: "
+            raise ValueError(f"{name} is not a KV-ASU trace: "
                              f"missing array(s) {', '.join(missing)}")
-        arrays = {name: data[name] for name in TRACE_ARRAYS}
         try:
-            meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{os.fspath(path)}: meta is not JSON ({error})") from None
+            arrays = {array: data[array] for array in TRACE_ARRAYS}
+            text = str(data["meta"]) if "meta" in data.files else "{}"
+        except damaged as error:             # (an object array, which needs pickling, too)
+            raise ValueError(f"{name} is not a KV-ASU trace: an array that cannot be read "
+                             f"({error or type(error).__name__})") from None
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{name}: meta is not JSON ({error})") from None
     if not isinstance(meta, dict):
-        raise ValueError(f"{os.fspath(path)}: meta must be a JSON object")
-    return Trace(**arrays, meta=meta)
+        raise ValueError(f"{name}: meta must be a JSON object")
+    try:
+        return Trace(**arrays, meta=meta)
+    except (TypeError, ValueError) as error:   # what is in a file is a value, not a type
+        raise ValueError(f"{name}: {error}") from None

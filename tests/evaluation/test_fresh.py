@@ -182,3 +182,69 @@ def test_a_case_without_a_defined_mcc_is_reported_as_such():
     assert "n/a (article n/a)" in table
     text = compare_report.targets_summary("All", rows)
     assert "MCC >= 0.5 in 0 (1 without a defined MCC" in text
+
+
+def test_a_trace_of_floats_is_refused_in_one_line(tmp_path, capsys):
+    """A float array in a trace was a TypeError that trace_streams let through: a traceback."""
+    path = _trace(tmp_path / "f.npz", np.arange(10))
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    with open(path, "wb") as f:
+        np.savez(f, **{**arrays, "cycle": np.arange(10, dtype=np.float64)})
+    with pytest.raises(SystemExit) as exit_info:
+        fresh.main(["--trace", str(path), "--docs", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and f"error: {path}: trace array 'cycle'" in err
+    assert not (tmp_path / "o").exists()          # nothing made for a run refused
+
+
+def test_names_whose_figures_would_share_a_file_are_kept_apart(tmp_path):
+    """'A.npz' and 'a.npz', or 'a.npz' and 'a_npz', have one slug: the second one's figure
+    would have replaced the first's, and the report shown it twice."""
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    paths = [_trace(tmp_path / "x" / "A.npz", np.arange(8)), _trace(tmp_path / "a_npz", np.arange(9)),
+             _trace(tmp_path / "y" / "a.npz", np.arange(10))]
+    streams = fresh.trace_streams(paths)
+    slugs = [compare_report.slug(name) for name in streams]
+    assert len(set(slugs)) == 3 and list(streams)[0] == "A.npz"
+    assert [len(s) for s in streams.values()] == [8, 9, 10]
+
+
+@pytest.mark.parametrize("in_the_way", ["evaluation-fresh.md", "eval/fresh.json", "eval/fresh_a_npz.png"])
+def test_an_output_it_cannot_write_is_refused_before_the_run(tmp_path, capsys, monkeypatch, in_the_way):
+    """A folder where the markdown, the JSON or a figure goes was found only when written,
+    after the run (a traceback after many minutes)."""
+    a = _trace(tmp_path / "a.npz", np.arange(40))
+    (tmp_path / "o" / in_the_way).mkdir(parents=True)
+    monkeypatch.setattr(compare_report, "run", lambda *args: pytest.fail("the run started"))
+    with pytest.raises(SystemExit) as exit_info:
+        fresh.main(["--trace", str(a), "--docs", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and in_the_way.split("/")[-1] in err and "is a folder" in err
+
+
+def test_a_json_that_would_hold_a_nan_is_not_written(tmp_path, capsys, monkeypatch):
+    a = _trace(tmp_path / "a.npz", np.arange(40))
+    monkeypatch.setattr(compare_report, "run", lambda workloads, say: {"a.npz": {"x": float("nan")}})
+    assert fresh.main(["--trace", str(a), "--docs", str(tmp_path / "o")]) == 1
+    assert "not written" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "eval" / "fresh.json").exists()
+
+
+def test_settings_of_a_trace_that_are_not_applied_are_reported(tmp_path, capsys):
+    """As python -m evaluation.compare does: the KV-ASU runs with its own configuration, and
+    a trace's meta that asks for another is named, not silently ignored."""
+    path = tmp_path / "c.npz"
+    save_trace(path, np.arange(60), np.zeros(60, np.uint8), np.tile(np.arange(6, dtype=np.uint64), 10) << 8,
+               np.zeros(60, np.uint8), meta={"config": {"c3": 9}, "params": {"frames": 2}})
+    out = tmp_path / "o"
+    assert fresh.main(["--trace", str(path), "--docs", str(out)]) == 0
+    assert "c3=9 are not applied" in capsys.readouterr().err
+    doc = json.loads((out / "eval" / "fresh.json").read_text())
+    assert doc["c.npz"]["trace_settings_not_applied"] == {"c3": {"trace": 9, "used": 5}}
+
+
+def test_a_file_name_cannot_break_the_markdown_table():
+    assert fresh._escaped("a|b[1].npz") == "a\\|b\\[1\\].npz"
+    assert fresh._escaped("two\nlines") == "two lines"

@@ -129,3 +129,47 @@ def test_reuse_is_mostly_short_range_within_a_frame():
     a = generate_accesses(SMALL)
     lab = reuse_within(a.line, a.cycle, 100)
     assert 0.05 < lab.mean() < 0.95
+
+
+@pytest.mark.parametrize("target, message", [("folder", "is a folder, not a file"),
+                                             ("", "is a folder, not a file"),
+                                             ("missing/t.npz", "no such folder to write it in")])
+def test_cli_refuses_a_trace_file_it_cannot_write_before_the_work(tmp_path, capsys, monkeypatch, target,
+                                                                  message):
+    """--trace FOLDER was a traceback after the work, and --trace '' wrote nothing, silently."""
+    import evaluation.workload as workload
+    (tmp_path / "folder").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(workload, "generate_accesses", lambda p: pytest.fail("the work started"))
+    with pytest.raises(SystemExit) as exit_info:
+        workload.main(["small", "--trace", target])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, error", [
+    ({"base_addr": -256}, ValueError),                  # wrapped to addresses near 2**64
+    ({"base_addr": 2**64 - 2**20}, ValueError),         # an OverflowError deep in numpy
+    ({"fps": 0.0, "frame_period_cycles": None}, ValueError),   # a ZeroDivisionError
+    ({"motion_std_px": float("nan")}, ValueError),      # NaN regions, cast to integers
+    ({"frames": 2.5}, TypeError),
+    ({"sink_tokens": -1}, ValueError),
+    ({"prefill": False, "decode_steps_per_frame": 0}, ValueError),  # "need at least one array"
+    ({"frame_period_cycles": 2**62}, ValueError),       # an OverflowError deep in numpy
+])
+def test_parameters_that_make_no_valid_trace_are_refused(change, error):
+    with pytest.raises(error, match="must|no access|do not fit"):
+        SMALL.replace(**change)
+
+
+def test_cycles_beyond_a_trace_are_refused():
+    with pytest.raises(ValueError, match="do not fit a trace"):
+        generate_accesses(SMALL.replace(access_interval_cycles=2**60))
+
+
+@pytest.mark.parametrize("option", [{"evict_every": 0}, {"gc_burst": -1}, {"min_tlevel": 4},
+                                    {"evict_every": 2.0}])
+def test_request_options_that_make_no_valid_stream_are_refused(option):
+    """evict_every=0 was a division by zero that numpy answers with 0: an EVICT after every
+    read, silently."""
+    with pytest.raises((ValueError, TypeError), match="must be"):
+        video_kv_requests(**option)

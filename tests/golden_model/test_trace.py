@@ -194,3 +194,105 @@ def test_mixed_stream_refuses_what_does_not_fit(capsys):
     with pytest.raises(SystemExit):
         bench_main(["--requests", "-5"])
     assert "--requests" in capsys.readouterr().err
+
+
+def _rewritten(path, **changes):
+    """The trace at ``path`` rewritten by hand with some arrays changed (None: left out)."""
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays.update(changes)
+    with open(path, "wb") as f:
+        np.savez(f, **{k: v for k, v in arrays.items() if v is not None})
+    return path
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"cycle": np.arange(5, dtype=np.float64)}, "must hold integers, not float64"),
+    ({"op": np.zeros(5, bool)}, "must hold integers, not bool"),
+    ({"op": np.array(["0"] * 5)}, "must hold integers"),
+    ({"op": np.zeros(4, np.uint8)}, "same length"),
+    ({"op": np.array([0, 1, 2, 3, 0], dtype=object)}, "an array that cannot be read"),
+])
+def test_what_is_wrong_in_a_file_is_a_value_error_naming_it(tmp_path, change, message):
+    """load_trace's callers catch ValueError: a float array in a file was a TypeError (a
+    traceback of python -m evaluation.fresh), an object array's was a ValueError without
+    the file's name."""
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream())
+    _rewritten(path, **change)
+    with pytest.raises(ValueError, match=re.escape(message)) as info:
+        load_trace(path)
+    assert str(info.value).startswith(str(path))
+
+
+def test_a_damaged_member_is_a_value_error(tmp_path):
+    """A member whose compressed bytes are damaged fails only when it is read, with a
+    zlib.error (not a ValueError): it is reported as a damaged archive."""
+    path = tmp_path / "t.npz"
+    n = 20_000
+    save_trace(path, np.arange(n), np.zeros(n, np.uint8), np.arange(n, dtype=np.uint64) * 4096,
+               np.zeros(n, np.uint8))
+    data = bytearray(path.read_bytes())
+    data[2000:2100] = bytes(b ^ 0xFF for b in data[2000:2100])
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="is not a KV-ASU trace: an array that cannot be read"):
+        load_trace(path)
+
+
+def test_replay_takes_only_the_block_parameters_from_meta(tmp_path, capsys):
+    """A workload generator keeps its own settings in meta["params"] (write_trace does):
+    they are ignored, with a note, and the block's parameters still apply."""
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream(), meta={"params": {"frames": 8, "fps": 30.0, "ENTRIES": 16}})
+    assert replay_main([str(path), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["params"]["ENTRIES"] == 16
+    assert "ignored" in out.err and "fps, frames" in out.err
+
+
+def test_replay_refuses_a_parameter_given_twice_in_meta(tmp_path, capsys):
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream(), meta={"params": {"entries": 16, "ENTRIES": 32}})
+    assert replay_main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "entries twice" in err
+
+
+def test_replay_names_where_a_bad_parameter_came_from(tmp_path, capsys):
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream(), meta={"params": {"entries": True}})
+    assert replay_main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: parameters (meta['params'] of") and "ENTRIES" in err
+
+
+def test_replay_reports_a_table_too_large_for_the_memory(tmp_path, capsys, monkeypatch):
+    import golden_model.replay as replay
+
+    def no_memory(**params):
+        raise MemoryError
+    monkeypatch.setattr(replay, "KvAsuModel", no_memory)
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream())
+    assert replay_main([str(path), "--entries", str(2**40)]) == 2
+    assert capsys.readouterr().err == f"error: not enough memory for a table of {2**40} entries\n"
+
+
+def test_replay_in_parts_shows_progress_and_answers_as_one_run(tmp_path, capsys, monkeypatch):
+    import golden_model.replay as replay
+
+    cycles, ops, addrs, mins = mixed_stream(2500, seed=11)
+    path = tmp_path / "mix.npz"
+    save_trace(path, cycles, ops, addrs, mins, meta={"params": {"entries": 64}})
+    assert replay_main([str(path), "--json"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr(replay, "CHUNK", 1000)
+    assert replay_main([str(path), "--json"]) == 0
+    out = capsys.readouterr()
+    parts = json.loads(out.out)
+    for key in ("seconds", "requests_per_second"):
+        whole.pop(key), parts.pop(key)
+    assert parts == whole
+    assert [line.split(" (")[0] for line in out.err.splitlines()] == [
+        "replayed 1000 of 2500 requests", "replayed 2000 of 2500 requests",
+        "replayed 2500 of 2500 requests"]
