@@ -111,8 +111,8 @@ from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 
 __all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "bank_of_share", "compare",
            "default_entries", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_bank",
-           "libcachesim_hits", "libcachesim_params", "run_predictor_bank", "summarise",
-           "trace_settings_not_applied", "main"]
+           "libcachesim_hits", "libcachesim_params", "run_predictor_bank", "settings_note",
+           "summarise", "trace_settings_not_applied", "main"]
 
 #: JSON name -> libCacheSim class name.
 LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
@@ -340,6 +340,15 @@ def trace_settings_not_applied(meta: dict) -> dict:
                     value = repr(value)
                 differ[key] = {"trace": value, "used": used[key]}
     return differ
+
+
+def settings_note(unapplied: dict) -> str:
+    """The words that tell a user which of the trace's KV-ASU settings
+    (:func:`trace_settings_not_applied`'s ``unapplied``) the comparison does not apply."""
+    return ("the trace's KV-ASU setting(s) "
+            + ", ".join(f"{k}={v['trace']!r}" for k, v in unapplied.items())
+            + " are not applied: the KV-ASU runs with "
+            + ", ".join(f"{k}={v['used']!r}" for k, v in unapplied.items()))
 
 
 def count_duels(state) -> dict:
@@ -633,10 +642,7 @@ def main(argv=None) -> int:
         say(f"{args.trace}: {len(lines)} accesses, bank {bank_lines} lines; running every policy")
         unapplied = trace_settings_not_applied(trace.meta)
         if unapplied:
-            say("note: the trace's KV-ASU setting(s) "
-                + ", ".join(f"{k}={v['trace']!r}" for k, v in unapplied.items())
-                + " are not applied: the KV-ASU runs with "
-                + ", ".join(f"{k}={v['used']!r}" for k, v in unapplied.items()))
+            say(f"note: {settings_note(unapplied)}")
         doc = compare(lines, cycles, bank_lines, entries=args.entries, window=args.window,
                       progress=say)
     except (ValueError, TypeError, OSError) as error:

@@ -54,6 +54,7 @@ import numpy as np
 from regmap.arguments import unwritable
 
 from . import compare_report
+from .compare import settings_note
 
 #: The video workloads: (name, preset, overrides). The tuning used seeds 1-3, the report seed 0.
 VIDEO = (
@@ -329,6 +330,9 @@ def main(argv=None) -> int:
         print(f"[{time.perf_counter() - started:7.0f} s] {message}", file=sys.stderr, flush=True)
 
     # Everything that can be refused is refused before the run, which may take many minutes.
+    if args.trace and args.no_decoder:
+        ap.error("--no-decoder leaves out built-in workloads: with --trace only the traces "
+                 "given run")
     if args.trace:
         for path in args.trace:
             if not path.is_file():
@@ -352,10 +356,7 @@ def main(argv=None) -> int:
     if args.trace:
         for name, stream in workloads.items():
             if stream.settings_not_applied:
-                say(f"note: {name}: the trace's KV-ASU setting(s) "
-                    + ", ".join(f"{k}={v['trace']!r}" for k, v in stream.settings_not_applied.items())
-                    + " are not applied: the KV-ASU runs with "
-                    + ", ".join(f"{k}={v['used']!r}" for k, v in stream.settings_not_applied.items()))
+                say(f"note: {name}: {settings_note(stream.settings_not_applied)}")
 
     import matplotlib
     matplotlib.use("Agg")

@@ -248,3 +248,13 @@ def test_settings_of_a_trace_that_are_not_applied_are_reported(tmp_path, capsys)
 def test_a_file_name_cannot_break_the_markdown_table():
     assert fresh._escaped("a|b[1].npz") == "a\\|b\\[1\\].npz"
     assert fresh._escaped("two\nlines") == "two lines"
+
+
+def test_no_decoder_with_given_traces_is_refused(tmp_path, capsys):
+    """--no-decoder chooses among the built-in workloads; with --trace it would be ignored
+    without a word."""
+    a = _trace(tmp_path / "a.npz", np.arange(40))
+    with pytest.raises(SystemExit) as exit_info:
+        fresh.main(["--trace", str(a), "--no-decoder", "--docs", str(tmp_path / "d")])
+    assert exit_info.value.code == 2 and "--no-decoder" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists()
