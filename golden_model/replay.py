@@ -34,7 +34,7 @@ from regmap.arguments import int_range
 from .model import Config, KvAsuModel
 from .trace import load_trace
 
-__all__ = ["main", "parse_config", "CHUNK"]
+__all__ = ["main", "parse_config", "trace_settings", "ignored_note", "CHUNK"]
 
 #: Requests per call of the model: bounds the memory of the replay's Python lists, and
 #: sets how often a long replay reports its progress.
@@ -76,29 +76,51 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _lower_keys(meta: dict, key: str, path) -> dict:
-    """``meta[key]`` with its keys in lower case; ``ValueError`` for two keys that differ
-    only in case (which of them applies would be a guess)."""
+    """``meta[key]`` with its keys in lower case; ``ValueError`` if it is not a JSON object
+    or gives two keys that differ only in case (which of them applies would be a guess)."""
+    section = meta.get(key, {})
+    if not isinstance(section, dict):
+        raise ValueError(f"meta[{key!r}] of {path} must be a JSON object")
     out: dict = {}
-    for name, value in meta.get(key, {}).items():
+    for name, value in section.items():
         if name.lower() in out:
             raise ValueError(f"meta[{key!r}] of {path} gives {name.lower()} twice")
         out[name.lower()] = value
     return out
 
 
+def trace_settings(trace, path) -> tuple[dict, dict, list[str]]:
+    """The block's settings in a trace's ``meta``, as the replay commands (this one and the
+    RTL's, ``verif.replay``) read them: ``(params, config, ignored)``, the block's parameters
+    of ``meta["params"]`` and the configuration of ``meta["config"]`` (keys in lower case),
+    and the keys of ``meta["params"]`` that are no parameter of the block (a workload
+    generator keeps its own settings there too). ``ValueError``, naming ``path``, for a
+    section that is not a JSON object, a key given twice, or a ``meta["config"]`` key that
+    is no configuration register."""
+    known = {name.lower() for name in PARAM_NAMES}
+    given = _lower_keys(trace.meta, "params", path)
+    config = _lower_keys(trace.meta, "config", path)
+    unknown = sorted(set(config) - set(Config._fields))
+    if unknown:
+        raise ValueError(f"meta['config'] of {path} has unknown key(s) "
+                         f"{', '.join(unknown)}: expected {', '.join(Config._fields)}")
+    params = {key: value for key, value in given.items() if key in known}
+    return params, config, sorted(set(given) - known)
+
+
+def ignored_note(path, ignored: list[str]) -> str:
+    """The note that names the keys of ``meta["params"]`` a replay ignores."""
+    return (f"note: meta['params'] of {path}: ignored, as no parameter of the block: "
+            f"{', '.join(ignored)}")
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         trace = load_trace(args.trace)
-        for key in ("params", "config"):
-            if not isinstance(trace.meta.get(key, {}), dict):
-                raise ValueError(f"meta[{key!r}] of {args.trace} must be a JSON object")
-        known = {name.lower() for name in PARAM_NAMES}
-        given = _lower_keys(trace.meta, "params", args.trace)
-        params = {key: value for key, value in given.items() if key in known}
-        if len(params) < len(given):
-            print(f"note: meta['params'] of {args.trace}: ignored, as no parameter of the "
-                  f"block: {', '.join(sorted(set(given) - known))}", file=sys.stderr)
+        params, config, ignored = trace_settings(trace, args.trace)
+        if ignored:
+            print(ignored_note(args.trace, ignored), file=sys.stderr)
         params.update({name.lower(): getattr(args, name.lower()) for name in PARAM_NAMES
                        if getattr(args, name.lower()) is not None})
         try:
@@ -106,11 +128,6 @@ def main(argv=None) -> int:
         except (TypeError, ValueError) as error:
             raise ValueError(f"parameters (meta['params'] of {args.trace}, then the options): "
                              f"{error}") from None
-        config = _lower_keys(trace.meta, "config", args.trace)
-        unknown = sorted(set(config) - set(Config._fields))
-        if unknown:
-            raise ValueError(f"meta['config'] of {args.trace} has unknown key(s) "
-                             f"{', '.join(unknown)}: expected {', '.join(Config._fields)}")
         config.update(parse_config(args.config))
         if config:
             try:

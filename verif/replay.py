@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """Replay a request trace through the Verilated RTL and check it against the golden model.
 
-``python -m verif.replay TRACE.npz [--param NAME=VALUE ...] [--ready PERMILLE] [--predictor]``
+``python -m verif.replay TRACE.npz [--param NAME=VALUE ...] [--ready PERMILLE] [--predictor]
+[--max-cycles N]``
 
 The trace is a golden-model trace file (``golden_model.trace``; the evaluation's workloads
-write them). Its ``meta["params"]`` choose the configuration unless ``--param`` overrides
-it. Each request is offered at its trace cycle (later if the block holds ``ready`` low);
+write them), read as ``python -m golden_model.replay`` reads it: its ``meta["params"]``
+choose the block's parameters unless ``--param`` overrides them (keys in any case; the
+keys that are no parameter of the block, a workload generator's own settings, are named in
+a note on stderr and ignored), its ``meta["config"]`` is committed before the first
+request, and only the low ``ADDR_WIDTH`` bits of an address exist in the block (spec D2: a
+note counts the addresses with higher bits). The harness simulates every cycle up to the
+last request's, some 10**5 to 10**6 cycles a second: a trace whose last request is after
+``--max-cycles`` (default 2**32, hours) is refused, not started. Each request is offered at its trace cycle (later if the block holds ``ready`` low);
 the golden model answers each one at the cycle the RTL accepted it. Every response is
 compared field by field, then all statistics registers and OCCUPANCY are read over
 AXI4-Lite and compared with the model's. Prints both sets of statistics; exits 1 on any
@@ -25,34 +32,65 @@ from pathlib import Path
 import numpy as np
 
 from golden_model import KvAsuModel, Trace, load_trace
-from regmap import PARAM_NAMES, REG, STAT_REGISTERS, Params, param_overrides
+from golden_model.replay import ignored_note, trace_settings
+from regmap import REG, STAT_REGISTERS, Params, param_overrides
 from regmap.arguments import check_writable, int_range
 
 from . import fast
 from .predictor_soak import OPTIONS as PREDICTOR_OPTIONS, commit_policy
 
-__all__ = ["replay", "main"]
+__all__ = ["replay", "main", "MAX_CYCLES"]
+
+#: The default bound of ``--max-cycles``: the harness simulates every cycle, idle or not,
+#: some 10**5 to 10**6 a second, so a trace that ends later would run for hours or (a gap
+#: of 2**40 cycles, a cycle near 2**64) for ever; the README's 1080p30 replay, 500 M
+#: cycles, takes 14 minutes.
+MAX_CYCLES = 1 << 32
+
+#: Cycles a second the estimate of a refused trace's run time assumes (the README's
+#: 1080p30 replay: 500 M cycles in 14 minutes).
+_CYCLES_PER_SECOND = 600_000
+
+
+def _wide_addresses(trace: Trace, addr_width: int) -> np.ndarray:
+    """The indices of the requests of ``trace`` whose address has bits above
+    ``addr_width``."""
+    if addr_width >= 64:
+        return np.zeros(0, np.intp)
+    return np.flatnonzero(trace.addr >> np.uint64(addr_width))
 
 
 def replay(trace: Trace | Path, params: Params, build: Path, ready_permille: int = 1000,
-           progress=None, predictor: bool = False) -> dict:
+           progress=None, predictor: bool = False, config: dict | None = None) -> dict:
     """Replay ``trace`` (a loaded ``Trace``, or the path of its file) through the harness
     built for ``params`` in ``build``; return a summary (``fast.check``'s, with both sets
-    of statistics and OCCUPANCY). ``progress``: as ``fast.run``'s. With ``predictor`` the
-    build is ``verif.predictor_soak.OPTIONS``'s (``CoreOptions.predictor``) and
-    ``POLICY.MODE = 1`` is committed before the first request, the golden model following
-    the commit. Raises ``fast.Mismatch`` on any difference."""
+    of statistics and OCCUPANCY, and the model's final ``config``). ``progress``: as
+    ``fast.run``'s. With ``predictor`` the build is ``verif.predictor_soak.OPTIONS``'s
+    (``CoreOptions.predictor``) and ``POLICY.MODE = 1`` is committed before the first
+    request, the golden model following the commit. ``config``: configuration values
+    (``golden_model.Config`` keys, lower case) written to their shadow registers and
+    committed before the first request, as ``golden_model.replay`` commits a trace's
+    ``meta["config"]`` (an illegal one is refused by the block and the model alike: check
+    it first). An address's bits above ``ADDR_WIDTH`` are dropped (spec D2: they do not
+    exist in the block, and the golden model ignores them too). Raises ``fast.Mismatch``
+    on any difference."""
     if not isinstance(trace, Trace):
         trace = load_trace(trace)
-    if len(trace) and int(trace.addr.max()) >> params.ADDR_WIDTH:
-        first = int(np.argmax(trace.addr >> np.uint64(params.ADDR_WIDTH) != 0))
-        raise ValueError(f"request {first} of the trace has address {int(trace.addr[first]):#x}, "
-                         f"wider than ADDR_WIDTH = {params.ADDR_WIDTH}")
-    requests = list(zip(trace.cycle.tolist(), trace.op.tolist(), trace.addr.tolist(),
+    addr = trace.addr
+    if len(_wide_addresses(trace, params.ADDR_WIDTH)):
+        addr = addr & np.uint64((1 << params.ADDR_WIDTH) - 1)
+    requests = list(zip(trace.cycle.tolist(), trace.op.tolist(), addr.tolist(),
                         trace.min_tlevel.tolist()))
-    # (with the predictor: the requests held until POLICY.MODE = 1 is committed)
-    axi = ([fast.AxiOp("barrier", 0), *commit_policy(1), fast.AxiOp("release")]
-           if predictor else [])
+    # The configuration, then (with the predictor) POLICY.MODE = 1, committed by one CTRL
+    # write with the requests held until it is done.
+    writes = [fast.AxiOp("write", REG[key.upper()].offset, value, 0xF)
+              for key, value in (config or {}).items()]
+    if predictor:
+        writes += commit_policy(1)
+    elif writes:
+        writes.append(fast.AxiOp("write", REG["CTRL"].offset,
+                                 REG["CTRL"].mask("ENABLE") | REG["CTRL"].mask("COMMIT"), 0xF))
+    axi = [fast.AxiOp("barrier", 0), *writes, fast.AxiOp("release")] if writes else []
     axi += [fast.AxiOp("barrier", len(requests))]
     for reg in STAT_REGISTERS:
         axi += [fast.AxiOp("read", reg.offset), fast.AxiOp("read", reg.offset + 4)]
@@ -70,8 +108,23 @@ def replay(trace: Trace | Path, params: Params, build: Path, ready_permille: int
         rtl_stats[reg.stat] = words[2 * i] | words[2 * i + 1] << 32
     summary.update(rtl_stats=rtl_stats, model_stats=model.stats.as_dict(),
                    rtl_occupancy=words[-1], model_occupancy=model.occupancy,
-                   policy=model.policy)
+                   policy=model.policy, config=model.config.as_dict())
     return summary
+
+
+def _refuse(message: str):
+    """A trace or an option this command cannot run: one ``error:`` line, exit status 2
+    (before any build)."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600),
+                       ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.0f} {unit}"
+    return f"{seconds:.0f} seconds"
 
 
 def main(argv=None) -> int:
@@ -85,30 +138,56 @@ def main(argv=None) -> int:
     ap.add_argument("--build", type=Path, default=Path("build/replay"))
     ap.add_argument("--predictor", action="store_true",
                     help="the predictor build, POLICY.MODE = 1 committed before the first request")
+    ap.add_argument("--max-cycles", type=int_range(0), default=MAX_CYCLES, metavar="N",
+                    help="refuse a trace whose last request is after cycle N (default "
+                         "2**32: the harness simulates every cycle)")
     args = ap.parse_args(argv)
     check_writable(args.build, "--build", folder=True)      # (the Verilator build's folder)
     try:
         trace = load_trace(args.trace)
+        # meta["params"] and meta["config"] read as golden_model.replay reads them: one
+        # meaning of a trace for the model's command and the RTL's.
+        given, config, ignored = trace_settings(trace, args.trace)
     except (OSError, ValueError) as err:
-        ap.error(str(err))
-    # Only block parameters: a workload generator may keep its own settings in the meta.
-    meta = trace.meta.get("params") or {}
-    meta_params = {k.upper(): v for k, v in meta.items() if k.upper() in PARAM_NAMES}
+        _refuse(str(err))
+    if ignored:
+        print(ignored_note(args.trace, ignored), file=sys.stderr)
+    meta_params = {k.upper(): v for k, v in given.items()}
     try:
         params = Params(**{**meta_params, **param_overrides(args.param)})
-    except ValueError as err:
-        ap.error(str(err))
+        from hdl.core import check_core_params
+        check_core_params(params)    # (what the RTL cannot build: refused before the build)
+    except (TypeError, ValueError) as err:
+        _refuse(f"parameters (meta['params'] of {args.trace}, then --param): {err}")
+    if config:
+        try:                # refused here, not by the block after a build
+            KvAsuModel(params).commit(0, **config)
+        except (TypeError, ValueError) as err:
+            _refuse(f"meta['config'] of {args.trace}: {err}")
+    last_cycle = int(trace.cycle[-1]) if len(trace) else 0
+    if last_cycle > args.max_cycles:
+        _refuse(f"{args.trace}: its last request is at cycle {last_cycle:,}, after "
+                f"--max-cycles {args.max_cycles:,}: the harness simulates every cycle (some "
+                f"{_CYCLES_PER_SECOND:,} a second), which would take about "
+                f"{_duration(last_cycle / _CYCLES_PER_SECOND)}; a larger --max-cycles runs "
+                f"it anyway (python -m golden_model.replay replays it through the model alone)")
+    wide = _wide_addresses(trace, params.ADDR_WIDTH)
+    if len(wide):
+        print(f"note: {args.trace}: {len(wide)} request(s) have address bits above "
+              f"ADDR_WIDTH = {params.ADDR_WIDTH} (the first: request {int(wide[0])}, "
+              f"{int(trace.addr[wide[0]]):#x}): the block has no such bits (spec D2), so only "
+              f"the low {params.ADDR_WIDTH} are replayed, as golden_model.replay reads them",
+              file=sys.stderr)
     name = "_".join(f"{k}{v}" for k, v in sorted(params.as_dict().items()))
     if args.predictor:
         name += "_predictor"
-    last_cycle = int(trace.cycle[-1]) if len(trace) else 0
 
     def progress(cycle, accepted, left):
         print(f"replay: cycle {cycle:,} of about {last_cycle:,}, {accepted:,} requests "
               f"accepted, {left:,} to go", file=sys.stderr, flush=True)
     try:
         s = replay(trace, params, args.build / name, args.ready, progress=progress,
-                   predictor=args.predictor)
+                   predictor=args.predictor, config=config)
     except fast.Hang as err:
         print(f"replay: HANG: the RTL stopped making progress (no handshake for 100 000 cycles "
               f"while one was owed; --ready {args.ready}):\n{err}")
@@ -120,7 +199,7 @@ def main(argv=None) -> int:
         print(f"replay: HARNESS ERROR (a failure of the test harness, not of the RTL):\n{err}")
         return 3
     except ValueError as err:
-        ap.error(f"{args.trace}: {err}")
+        _refuse(f"{args.trace}: {err}")
     print(f"replay: {s['requests']} requests over {s['cycles']} cycles ({s['policy']} mode); "
           f"every response and statistic equal to the golden model's")
     print(f"  {'statistic':14s} {'RTL':>12s} {'model':>12s}")
