@@ -65,6 +65,8 @@ from typing import Any
 
 import numpy as np
 
+from regmap.arguments import check_int
+
 #: Line size (bytes) the KV-ASU's default ``LINE_SHIFT = 8`` implies.
 LINE_SHIFT = 8
 LINE_BYTES = 1 << LINE_SHIFT
@@ -182,11 +184,7 @@ class VideoKVParams:
         if self.frame_period_cycles is not None:
             counts["frame_period_cycles"] = 0
         for name, low in counts.items():
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{name} must be an integer, not {value!r}")
-            if value < low:
-                raise ValueError(f"{name} must be >= {low}, not {value}")
+            check_int(name, getattr(self, name), low)
         for name in ("fps", "clock_mhz"):
             if not math.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be a finite number > 0, not {getattr(self, name)}")
@@ -455,11 +453,7 @@ def video_kv_requests(params: VideoKVParams | None = None, *, min_tlevel: int = 
     for name, value, low, high in (("min_tlevel", min_tlevel, 0, 3),
                                    ("evict_every", evict_every, 1, None),
                                    ("gc_burst", gc_burst, 0, None)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{name} must be an integer, not {value!r}")
-        if value < low or (high is not None and value > high):
-            bound = f"{low}..{high}" if high is not None else f"at least {low}"
-            raise ValueError(f"{name} must be {bound}, not {value}")
+        check_int(name, value, low, high)
     a = generate_accesses(params)
     cyc = a.cycle.astype(np.int64)
     # Number of requests per access: GC burst before the frame's first access, EVICT every

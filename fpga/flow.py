@@ -66,7 +66,7 @@ from pathlib import Path
 from hdl.core import CoreOptions
 from hdl.generate import to_verilog
 from regmap import Params
-from regmap.arguments import check_writable, int_range
+from regmap.arguments import check_writable, int_range, positive_number
 
 from . import sta
 from .placements import netlist_id
@@ -548,12 +548,9 @@ def _failed_placements(s: dict) -> list[str]:
 
 def _mhz(ap: argparse.ArgumentParser, flag: str, text: str) -> float:
     try:
-        mhz = float(text)
-    except ValueError:
-        mhz = None
-    if mhz is None or not 0 < mhz < float("inf"):
+        return positive_number("MHz")(text)
+    except argparse.ArgumentTypeError:
         ap.error(f"{flag} wants a positive number of MHz, not {text!r}")
-    return mhz
 
 
 def _none_or(options):

@@ -27,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from regmap.arguments import check_writable, int_range
+from regmap.arguments import check_writable, int_range, positive_number
 
 __all__ = ["TimingGraph", "parse_sdf", "failing_groups", "fan_out", "main"]
 
@@ -189,22 +189,11 @@ def fan_out(g: TimingGraph, cell: str) -> dict:
             "worst_ps": worst, "path": _path_text(path, arrival)}
 
 
-def _period_ns(text: str) -> float:
-    """An argparse ``type``: a clock period, a positive number of nanoseconds."""
-    try:
-        period = float(text)
-    except ValueError:
-        period = None
-    if period is None or not 0 < period < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of ns, not {text!r}")
-    return period
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fpga.sta",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("sdf", type=Path)
-    ap.add_argument("--period-ns", type=_period_ns, default=10.0)
+    ap.add_argument("--period-ns", type=positive_number("ns"), default=10.0)
     ap.add_argument("--paths", type=int_range(0), default=0,
                     help="print the worst path of N groups")
     ap.add_argument("--json", type=Path, help="also write the groups to this file")

@@ -1,31 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Validation of the integers and integer sequences given to the model, its admission rule,
-its bench and the trace format: one definition of "an integer" (Python's or numpy's, not a
-bool) and of the messages that refuse one."""
+"""Validation of the integer sequences given to the model and the trace format (an integer
+is :func:`regmap.arguments.is_int`'s)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["is_int", "check_int", "uint_array"]
+from regmap.arguments import is_int
 
-
-def is_int(value) -> bool:
-    """``value`` is an integer: a Python or numpy integer, not a bool (``True`` is an int in
-    Python, but a flag where a count belongs is a caller's mistake)."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def check_int(name: str, value, low: int, high: int | None = None) -> int:
-    """``value`` as an int if :func:`is_int` and within ``low..high`` (no upper bound if
-    ``high`` is None), else a ``TypeError`` / ``ValueError`` naming ``name``."""
-    if not is_int(value):
-        raise TypeError(f"{name} must be an integer, not {value!r}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        bound = f"{low}..{high}" if high is not None else f"at least {low}"
-        raise ValueError(f"{name} must be {bound}, not {value}")
-    return value
+__all__ = ["uint_array"]
 
 
 def uint_array(name: str, values, max_value: int, dtype=np.uint64) -> np.ndarray:

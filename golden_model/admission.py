@@ -26,8 +26,7 @@ import dataclasses
 import numpy as np
 
 import regmap
-
-from ._arrays import check_int, is_int
+from regmap.arguments import check_int, is_int
 
 __all__ = ["Admission", "BuildTiming"]
 

@@ -16,9 +16,8 @@ import time
 
 import numpy as np
 
-from regmap.arguments import int_range
+from regmap.arguments import check_int, int_range
 
-from ._arrays import check_int
 from .model import KvAsuModel, Op
 from .murmur3 import tag_hash
 

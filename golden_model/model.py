@@ -31,8 +31,9 @@ import numpy as np
 
 import regmap
 from regmap import PARAM_NAMES, STAT_NAMES, Params
+from regmap.arguments import check_int
 
-from ._arrays import check_int, uint_array
+from ._arrays import uint_array
 from . import soft_errors as _soft
 from .lists import NONE, link_at_head, move_to_head, walk_list
 from .murmur3 import tag_hash

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import mmh3
 
-from ._arrays import check_int
+from regmap.arguments import check_int
 
 __all__ = ["C1", "C2", "FMIX1", "FMIX2", "KEY_BYTES", "tag_key", "tag_hash",
            "rotl32", "murmur3_x86_32_u64", "murmur3_steps", "Murmur3Steps"]

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Checks of command-line arguments shared by every command of the project: the shipped ones
+"""Checks of arguments shared by every command of the project: the shipped ones
 (``kv-asu-generate``, ``kv-asu-regmap``, ``python -m golden_model.bench``), the benches and
-studies (``tools/``) and the RTL runs (``verif.replay``, ``verif.sim_main``). A bad argument
-is refused before any work, in one line, with exit status 2.
+studies (``tools/``) and the RTL runs (``verif.replay``, ``verif.sim_main``), and of the
+integers the golden model and the workload generators are given. A bad command-line
+argument is refused before any work, in one line, with exit status 2.
 
+* :func:`is_int`, :func:`check_int`: an integer (Python's or numpy's, not a bool) within
+  bounds, refused with ``TypeError`` / ``ValueError`` naming it.
 * :func:`int_range`: an argparse ``type`` for an integer within bounds.
+* :func:`positive_number`: an argparse ``type`` for a positive, finite number.
 * :func:`unwritable`: why an output file or folder cannot be written, or ``None``.
 * :func:`check_writable`: an output file (``--out``) or folder (``--build``) that can be
   written, checked before the run rather than found unwritable after it.
@@ -16,17 +20,42 @@ tool already imports (the golden model may not import ``hdl``, nor ``hdl`` the m
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["int_range", "unwritable", "check_writable"]
+import numpy as np
+
+__all__ = ["is_int", "check_int", "int_range", "positive_number", "unwritable",
+           "check_writable"]
+
+
+def is_int(value) -> bool:
+    """``value`` is an integer: a Python or numpy integer, not a bool (``True`` is an int in
+    Python, but a flag where a count belongs is a caller's mistake)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _bounds(low: int, high: int | None) -> str:
+    return f"{low}..{high}" if high is not None else f"at least {low}"
+
+
+def check_int(name: str, value, low: int, high: int | None = None) -> int:
+    """``value`` as an int if :func:`is_int` and within ``low..high`` (no upper bound if
+    ``high`` is None), else a ``TypeError`` / ``ValueError`` naming ``name``."""
+    if not is_int(value):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be {_bounds(low, high)}, not {value}")
+    return value
 
 
 def int_range(low: int, high: int | None = None, *, why: str = ""):
     """An argparse ``type``: an integer (decimal or ``0x``) in ``low..high`` (no upper bound
     if ``high`` is None). ``why``: added to the message of a value out of range."""
-    bounds = f"{low}..{high}" if high is not None else f"at least {low}"
+    bounds = _bounds(low, high)
 
     def parse(text: str) -> int:
         try:
@@ -38,6 +67,21 @@ def int_range(low: int, high: int | None = None, *, why: str = ""):
                 f"must be {bounds}, not {value}" + (f" ({why})" if why else ""))
         return value
     parse.__name__ = f"integer {bounds}"          # argparse names the type by it
+    return parse
+
+
+def positive_number(unit: str):
+    """An argparse ``type``: a finite number above 0, of ``unit`` (named in the message)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if value is None or not 0 < value < math.inf:
+            raise argparse.ArgumentTypeError(
+                f"must be a positive number of {unit}, not {text!r}")
+        return value
+    parse.__name__ = f"positive number of {unit}"
     return parse
 
 
