@@ -84,6 +84,12 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
+def figure_file(name: str, prefix: str = "policy_") -> str:
+    """The file name of workload ``name``'s figure (:func:`plots`): two workloads whose
+    names have one :func:`slug` share it."""
+    return f"{prefix}{slug(name)}.png"
+
+
 def plots(comparison: dict, outdir, plt, prefix: str = "policy_") -> list[str]:
     """One figure per workload, ``outdir/<prefix><workload>.png``: hit rate per policy at each
     bank size."""
@@ -107,7 +113,7 @@ def plots(comparison: dict, outdir, plt, prefix: str = "policy_") -> list[str]:
         ax.legend(fontsize=8, loc="upper left", ncol=3)
         ax.grid(axis="y", alpha=0.3)
         fig.tight_layout()
-        file = f"{prefix}{slug(name)}.png"
+        file = figure_file(name, prefix)
         fig.savefig(outdir / file, dpi=110)
         plt.close(fig)
         made.append(file)
@@ -237,7 +243,7 @@ def markdown(comparison: dict, table) -> str:
         add(table([[p] + [cell(entry["banks"][b]["policies"].get(p, {})) for b in banks] for p in SHOWN],
                   ["policy"] + [f"bank {b} = {entry['banks'][b]['bank_lines']} lines (gap closed)" for b in banks]))
         add("")
-        add(f"![{name}](eval/policy_{slug(name)}.png)\n")
+        add(f"![{name}](eval/{figure_file(name)})\n")
     below = [r for r in held if not r["not_below_lru"]]
     if below:
         add("**Where it loses to LRU** (held-out; in brackets the share of OBSERVEs answered in loop mode): " + "; ".join(

@@ -212,7 +212,7 @@ def output_problem(docs: Path, names) -> str | None:
     Nothing is changed: this runs before the comparison, which may take many minutes."""
     wanted = [(docs, True), (docs / "eval", True), (docs / "evaluation-fresh.md", False),
               (docs / "eval" / "fresh.json", False)]
-    wanted += [(docs / "eval" / f"fresh_{compare_report.slug(n)}.png", False) for n in names]
+    wanted += [(docs / "eval" / compare_report.figure_file(n, "fresh_"), False) for n in names]
     for path, folder in wanted:
         reason = unwritable(path, folder=folder)
         if reason is not None:
@@ -235,7 +235,7 @@ def markdown(comparison: dict, table, seconds: float, given: bool = False) -> st
     def escaped_table(cells, header):
         return table([[_escaped(c) for c in row] for row in cells], header)
     results = [compare_report.targets_table(rows, escaped_table), "",
-               *(f"![{_escaped(name)}](eval/fresh_{compare_report.slug(name)}.png)\n"
+               *(f"![{_escaped(name)}](eval/{compare_report.figure_file(name, 'fresh_')})\n"
                  for name in comparison)]
     if given:
         return "\n".join([
