@@ -334,10 +334,6 @@ def trace_settings_not_applied(meta: dict) -> dict:
         for key, value in given.items():
             key = str(key).lower()
             if key in used and value != used[key]:
-                try:
-                    json.dumps(value, allow_nan=False)
-                except ValueError:          # a NaN of the trace's JSON, kept out of ours
-                    value = repr(value)
                 differ[key] = {"trace": value, "used": used[key]}
     return differ
 

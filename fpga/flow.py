@@ -561,6 +561,14 @@ def _none_or(options):
     return () if options == ["none"] else tuple(options)
 
 
+def _built(ap, flag: str, name: str, targets: list) -> None:
+    """Refuse a frequency given for a target this run does not build: it would be ignored,
+    and a mistyped target list would go unnoticed."""
+    if name not in targets:
+        ap.error(f"{flag} gives a frequency for {name}, which this run does not build "
+                 f"(--target {' '.join(targets)})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fpga.flow",
                                  description=__doc__.splitlines()[0])
@@ -572,7 +580,8 @@ def main(argv=None) -> int:
                     help="the targets to build (default: all but those only built on "
                          f"request, {', '.join(on_request)})")
     ap.add_argument("--freq", nargs="+", default=[], metavar="TARGET=MHZ",
-                    help="target frequency per target (default: ecp5=100 ice40=15)")
+                    help="target frequency per target, of targets this run builds "
+                         "(default: ecp5=100 ice40=15)")
     ap.add_argument("--seeds", type=int_range(0, SEED_MAX), nargs="+", default=None,
                     metavar="N",
                     help="nextpnr placement seeds to try in turn, for every target "
@@ -604,6 +613,7 @@ def main(argv=None) -> int:
         name, _, mhz = item.partition("=")
         if name not in TARGETS or not mhz:
             ap.error(f"--freq wants TARGET=MHZ with TARGET in {sorted(TARGETS)}, not {item!r}")
+        _built(ap, "--freq", name, args.target)
         freqs[name] = _mhz(ap, "--freq", mhz)
     place_freqs = {}
     for item in args.place_freq:
@@ -611,6 +621,8 @@ def main(argv=None) -> int:
         if eq and name not in TARGETS:
             ap.error(f"--place-freq wants MHZ or TARGET=MHZ with TARGET in "
                      f"{sorted(TARGETS)}, not {item!r}")
+        if eq:
+            _built(ap, "--place-freq", name, args.target)
         for each in ([name] if eq else args.target):
             place_freqs[each] = _mhz(ap, "--place-freq", mhz)
     synth_opts = _none_or(args.synth_opt)

@@ -19,6 +19,8 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from regmap.arguments import check_int
+
 __all__ = ["BlockRamReference"]
 
 
@@ -55,11 +57,7 @@ class BlockRamReference(wiring.Component):
     """
 
     def __init__(self, depth=2048, width=24, *, output_register=False):
-        for name, value in (("depth", depth), ("width", width)):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"{name} must be an integer, not {value!r}")
-            if value < 2:
-                raise ValueError(f"{name} must be at least 2, not {value}")
+        depth, width = check_int("depth", depth, 2), check_int("width", width, 2)
         if not isinstance(output_register, bool):
             raise TypeError(f"output_register must be a bool, not {output_register!r}")
         if output_register and depth > _DP16KD_X9_DEPTH:

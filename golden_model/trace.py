@@ -13,7 +13,7 @@ name           dtype      meaning
 ``meta``       ``str``    optional, a 0-d unicode array holding a JSON object
 ============== ========== ===============================================================
 
-``meta`` is free-form; by convention ``meta["params"]`` holds the elaboration parameters
+``meta`` is free-form standard JSON (no NaN or infinity); by convention ``meta["params"]`` holds the elaboration parameters
 the trace was made for (lower-case keys, as :class:`golden_model.KvAsuModel` takes them),
 ``meta["config"]`` a configuration to commit before replaying it (keys ``c3`` ...
 ``hash_seed``) and ``meta["description"]`` a sentence. ``python -m golden_model.replay``
@@ -53,7 +53,8 @@ class Trace:
 
     Raises ``ValueError`` for arrays of different lengths, decreasing cycles, an op or a
     ``min_tlevel`` outside 0..3 or a value that does not fit its dtype, and ``TypeError`` for
-    non-integer arrays or a ``meta`` that is not a JSON-serialisable dict.
+    non-integer arrays or a ``meta`` that is not a JSON-serialisable dict (``ValueError``
+    for one holding a NaN or an infinity, which standard JSON has no words for).
     """
 
     __slots__ = ("cycle", "op", "addr", "min_tlevel", "meta")
@@ -75,7 +76,12 @@ class Trace:
             meta = {}
         if not isinstance(meta, dict):
             raise TypeError(f"trace meta must be a dict, not {type(meta).__name__}")
-        json.dumps(meta)            # TypeError now, rather than when saving
+        try:
+            # Standard JSON, so that any reader takes the file: a NaN or an infinity would
+            # be written as a bare word that only Python's json reads back.
+            json.dumps(meta, allow_nan=False)
+        except ValueError as error:
+            raise ValueError(f"trace meta must be standard JSON: {error}") from None
         self.meta = meta
 
     def __len__(self) -> int:
@@ -92,7 +98,7 @@ def save_trace(path: str | os.PathLike, cycle, op, addr, min_tlevel, meta=None) 
     """
     trace = Trace(cycle, op, addr, min_tlevel, meta)
     arrays = {name: getattr(trace, name) for name in TRACE_ARRAYS}
-    arrays["meta"] = np.array(json.dumps(trace.meta, sort_keys=True))
+    arrays["meta"] = np.array(json.dumps(trace.meta, sort_keys=True, allow_nan=False))
     with open(path, "wb") as file:  # a file object, so numpy does not append ".npz"
         np.savez_compressed(file, **arrays)
 
@@ -103,7 +109,7 @@ def load_trace(path: str | os.PathLike) -> Trace:
     Raises ``ValueError``, naming the file, for anything in the file that is not a valid
     trace: not an ``.npz`` archive or a damaged one, an array missing, of the wrong kind
     (floats, bools, strings ...) or out of range, arrays of different lengths, a ``meta``
-    that is not a JSON object (``FileNotFoundError`` if there is no file).
+    that is not a standard JSON object (``FileNotFoundError`` if there is no file).
     """
     name = os.fspath(path)
     try:

@@ -20,6 +20,7 @@ from amaranth.lib import data
 
 import regmap
 from regmap import Params
+from regmap.arguments import check_int      # (re-exported: the components' parameter checks)
 
 __all__ = ["request_layout", "response_layout", "config_layout", "STAT_NAMES",
            "RequestStatistics", "check_params", "check_int"]
@@ -43,21 +44,6 @@ class RequestStatistics:
     def stat_inc(self):
         return Cat(self.stat[self.counted.index(name)] if name in self.counted else C(0, 1)
                    for name in STAT_NAMES)
-
-
-def check_int(name, value, minimum=None, maximum=None) -> int:
-    """``value`` if it is an ``int`` (not a ``bool``) within ``minimum`` .. ``maximum`` (either
-    ``None``: unbounded); ``TypeError`` for another type, ``ValueError`` out of range, each
-    naming the parameter ``name``."""
-    bounds = (f"{minimum} .. {maximum}" if minimum is not None and maximum is not None else
-              f"at least {minimum}" if minimum is not None else
-              f"at most {maximum}" if maximum is not None else "")
-    what = f"{name} must be an integer{' ' + bounds if bounds else ''}"
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{what}, not {value!r}")
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise ValueError(f"{what}, not {value!r}")
-    return value
 
 
 def check_shape(name, value) -> int:

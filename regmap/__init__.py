@@ -45,6 +45,8 @@ import dataclasses
 import tomllib
 from pathlib import Path
 
+from .arguments import is_int
+
 __all__ = [
     "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "MEM_IDS", "MEM_ID_WIDTH",
     "PARAM_NAMES",
@@ -119,8 +121,9 @@ class Params:
             value = getattr(self, name)
             if name == "TAG_WIDTH" and value is None:
                 continue
-            if not isinstance(value, int) or isinstance(value, bool):
+            if not is_int(value):
                 raise TypeError(f"{name} must be an integer, not {value!r}")
+            object.__setattr__(self, name, int(value))     # (a numpy integer as an int)
         if not 1 <= self.ADDR_WIDTH <= 128:
             raise ValueError(f"ADDR_WIDTH must be 1..128, not {self.ADDR_WIDTH}")
         if not 0 <= self.LINE_SHIFT < self.ADDR_WIDTH:
@@ -458,8 +461,9 @@ def build_word(name: str, *, predictor: bool = False) -> int:
 def check_mode_reset(value, name: str = "mode_reset") -> int:
     """``value`` if it is a legal reset value of ``MODE`` (a build choice, D13): an int that
     ``mode_violations`` accepts; ``TypeError`` / ``ValueError`` naming ``name`` otherwise."""
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, not {value!r}")
+    value = int(value)
     broken = mode_violations({"MODE": value})
     if broken:
         raise ValueError(f"{name} {value:#x} is not a legal MODE: {'; '.join(broken)}")

@@ -82,7 +82,7 @@ class ReuseTable(wiring.Component):
 
     def __init__(self, entries=PT_ENTRIES, *, key_width=KEY_WIDTH, what_ifs=0):
         check_int("key_width", key_width, 1)
-        check_int("entries", entries)
+        check_int("entries", entries, 2)
         if entries < 2 or entries & (entries - 1) or entries > 1 << key_width:
             raise ValueError(f"entries must be a power of two in 2..{1 << key_width}, "
                              f"not {entries}")

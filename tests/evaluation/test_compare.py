@@ -450,14 +450,14 @@ def test_kv_asu_settings_of_the_trace_that_are_not_applied_are_reported(tmp_path
     lines = np.random.default_rng(19).integers(0, 30, n).astype(np.uint64)
     path = tmp_path / "c.npz"
     save_trace(path, np.arange(n), np.zeros(n, np.uint8), lines << np.uint64(8), np.zeros(n, np.uint8),
-               meta={"params": {"tick_shift": 0}, "config": {"C3": 2, "w1": float("nan")}})
+               meta={"params": {"tick_shift": 0}, "config": {"C3": 2, "w1": 0.5}})
     out = tmp_path / "c.json"
     assert cmp.main([str(path), "--bank-lines", "8", "--json", str(out)]) == 0
-    assert "tick_shift=0, c3=2, w1='nan' are not applied" in capsys.readouterr().err
+    assert "tick_shift=0, c3=2, w1=0.5 are not applied" in capsys.readouterr().err
     doc = json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
     assert doc["trace_settings_not_applied"] == {"tick_shift": {"trace": 0, "used": 2},
                                                  "c3": {"trace": 2, "used": 5},
-                                                 "w1": {"trace": "nan", "used": 125}}
+                                                 "w1": {"trace": 0.5, "used": 125}}
 
 
 def test_small_queue_shares_are_rounded_up_to_a_line():

@@ -533,7 +533,12 @@ def test_command_line_options_are_checked_and_passed(monkeypatch, capsys):
                          (["--place-freq", "95"], "ecp5: place_freq 95.0 MHz is below"),
                          (["--place-freq", "ice41=110"], "--place-freq wants MHZ or"),
                          (["--place-freq", "fast"], "--place-freq wants a positive"),
-                         (["--pnr-opt", "seed=3"], "nextpnr option 'seed' is not one")):
+                         (["--pnr-opt", "seed=3"], "nextpnr option 'seed' is not one"),
+                         # a frequency for a target not built would be ignored
+                         (["--freq", "ice40=20"], "--freq gives a frequency for ice40, which "
+                                                  "this run does not build (--target ecp5)"),
+                         (["--place-freq", "ecp5-unprotected=110"],
+                          "--place-freq gives a frequency for ecp5-unprotected")):
         calls.clear()
         with pytest.raises(SystemExit):
             flow.main(["--target", "ecp5", *bad])

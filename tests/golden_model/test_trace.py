@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from golden_model import KvAsuModel, Trace, load_trace, save_trace
+from golden_model.trace import TRACE_ARRAYS
 from golden_model.bench import main as bench_main, mixed_stream
 from golden_model.replay import main as replay_main, parse_config
 
@@ -62,6 +63,8 @@ def test_trace_without_meta_loads(tmp_path):
     ({"addr": [0.0, 1.0, 2.0, 3.0, 4.0]}, TypeError, "addr"),
     ({"op": [[0]] * 5}, ValueError, "one-dimensional"),
     ({"meta": ["not", "a", "dict"]}, TypeError, "meta"),
+    ({"meta": {"params": {"fps": float("nan")}}}, ValueError, "standard JSON"),
+    ({"meta": {"gap": float("inf")}}, ValueError, "standard JSON"),
 ])
 def test_validation_errors(tmp_path, change, error, match):
     arrays = dict(zip(("cycle", "op", "addr", "min_tlevel"), small_stream()))
@@ -79,6 +82,11 @@ def test_load_validates_too(tmp_path):
         load_trace(path)
     np.savez(path, cycle=np.array([3], np.uint64), op=np.array([0], np.uint8))
     with pytest.raises(ValueError, match="missing array"):
+        load_trace(path)
+    # a meta holding a NaN (Python's json writes and reads one; standard JSON has none)
+    arrays = dict(zip(TRACE_ARRAYS, (np.array([1], dtype) for dtype in TRACE_ARRAYS.values())))
+    np.savez(path, **arrays, meta=np.array('{"fps": NaN}'))
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: trace meta must be standard JSON"):
         load_trace(path)
 
 

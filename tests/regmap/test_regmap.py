@@ -49,6 +49,17 @@ def test_illegal_params_are_refused(kwargs, exc):
         Params(**kwargs)
 
 
+def test_numpy_integers_are_taken_as_ints():
+    """A parameter read from an array (a trace's meta, a sweep) is an integer: taken, and
+    kept as a Python int, so that a width or a depth built from it is one."""
+    import numpy as np
+    p = Params(ENTRIES=np.int64(64), PROBE=np.uint8(2))
+    assert (p.ENTRIES, p.PROBE) == (64, 2)
+    assert type(p.ENTRIES) is int and type(p.PROBE) is int
+    with pytest.raises(TypeError, match="PROBE"):
+        Params(PROBE=np.bool_(True))
+
+
 def test_registers_are_word_aligned_and_disjoint():
     offsets = [off for r in REGISTERS for off in r.offsets]
     assert len(offsets) == len(set(offsets))
