@@ -72,9 +72,10 @@ apt-deps: $(READY)
 # are made once). The modules are handed out in collection order (conftest.py puts the
 # long ones first), not xdist's default of most tests first: the long cocotb modules, with
 # few tests each, then start at once instead of last. OpenSTA (asic-deps) too: one test
-# checks that it reads the generated macro Liberty.
+# checks that it reads the generated macro Liberty. The mutation campaign's self-test (pytest
+# marker "campaign") is make mutation's.
 test: setup asic-deps
-	$(PY) -m pytest -n 2 --dist loadscope --no-loadscope-reorder
+	$(PY) -m pytest -n 2 --dist loadscope --no-loadscope-reorder -m "not campaign"
 
 # The generated Verilog of the default configuration.
 verilog: $(READY)
@@ -173,9 +174,12 @@ faults: setup
 
 # Mutation testing of the RTL: MUTANTS one-expression changes to hdl/ drawn (seed printed;
 # MUTATION_SEED=S reproduces the draw), each checked by the soaks against the golden model
-# (docs/verification.md, "Mutation testing"). About 25 s per mutant.
+# (docs/verification.md, "Mutation testing"). About 25 s per mutant. First the campaign's
+# self-test (three planted mutants through the same code, a few minutes), which make test
+# leaves out.
 MUTANTS ?= 140
 mutation: setup
+	$(PY) -m pytest -q -p no:cacheprovider -m campaign tests/verif/test_mutate.py
 	nice -n 5 $(PY) -m verif.mutate --mutants $(MUTANTS) $(if $(MUTATION_SEED),--seed $(MUTATION_SEED)) --work $(BUILD)/mutation --json $(BUILD)/mutation.json --plot $(BUILD)/mutation.png
 
 # Lines aimed at one hash window, and the secret HASH_SEED that spreads them again.

@@ -37,10 +37,10 @@ def _print_module_seed(request):
 #: long module alone at the end. xdist's default order (most tests first) would hand out
 #: the cocotb modules, with a few tests each, last and one after the other.
 LONG_MODULES = ["tests/formal/test_formal_quick.py", "tests/hdl/test_core.py",
-                "tests/verif/test_mutate.py", "verif/test_kv_asu.py",
-                "tests/verif/test_faults.py", "verif/test_fast.py", "tests/hdl/test_top.py",
-                "tests/hdl/test_predictor_core.py", "verif/test_kv_asu_icarus.py",
-                "tests/integration/test_firmware.py", "tests/integration/test_dist.py"]
+                "verif/test_kv_asu.py", "tests/verif/test_faults.py", "verif/test_fast.py",
+                "tests/hdl/test_top.py", "tests/hdl/test_predictor_core.py",
+                "verif/test_kv_asu_icarus.py", "tests/integration/test_firmware.py",
+                "tests/integration/test_dist.py", "tests/verif/test_mutate.py"]
 
 
 def pytest_collection_modifyitems(session, config, items):

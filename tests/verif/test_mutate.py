@@ -113,6 +113,7 @@ def _site(path, kind, before):
     raise AssertionError(f"no {kind} site {before!r} in {path}")
 
 
+@pytest.mark.campaign      # make mutation runs it before its draw; make test does not
 def test_a_campaign_kills_planted_bugs_and_skips_a_change_without_effect(tmp_path):
     campaign = mu.Campaign(tmp_path, requests=3000, traffic_seed=1, timeout=600, faults=100)
     # ARREADY also while a read's response waits: only a master that issues a read
