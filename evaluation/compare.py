@@ -112,7 +112,7 @@ from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 __all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "bank_of_share", "compare",
            "default_entries", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_bank",
            "libcachesim_hits", "libcachesim_params", "run_predictor_bank", "settings_note",
-           "summarise", "trace_settings_not_applied", "main"]
+           "strict_json", "summarise", "trace_settings_not_applied", "main"]
 
 #: JSON name -> libCacheSim class name.
 LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
@@ -336,6 +336,12 @@ def trace_settings_not_applied(meta: dict) -> dict:
             if key in used and value != used[key]:
                 differ[key] = {"trace": value, "used": used[key]}
     return differ
+
+
+def strict_json(doc) -> str:
+    """``doc`` as JSON text (indent 1) that any reader takes: ``ValueError`` for a value that
+    is not a finite number, which Python would write as a bare ``NaN`` or ``Infinity``."""
+    return json.dumps(doc, indent=1, allow_nan=False)
 
 
 def settings_note(unapplied: dict) -> str:
@@ -652,8 +658,7 @@ def main(argv=None) -> int:
     print("\n".join(_format(doc)))
     if args.json:
         try:
-            # Strict JSON: a value that is not a finite number is an error, never a NaN.
-            text = json.dumps(doc, indent=1, allow_nan=False)
+            text = strict_json(doc)
         except ValueError as error:
             print(f"error: --json {args.json}: not written: {error}", file=sys.stderr)
             return 1

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -54,7 +53,7 @@ import numpy as np
 from regmap.arguments import unwritable
 
 from . import compare_report
-from .compare import settings_note
+from .compare import settings_note, strict_json
 
 #: The video workloads: (name, preset, overrides). The tuning used seeds 1-3, the report seed 0.
 VIDEO = (
@@ -372,8 +371,7 @@ def main(argv=None) -> int:
         if getattr(workloads[name], "settings_not_applied", None):
             entry["trace_settings_not_applied"] = workloads[name].settings_not_applied
     try:
-        # Strict JSON: a value that is not a finite number is an error, never a NaN.
-        text = json.dumps(comparison, indent=1, allow_nan=False)
+        text = strict_json(comparison)
     except ValueError as error:
         print(f"error: {docs / 'eval' / 'fresh.json'}: not written: {error}", file=sys.stderr)
         return 1
