@@ -17,8 +17,11 @@ import numpy as np
 
 
 def next_use_index(keys: np.ndarray) -> np.ndarray:
-    """For each position ``i``, the next position ``j > i`` with ``keys[j] == keys[i]``,
-    or ``len(keys)`` if there is none."""
+    """For each position ``i``, the next position ``j > i`` with ``keys[j] == keys[i]``.
+
+    ``keys``: one key (a line number, say) per access, in stream order.
+    Returns an int64 array of the same length: that next position, or ``len(keys)`` where
+    the key is not used again."""
     keys = np.asarray(keys)
     n = len(keys)
     order = np.lexsort((np.arange(n), keys))  # by key, then by position
@@ -30,13 +33,27 @@ def next_use_index(keys: np.ndarray) -> np.ndarray:
 
 def reuse_within(keys: np.ndarray, cycles: np.ndarray, window: int = 100) -> np.ndarray:
     """Label of every access: the same key is accessed again within ``window`` cycles
-    (strictly later in the stream, cycle difference ``<= window``)."""
+    (strictly later in the stream, cycle difference ``<= window``).
+
+    ``keys``: one key per access, in stream order; ``cycles``: the access cycles, values
+    of the 64-bit cycle counter (0 .. 2**64 - 1; an int64 array is read as those 64 bits);
+    ``window``: cycles, >= 0. Returns a bool array, one label per access.
+    """
     keys = np.asarray(keys)
-    cycles = np.asarray(cycles, dtype=np.int64)
+    # Unsigned: an int64 difference wraps for gaps of 2**63 cycles or more, and a gap
+    # that wraps negative would pass as a reuse.
+    cycles = np.asarray(cycles).astype(np.uint64)
+    if window < 0:
+        raise ValueError(f"window must be >= 0 cycles, not {window}")
+    if len(cycles) != len(keys):
+        raise ValueError("keys and cycles differ in length")
     nxt = next_use_index(keys)
     has = nxt < len(keys)
     out = np.zeros(len(keys), dtype=bool)
-    out[has] = (cycles[nxt[has]] - cycles[has]) <= window
+    now, later = cycles[has], cycles[nxt[has]]
+    # A later access at an earlier cycle (a stream out of order) counts as within the
+    # window, as its negative difference would.
+    out[has] = (later < now) | ((later - now) <= np.uint64(window))
     return out
 
 
@@ -61,9 +78,14 @@ class Classification:
 def classify(pred: np.ndarray, label: np.ndarray) -> Classification:
     """Accuracy, precision, recall, F1 and base rate of boolean predictions.
 
+    ``pred``, ``label``: boolean arrays of the same shape (prediction and truth per item).
+    Returns a :class:`Classification`.
+
     Conventions for empty denominators: precision = 0 when nothing is predicted positive,
     recall = 0 when no label is positive, F1 = 0 when precision + recall = 0, MCC = 0 when
-    either the predictions or the labels are constant.
+    either the predictions or the labels are constant (a caller that must tell "undefined"
+    from "no correlation" checks ``base_rate`` for 0 or 1). No item at all gives ``n = 0``
+    and every score 0.
     """
     pred = np.asarray(pred, dtype=bool)
     label = np.asarray(label, dtype=bool)
@@ -106,9 +128,12 @@ class LatencyModel:
 
     @property
     def miss_cycles(self) -> float:
+        """Cycles of one DRAM fetch: latency plus the line's transfer."""
         return self.dram_cycles + self.line_bytes / self.dram_bytes_per_cycle
 
     def mean(self, hits: int, misses: int) -> float:
+        """Mean access latency in cycles of ``hits`` fast-bank hits and ``misses`` DRAM
+        fetches; 0.0 when both are 0."""
         total = hits + misses
         if total == 0:
             return 0.0
@@ -116,5 +141,6 @@ class LatencyModel:
 
 
 def hit_rate(hits: np.ndarray) -> float:
+    """Share of True in ``hits`` (one bool per read); 0.0 for no read."""
     hits = np.asarray(hits, dtype=bool)
     return float(hits.mean()) if hits.size else 0.0

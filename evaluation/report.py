@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import time
 from pathlib import Path
@@ -44,6 +45,7 @@ def hit_figure(workload: str) -> str:
 
 
 def pct(x, digits=1):
+    """``x`` (a share) as a percentage with ``digits`` decimals; ``n/a`` for None or NaN."""
     return "n/a" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{100 * x:.{digits}f} %"
 
 
@@ -56,6 +58,8 @@ def _plt():
 
 # --------------------------------------------------------------------------------------
 def run_all(quick: bool, progress: Progress) -> dict:
+    """Every experiment of the report (``quick``: smaller workloads), telling ``progress``
+    as it goes. Returns the JSON-able results the figures and the text are made from."""
     frames = 4 if quick else 6
     banks = (512, 2048) if quick else (512, 1024, 2048, 4096)
     from dataclasses import asdict
@@ -137,7 +141,7 @@ def run_all(quick: bool, progress: Progress) -> dict:
     progress("configuration sweeps (video 1080p30)")
     results["config"] = config_sweep(wl["video 1080p30"], progress)
     progress("configuration sweep C3 x C2 (video 720p30)")
-    results["config_720"] = {"c3c2": config_sweep_c3c2(wl["video 720p30"])}
+    results["config_720"] = {"c3c2": config_sweep_c3c2(wl["video 720p30"], progress)}
 
     # ---- tuning rule ----
     progress("tuning rule: best C3 per motion level")
@@ -155,13 +159,20 @@ def run_all(quick: bool, progress: Progress) -> dict:
     return results
 
 
-def config_sweep_c3c2(acc):
+def config_sweep_c3c2(acc, progress=Progress(True)):
+    """Passive prediction quality on ``acc`` for every C3 in 1..8 and C2 in 1..C3, telling
+    ``progress`` after each C3. Returns the list of rows (:func:`evaluation.sweep._pred_row`)."""
     from .sweep import _pred_row
-    return [_pred_row(acc, KvAsuConfig(c3=c3, c2=c2), c3=c3, c2=c2) for c3 in range(1, 9) for c2 in range(1, c3 + 1)]
+    rows = []
+    for c3 in range(1, 9):
+        rows += [_pred_row(acc, KvAsuConfig(c3=c3, c2=c2), c3=c3, c2=c2) for c2 in range(1, c3 + 1)]
+        progress(f"  C3 = {c3} done")
+    return rows
 
 
 # --------------------------------------------------------------------------------------
 def plots(results: dict, outdir: Path) -> list[str]:
+    """Draw the figures of ``results`` into ``outdir``. Returns their file names."""
     plt = _plt()
     outdir.mkdir(parents=True, exist_ok=True)
     made = []
@@ -307,6 +318,8 @@ def plots(results: dict, outdir: Path) -> list[str]:
 
 # --------------------------------------------------------------------------------------
 def verdicts(results: dict) -> list[dict]:
+    """The source article's claims checked against ``results``. Returns one dict per claim
+    and workload: ``claim``, ``workload``, ``measured`` and ``verdict``."""
     claims = []
     # 1. prediction accuracy
     for k, s in results["prediction"].items():
@@ -382,13 +395,25 @@ def verdicts(results: dict) -> list[dict]:
 
 
 # --------------------------------------------------------------------------------------
+def scoring_window(results: dict) -> tuple[int, int, int]:
+    """``(first, frames, nearby)`` of the video workload "video 1080p30" in ``results``:
+    the first frame index scored (:func:`evaluation.sweep.steady_mask`), its number of
+    frames and how many previous frames a frame attends to."""
+    w = next(w for w in results["workloads"] if w["name"] == "video 1080p30")
+    frames, nearby = w["params"]["frames"], w["params"]["nearby_frames"]
+    return min(nearby, frames - 1), frames, nearby
+
+
 def table(rows: list[list], header: list[str]) -> str:
+    """A Markdown table of ``rows`` under ``header``. Returns its text."""
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
 
 
 def markdown(results: dict, claims: list[dict], figs: list[str], seconds: float) -> str:
+    """``docs/evaluation.md`` of ``results``, the checked ``claims``, the figure files
+    ``figs`` and the run's duration ``seconds``. Returns the Markdown text."""
     lines = []
     add = lines.append
     add("# Trace-driven evaluation of the KV-ASU\n")
@@ -404,9 +429,10 @@ def markdown(results: dict, claims: list[dict], figs: list[str], seconds: float)
         f"(ENTRIES {results['kvasu_default']['entries']}, PROBE {results['kvasu_default']['probe']}, C3 {results['kvasu_default']['c3']}, "
         f"C2 {results['kvasu_default']['c2']}, W3/W2/W1 = {results['kvasu_default']['w3']}/{results['kvasu_default']['w2']}/{results['kvasu_default']['w1']} ticks "
         f"= 100/200/500 cycles, TICK_SHIFT {results['kvasu_default']['tick_shift']}) unless a sweep says otherwise.\n")
-    add("**Scoring window.** Video runs start cold: the first frames have fewer than 4 previous frames to attend to. "
+    first, frames, nearby = scoring_window(results)
+    add(f"**Scoring window.** Video runs start cold: the first frames have fewer than {nearby} previous frames to attend to. "
         "Every model and bank sees every access, but prediction scores, hit rates and latencies count only the "
-        "accesses of the steady-state frames (frame index >= 4, i.e. the last 2 of 6); the attention workloads are "
+        f"accesses of the steady-state frames (frame index >= {first}, i.e. the last {frames - first} of {frames}); the attention workloads are "
         "scored whole.\n")
     add("**Workloads** (`evaluation/workload.py`, `evaluation/real_attention.py`):\n")
     add(table([[w["name"], w["accesses"], w["reads"], w["distinct_lines"], w["frames"], pct(w["reuse_base_rate"]),
@@ -571,10 +597,16 @@ def markdown(results: dict, claims: list[dict], figs: list[str], seconds: float)
 
 
 def main(argv=None) -> int:
+    """The command line (module docstring); ``argv`` defaults to ``sys.argv[1:]``.
+    Returns the exit status (0)."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smaller workloads (smoke test)")
     ap.add_argument("--docs", type=Path, default=ROOT / "docs", help="docs directory to write into")
     args = ap.parse_args(argv)
+    # The outputs are written after minutes of work: a place they cannot go is refused first.
+    problem = _output_problem(args.docs)
+    if problem:
+        ap.error(problem)
     prog = Progress()
     t0 = time.perf_counter()
     prog(f"evaluation report ({'quick' if args.quick else 'full'}); workload seeds are in results.json")
@@ -585,12 +617,49 @@ def main(argv=None) -> int:
     figs = plots(results, outdir)
     seconds = time.perf_counter() - t0
     results["seconds"] = seconds
-    (outdir / "results.json").write_text(json.dumps(results, indent=1, default=_json_default))
+    (outdir / "results.json").write_text(results_json(results))
     (args.docs / "evaluation.md").write_text(markdown(results, claims, figs, seconds))
     prog(f"wrote {args.docs / 'evaluation.md'}, {len(figs)} figures and results.json")
     for v in claims:
         print(f"- {v['claim']} [{v['workload']}]: {v['verdict']} — {v['measured']}")
     return 0
+
+
+def _output_problem(docs: Path) -> str | None:
+    """Why the report cannot be written under ``docs`` (``docs/evaluation.md`` and
+    ``docs/eval/``), in one line, or None when it can; creates ``docs/eval`` if missing."""
+    outdir = docs / "eval"
+    for path in (docs / "evaluation.md", outdir / "results.json"):
+        if path.is_dir():
+            return f"{path} is a directory, not a file the report can write"
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"cannot create {outdir}: {error.strerror or error}"
+    for path in (docs, outdir):
+        if not os.access(path, os.W_OK | os.X_OK):
+            return f"cannot write into {path}"
+    return None
+
+
+def _finite(o):
+    """``o`` with every NaN or infinite float (anywhere in dicts, lists and tuples) made
+    None: JSON has no NaN, and a strict reader refuses one."""
+    if isinstance(o, (float, np.floating)):
+        return float(o) if np.isfinite(o) else None
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _finite(o.tolist())
+    return o
+
+
+def results_json(results: dict) -> str:
+    """``results`` as strict JSON text (NaN and infinities written as null, numpy values
+    as plain numbers, anything else unknown as its string). Returns the text."""
+    return json.dumps(_finite(results), indent=1, default=_json_default, allow_nan=False)
 
 
 def _json_default(o):

@@ -322,7 +322,13 @@ class _RowTracker:
 # --------------------------------------------------------------------------------------
 def run_runtime(acc: Accesses, cfg: RuntimeConfig = RuntimeConfig(), *, record: bool = False,
                 model=None) -> RuntimeResult:
-    """Run the retrieval runtime over ``acc`` with a fresh KV-ASU golden model."""
+    """Run the retrieval runtime (module docstring) over ``acc``.
+
+    ``acc``: the access stream; ``cfg``: the runtime's switches; ``record``: also keep the
+    request stream sent to the KV-ASU (``RuntimeResult.request_log``); ``model``: the
+    KV-ASU golden model to drive, by default a fresh one built from ``cfg.kvasu``.
+    Returns a :class:`RuntimeResult` over every access of ``acc``.
+    """
     t_start = time.perf_counter()
     if model is None:
         model = cfg.kvasu.make_model()
@@ -330,13 +336,18 @@ def run_runtime(acc: Accesses, cfg: RuntimeConfig = RuntimeConfig(), *, record: 
     cap = int(cfg.bank_lines)
     if cap < 1:
         raise ValueError("bank_lines must be >= 1")
+    # Any other name would run as "last" below (no LSTM is built for it).
+    if cfg.prefetch not in (None, "lstm", "last"):
+        raise ValueError(f'prefetch must be None, "lstm" or "last", not {cfg.prefetch!r}')
     wm = None if cfg.watermark is None else cfg.watermark * cap
     low = cfg.gc_low * cap
     thr = int(cfg.min_tlevel)
     gate = cfg.gate
     w1c = cfg.kvasu.w1_cycles
 
-    cycles = acc.cycle.astype(np.int64).tolist()
+    # Python ints of the uint64 cycles: an int64 cast would turn cycles of 2**63 and above
+    # negative, which the model refuses.
+    cycles = np.asarray(acc.cycle).astype(np.uint64).tolist()
     lines = (acc.addr >> np.uint64(LINE_SHIFT)).astype(np.int64).tolist()
     writes = acc.is_write.tolist()
     frames = acc.frame_index.tolist()
@@ -482,8 +493,10 @@ def run_runtime(acc: Accesses, cfg: RuntimeConfig = RuntimeConfig(), *, record: 
 
 
 def passive_tlevels(acc: Accesses, kvasu: KvAsuConfig = KvAsuConfig()):
-    """Feed every access as an OBSERVE (the KV-ASU only watching) and return
-    ``(tlevel_before, tlevel_after, stats)`` per access."""
+    """Feed every access of ``acc`` as an OBSERVE to a fresh KV-ASU built from ``kvasu``
+    (the KV-ASU only watching). Returns ``(tlevel_before, tlevel_after, stats)``: two
+    uint8 arrays, the T-level before and after each access, and the model's statistics
+    as a dict."""
     m = kvasu.make_model()
     n = len(acc)
     if n == 0:

@@ -24,7 +24,8 @@ REUSE_WINDOW = 100  # cycles, the article's "next 100 cycles"
 def steady_mask(acc: Accesses) -> np.ndarray:
     """Accesses made once the video workload is in steady state: frames from
     ``nearby_frames`` on, when every prefill query has its full history. Everything for
-    non-video workloads. Models always see every access; only the scoring is masked."""
+    non-video workloads. Models always see every access; only the scoring is masked.
+    Returns a bool array, one flag per access of ``acc``."""
     p = acc.params
     if p is None or not hasattr(p, "nearby_frames"):
         return np.ones(len(acc), dtype=bool)
@@ -44,11 +45,13 @@ class Progress:
 
 
 def workload_summary(name: str, acc: Accesses, window: int = REUSE_WINDOW) -> dict:
+    """Size, reuse base rate (within ``window`` cycles, steady-state part) and, for a
+    generated workload, parameters of ``acc``, under ``name``. Returns a JSON-able dict."""
     lab = reuse_within(acc.line, acc.cycle, window)
     lab = lab[steady_mask(acc)]
     d = {
         "name": name, "accesses": int(len(acc)), "reads": int(acc.reads.sum()),
-        "writes": int(acc.is_write.sum()), "distinct_lines": int(len(np.unique(acc.addr))),
+        "writes": int(acc.is_write.sum()), "distinct_lines": int(len(np.unique(acc.line))),
         "reuse_base_rate": float(lab.mean()) if len(lab) else 0.0,
         "frames": int(acc.frame_index.max()) + 1 if len(acc) else 0,
         "last_cycle": int(acc.cycle[-1]) if len(acc) else 0,
@@ -65,13 +68,23 @@ def workload_summary(name: str, acc: Accesses, window: int = REUSE_WINDOW) -> di
 # --------------------------------------------------------------------------------------
 def prediction_scores(acc: Accesses, kvasu: KvAsuConfig = KvAsuConfig(), window: int = REUSE_WINDOW) -> dict:
     """T-level (after each OBSERVE, and before it) as a predictor of reuse within
-    ``window`` cycles, for thresholds 1..3, plus the KV-ASU statistics."""
+    ``window`` cycles, for thresholds 1..3, plus the KV-ASU statistics.
+
+    ``acc``: the stream, all of it observed by a KV-ASU built from ``kvasu``, scored on
+    its steady-state part (:func:`steady_mask`). Returns a dict: ``after`` / ``before``
+    map each threshold to :meth:`Classification.as_dict`; ``best_threshold`` and
+    ``best_accuracy`` are the threshold with the highest accuracy *on this same stream*
+    (an in-sample pick among three, reported as such); ``scored`` counts the scored
+    accesses, ``tlevel_share`` their shares by T-level after the OBSERVE.
+    """
     before, after, stats = passive_tlevels(acc, kvasu)
     lab = reuse_within(acc.line, acc.cycle, window)
     m = steady_mask(acc)
     before, after, lab = before[m], after[m], lab[m]
-    out = {"window": window, "stats": stats, "after": {}, "before": {}, "scored": int(m.sum()),
-           "tlevel_share": [float(np.mean(after == k)) for k in range(4)]}
+    scored = int(m.sum())
+    # No scored access: shares of 0 (as classify's scores are then), not NaN, which is not JSON.
+    out = {"window": window, "stats": stats, "after": {}, "before": {}, "scored": scored,
+           "tlevel_share": [float(np.mean(after == k)) if scored else 0.0 for k in range(4)]}
     for thr in (1, 2, 3):
         out["after"][thr] = classify(after >= thr, lab).as_dict()
         out["before"][thr] = classify(before >= thr, lab).as_dict()
@@ -86,7 +99,11 @@ def prediction_scores(acc: Accesses, kvasu: KvAsuConfig = KvAsuConfig(), window:
 # --------------------------------------------------------------------------------------
 def baseline_rates(acc: Accesses, capacity: int, latency: LatencyModel = LatencyModel()) -> dict:
     """Hit rate, mean latency and demand DRAM bytes of the baselines, over the reads of the
-    steady-state frames (the banks see every access)."""
+    steady-state frames (the banks see every access).
+
+    ``acc``: the stream; ``capacity``: bank lines; ``latency``: the latency model. Returns
+    ``{"lru" | "fifo" | "belady": {"hit_rate", "mean_latency", "dram_bytes"}}``; the DRAM
+    bytes are those of the steady-state reads' misses, like the hit rate."""
     m = steady_mask(acc)
     reads = int((acc.reads & m).sum())
     out = {}
@@ -98,6 +115,12 @@ def baseline_rates(acc: Accesses, capacity: int, latency: LatencyModel = Latency
 
 
 def runtime_record(acc: Accesses, cfg: RuntimeConfig, label: str, **extra) -> dict:
+    """Run the runtime configured by ``cfg`` over ``acc`` and score it on the reads of the
+    steady-state frames (:func:`steady_mask`). Returns a JSON-able dict under ``label``
+    with ``extra`` merged in: hit rates, mean latency and the run's counters (the DRAM
+    bytes, evictions, requests and KV-ASU QUERY hit share are over every access), and
+    ``gate_prediction``, the gate's T-level as a reuse predictor (None without a gate
+    threshold)."""
     r = run_runtime(acc, cfg)
     m = steady_mask(acc)
     rd = acc.reads & m
@@ -134,6 +157,9 @@ RUNTIME_VARIANTS = {
 
 
 def hit_rate_vs_bank(acc: Accesses, banks, progress=Progress(True), base: RuntimeConfig = RuntimeConfig()) -> list:
+    """The baselines (:func:`baseline_rates`) and every :data:`RUNTIME_VARIANTS` entry of
+    the runtime ``base`` on ``acc``, at each bank size of ``banks`` (lines), reporting each
+    run to ``progress``. Returns a list of rows, one per bank size and policy."""
     rows = []
     for b in banks:
         bl = baseline_rates(acc, b, base.latency)
@@ -149,7 +175,11 @@ def hit_rate_vs_bank(acc: Accesses, banks, progress=Progress(True), base: Runtim
 
 
 def watermark_sweep(acc: Accesses, marks, base: RuntimeConfig, progress=Progress(True), gated_marks=None) -> list:
-    """GC watermark sweep with the gate off (``marks``) and on (``gated_marks``, default the same)."""
+    """GC watermark sweep with the gate off (``marks``) and on (``gated_marks``, default the same).
+
+    ``acc``: the stream; ``base``: the runtime the sweep varies (``gc_low`` is the mark
+    minus 0.10; a mark of None turns GC off); ``progress`` is told each run. Returns one
+    :func:`runtime_record` per run."""
     rows = []
     for gate in (False, True):
         for wm in (marks if not gate or gated_marks is None else gated_marks):
@@ -162,7 +192,12 @@ def watermark_sweep(acc: Accesses, marks, base: RuntimeConfig, progress=Progress
 
 def feature_ablation(acc: Accesses, base: RuntimeConfig, progress=Progress(True), name: str = "",
                      prefetches=(None, "last", "lstm"), gates=(True, False)) -> list:
-    """Frame-aware boost and prefetch predictor on/off, with and without the gate."""
+    """Frame-aware boost and prefetch predictor on/off, with and without the gate.
+
+    ``acc``: the stream; ``base``: the runtime varied; ``name``: the workload name put in
+    each row; ``prefetches`` / ``gates``: the prefetch modes and gate settings tried;
+    ``progress`` is told each run. Returns one :func:`runtime_record` per configuration,
+    then a row for LRU given the prefetch bank's lines too (``baseline: True``)."""
     rows = []
     for gate in gates:
         for boost in (False, True):
@@ -185,6 +220,8 @@ def feature_ablation(acc: Accesses, base: RuntimeConfig, progress=Progress(True)
 # Configuration sweeps (passive prediction quality, cheap)
 # --------------------------------------------------------------------------------------
 def _pred_row(acc, kv: KvAsuConfig, **extra) -> dict:
+    """The headline scores of :func:`prediction_scores` of ``acc`` under ``kv``, as one
+    flat row with ``extra`` in front."""
     s = prediction_scores(acc, kv)
     st = s["stats"]
     return {**extra, "acc2": s["after"][2]["accuracy"], "f1_2": s["after"][2]["f1"],
@@ -197,6 +234,9 @@ def _pred_row(acc, kv: KvAsuConfig, **extra) -> dict:
 
 
 def config_sweep(acc: Accesses, progress=Progress(True)) -> dict:
+    """Passive prediction quality on ``acc`` as one KV-ASU parameter at a time changes
+    (ENTRIES, PROBE, TICK_SHIFT, C3 x C2), telling ``progress`` after each sweep. Returns
+    a dict of lists of :func:`_pred_row` rows, by parameter."""
     out = {"entries": [], "probe": [], "tick_shift": [], "c3c2": []}
     for e in (256, 512, 1024, 2048, 4096):
         out["entries"].append(_pred_row(acc, KvAsuConfig(entries=e), entries=e))
@@ -220,7 +260,13 @@ def tuning_rule(motions, base_params, progress=Progress(True), c3_values=range(1
     """For every motion level: the C3 that maximises the accuracy (the article's metric) and
     the Matthews correlation of 'T3 predicts reuse', against the article's rule
     ``round(5 * motion_std / 15)``. (F1 is not used to pick: it rewards predicting
-    everything positive.)"""
+    everything positive.)
+
+    ``motions``: motion_std values (pixels); ``base_params``: the video workload whose
+    motion is varied; ``c3_values``: the C3 tried (the rule's too, when legal), each with
+    C2 = min(3, C3); ``progress`` is told each level. The best C3 is picked on the very
+    trace it is scored on (an oracle to compare the rule with, not a tuned setting).
+    Returns one row per motion level."""
     rows = []
     for m in motions:
         acc = generate_accesses(base_params.replace(motion_std_px=float(m)))
@@ -283,7 +329,8 @@ def workload_sweep(progress=Progress(True), base_name: str = "1080p30", frames: 
 
 def _same_region_share(acc: Accesses) -> float:
     """Share of prefill reads of earlier frames' visual tokens whose (row, col) is within
-    the region radius of the query token's own (row, col) — 'same region' re-reads."""
+    the region radius of the query token's own (row, col) — 'same region' re-reads.
+    Returns NaN when ``acc`` is not a video workload with prefill reads and sink tokens."""
     p = acc.params
     if p is None:
         return float("nan")

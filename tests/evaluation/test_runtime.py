@@ -86,3 +86,48 @@ def test_tiny_lstm_size_and_learning():
     first = m.train(iters=1)
     last = m.train(iters=150)
     assert last < first * 0.8
+
+
+def _reads(lines, cycles):
+    """A stream of reads of ``lines`` at ``cycles`` (no video tags)."""
+    from evaluation.workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
+
+    n = len(lines)
+    return Accesses(cycle=np.asarray(cycles, np.uint64),
+                    addr=np.asarray(lines, np.uint64) << np.uint64(LINE_SHIFT),
+                    is_write=np.zeros(n, bool), kind=np.full(n, KIND_DECODE_READ, np.uint8),
+                    frame_index=np.zeros(n, np.int32), layer=np.zeros(n, np.int16),
+                    head=np.zeros(n, np.int16), token=np.zeros(n, np.int32),
+                    tag_frame=np.full(n, -1, np.int32), tag_row=np.full(n, -1, np.int16),
+                    tag_col=np.full(n, -1, np.int16))
+
+
+@pytest.mark.parametrize("start", [2**63, 2**64 - 1000])
+def test_cycles_at_the_top_of_the_64_bit_counter(start):
+    # Cycles of 2**63 and above turned negative in an int64 cast and the model refused them.
+    rng = np.random.default_rng(5)
+    lines = rng.integers(0, 40, 600)
+    cycles = start + np.arange(600, dtype=np.uint64)
+    acc = _reads(lines, cycles)
+    plain = run_runtime(acc, RuntimeConfig(bank_lines=16, gate=False, watermark=None), record=True)
+    assert plain.bank_hits == int(simulate_lru(lines, 16).sum())
+    assert np.array_equal(plain.request_log[0][plain.request_log[1] == 0], cycles)  # OBSERVE cycles
+    gated = run_runtime(acc, RuntimeConfig(bank_lines=16))
+    assert gated.hits + gated.misses == gated.reads == 600
+
+
+def test_degenerate_streams():
+    empty = run_runtime(_reads([], []), RuntimeConfig(bank_lines=4))
+    assert (empty.reads, empty.hits, empty.hit_rate, empty.mean_latency) == (0, 0, 0.0, 0.0)
+    one = run_runtime(_reads([7], [0]), RuntimeConfig(bank_lines=1))
+    assert (one.reads, one.misses, one.max_occupancy) == (1, 1, 1)
+    same = run_runtime(_reads([7] * 5, range(5)), RuntimeConfig(bank_lines=1, gate=False, watermark=None))
+    assert same.bank_hits == 4
+    with pytest.raises(ValueError, match="bank_lines"):
+        run_runtime(_reads([7], [0]), RuntimeConfig(bank_lines=0))
+
+
+def test_unknown_prefetch_mode_is_refused():
+    # A misspelt mode used to run as "last" without a word.
+    with pytest.raises(ValueError, match="prefetch"):
+        run_runtime(ACC, RuntimeConfig(bank_lines=64, prefetch="LSTM"))
