@@ -46,7 +46,7 @@ ASIC_FOLDERS = ("asic", "asic-unprotected", "asic-predictor")
 
 
 def _lines_in_window(params: Params, rng: random.Random, n: int) -> list[int]:
-    """``n`` distinct tags whose home slot is the same (seed 0)."""
+    """``n`` tags (drawn from ``rng``) whose home slot under hash seed 0 is the same."""
     target, tags = rng.randrange(params.ENTRIES), []
     while len(tags) < n:
         tag = rng.getrandbits(params.TAG_WIDTH)
@@ -56,7 +56,10 @@ def _lines_in_window(params: Params, rng: random.Random, n: int) -> list[int]:
 
 
 def patterns(params: Params, n: int, seed: int = 1) -> dict[str, tuple[list, list]]:
-    """Each pattern: (warm-up requests, measured requests) as (cycle, op, addr, min_tlevel).
+    """Each pattern: (warm-up requests, measured requests) as (cycle, op, addr, min_tlevel),
+    for the block built with ``params``: ``n`` measured requests (fewer where a pattern
+    runs out of lines: the misses that insert, the EVICT_ANYs of the tracked lines), the
+    lines drawn from ``seed``.
 
     Every request is offered at cycle 0 (so as early as the DUT takes it): the measured
     rate is the DUT's, not the stimulus's.
@@ -68,7 +71,7 @@ def patterns(params: Params, n: int, seed: int = 1) -> dict[str, tuple[list, lis
     warm = [(0, OBSERVE, addr(t), 0) for t in tracked]
     fresh = [rng.getrandbits(params.TAG_WIDTH) for _ in range(min(n, params.ENTRIES // 2))]
     window = _lines_in_window(params, rng, params.PROBE)
-    video = _video_requests(params, n, seed)
+    video = _video_requests(params, n)
     return {
         "observe_hit_random": (warm, [(0, OBSERVE, addr(rng.choice(tracked)), 0) for _ in range(n)]),
         "observe_miss_insert": ([], [(0, OBSERVE, addr(t), 0) for t in fresh]),
@@ -95,7 +98,7 @@ def patterns(params: Params, n: int, seed: int = 1) -> dict[str, tuple[list, lis
     }
 
 
-def _video_requests(params: Params, n: int, seed: int) -> list:
+def _video_requests(params: Params, n: int) -> list:
     """The first ``n`` requests of the built-in streaming-video KV stream (``make sim``'s:
     QUERY + OBSERVE per KV read, OBSERVE per write, background and per-frame EVICTs),
     presented back to back."""
@@ -106,9 +109,10 @@ def _video_requests(params: Params, n: int, seed: int) -> list:
 
 
 def measure_patterns(params: Params, exe: Path, n: int, seed: int = 1) -> dict:
-    """Requests per cycle and latency of each pattern, checked against the golden model:
-    every response, and its cycle (the consumer is always ready, so each response comes
-    exactly when the build's latency and the response ahead allow)."""
+    """Requests per cycle and latency of each pattern of :func:`patterns` (``n`` requests,
+    lines drawn from ``seed``) on the harness ``exe`` built for ``params``, checked against
+    the golden model: every response, and its cycle (the consumer is always ready, so each
+    response comes exactly when the build's latency and the response ahead allow)."""
     results = {}
     latency = fast.build_latency(params)
     for name, (warm, measured) in patterns(params, n, seed).items():
@@ -205,7 +209,8 @@ def cocotb_speed() -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("build/bench.json"))
-    ap.add_argument("--requests", type=int_range(1), default=20_000, help="per pattern")
+    ap.add_argument("--requests", type=int_range(1), default=20_000,
+                    help="per pattern (at most; the JSON has each pattern's count)")
     ap.add_argument("--fpga", action="store_true", help="run the FPGA flow first")
     ap.add_argument("--fpga-dir", type=Path, default=Path("build/fpga"))
     ap.add_argument("--build", type=Path, default=Path("build/bench"))
@@ -223,8 +228,9 @@ def main(argv=None) -> int:
     params = Params()
     report: dict = {"params": params.as_dict()}
 
-    print("throughput and latency (Verilated RTL, consumer always ready):", flush=True)
+    print(f"building the Verilated RTL in {args.build}", flush=True)
     exe = fast.build(params, args.build)
+    print("throughput and latency (Verilated RTL, consumer always ready):", flush=True)
     report["patterns"] = measure_patterns(params, exe, args.requests)
 
     if args.fpga:
@@ -272,6 +278,7 @@ def main(argv=None) -> int:
     speed["fast_harness_req_per_s"] = round(n / res.seconds)
     speed["fast_harness_cycles_per_s"] = round(res.cycles / res.seconds)
     if args.cocotb:
+        print("measuring cocotb on Verilator (the random_mix test, a few minutes)", flush=True)
         speed.update(cocotb_speed())
     report["simulation_speed"] = speed
     print("simulation speed: " + ", ".join(f"{k} {v:,}" for k, v in speed.items()))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The non-blocking mode's figures (docs/spec-decisions.md D13).
 
-``python -m tools.bench_nonblocking [--out build/bench_nonblocking.json] [--requests N] [--config default]``
+``python -m tools.bench_nonblocking [--out build/bench_nonblocking.json] [--requests N] [--config default] [--seed S] [--sweep-requests N] [--reset-sweep-only] [--predictor]``
 
 Runs ``verif.cocotb_bench_nonblocking`` on the Verilated RTL (the cocotb testbench: every
 request decided by the golden model's admission rule, every response and statistic checked)
@@ -21,6 +21,10 @@ model. ``--reset-sweep-only`` runs only that part.
 ``--predictor`` runs the patterns on the predictor build instead (``CoreOptions(predictor=
 True, protection="none")``), in both policies (``POLICY.MODE`` 0 and 1), without the
 post-reset part (the same in either build).
+
+``--requests`` is the length of each video pattern: the three take consecutive slices of
+the trace, so at most a third of its requests. ``--seed`` seeds the cocotb run and the
+post-reset stream; it is printed and written to ``--out``.
 """
 
 from __future__ import annotations
@@ -36,10 +40,17 @@ from regmap.arguments import check_writable, int_range
 from verif import runner as R
 
 
+def video_requests() -> int:
+    """The requests of the streaming-video KV trace the video patterns slice."""
+    from evaluation.workload import video_kv_requests
+    return len(video_kv_requests()[1])
+
+
 def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
-    """Figures of ``requests`` OBSERVE / QUERY presented back to back from the first cycle
-    after the reset that wraps the generations, in a build with ``mode_reset``. A request
-    the blocking block does not take is presented again in the next cycle."""
+    """Figures of ``requests`` OBSERVE / QUERY (drawn from ``seed``) presented back to back
+    from the first cycle after the reset that wraps the generations, in a build of
+    ``params`` with ``mode_reset``. A request the blocking block does not take is presented
+    again in the next cycle."""
     import random
 
     from amaranth import ClockDomain, Elaboratable, Module
@@ -142,7 +153,8 @@ def main(argv=None) -> int:
     ap.add_argument("--requests", type=int_range(1), default=3000,
                     help="requests per video pattern")
     ap.add_argument("--config", default="default", choices=sorted(R.CONFIGS))
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int_range(0), default=1,
+                    help="seed of the cocotb run and of the post-reset stream")
     ap.add_argument("--sweep-requests", type=int_range(1), default=None,
                     help="requests after the wrapping reset (default ENTRIES / PROBE + 200)")
     ap.add_argument("--reset-sweep-only", action="store_true",
@@ -152,6 +164,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.predictor and args.reset_sweep_only:
         ap.error("--predictor has no post-reset part")
+    if not args.reset_sweep_only:
+        # (the cocotb run slices the trace into its three video patterns only after the
+        # Verilator build: a longer slice would come back short or empty)
+        total = video_requests()
+        if args.requests > total // 3:
+            ap.error(f"argument --requests: must be 1..{total // 3} (the three video "
+                     f"patterns take consecutive slices of the trace's {total} requests), "
+                     f"not {args.requests}")
     check_writable(args.out, "--out")         # (written at the end of the run)
     R.ensure_path()
     logging.basicConfig(level=logging.WARNING)
@@ -161,7 +181,8 @@ def main(argv=None) -> int:
          else args.sweep_requests)
     sweep = {}
     if not args.predictor:
-        print(f"the stream after a wrapping reset ({n} requests, amaranth.sim)", flush=True)
+        print(f"the stream after a wrapping reset ({n} requests, amaranth.sim, seed "
+              f"{args.seed})", flush=True)
         sweep = {f"mode_reset={mode}": reset_sweep(params, mode, n, args.seed)
                  for mode in (0, 1)}
         print(f"{'build':14s} {'presented':>9s} {'taken':>6s} {'dropped':>7s} "
@@ -185,7 +206,8 @@ def main(argv=None) -> int:
         options = CoreOptions(predictor=True, protection="none")
     build = R.build_dir_for("verilator", args.config, options)
     t0 = time.monotonic()
-    print(f"building the {args.config} configuration with Verilator ({build})", flush=True)
+    print(f"building the {args.config} configuration with Verilator ({build}); seed "
+          f"{args.seed}", flush=True)
     runner = R.build("verilator", args.config, params, build, log_file=build / "build.log",
                      options=options)
     figures = build / "bench_nonblocking.json"

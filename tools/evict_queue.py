@@ -33,7 +33,7 @@ from pathlib import Path
 
 from golden_model.admission import Admission, BuildTiming
 from regmap import OPS, Params
-from regmap.arguments import check_writable, int_range
+from regmap.arguments import check_int, check_writable, int_range
 
 __all__ = ["default_timing", "post_evicts", "main"]
 
@@ -50,11 +50,11 @@ def post_evicts(cycles, ops, depth: int, *, back_to_back: bool, timing: BuildTim
     """Present ``ops`` (at ``cycles``, or one per edge if ``back_to_back``) to a
     non-blocking block with a queue of ``depth`` posted EVICTs, until the queue is empty.
 
+    ``timing``: the build's constants of D13's rule (:func:`default_timing`).
     Returns the requests presented, taken and dropped (with the consumer always ready, only
     EVICTs are dropped), the EVICTs posted and the edges a posted EVICT waited (mean and
-    greatest)."""
-    if not isinstance(depth, int) or depth < 0:
-        raise ValueError(f"depth must be a non-negative integer, not {depth!r}")
+    greatest). ``TypeError`` / ``ValueError`` for a ``depth`` not an integer of at least 0."""
+    depth = check_int("depth", depth, 0)
     rule = Admission(timing)
     queue: collections.deque = collections.deque()     # (op, edge posted), oldest first
     taken = dropped = posted = 0

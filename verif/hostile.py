@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Hostile addresses: lines aimed at one hash window, and the secret seed that spreads them.
 
-``python -m verif.hostile [--lines 64] [--rounds 8] [--seed S] [--rtl]``
+``python -m verif.hostile [--lines 64] [--rounds 8] [--seed S] [--rtl] [--build DIR] [--json F]``
 
 MurmurHash3 with the public default seed 0 is a fixed function: anyone who controls the
 addresses a workload touches (a co-tenant, a crafted prompt driving a KV layout) can search
@@ -16,7 +16,9 @@ This module builds such an attack set, replays it (``rounds`` passes over the li
 request per cycle) first under seed 0 and then under a secret seed, and reports what the
 block did: tracked lines, drops, replacements, and the T-level mix. With ``--rtl`` the same
 run goes through the Verilated RTL, the seed being written over AXI4-Lite, and every
-response is checked against the golden model.
+response is checked against the golden model. ``--seed`` (a fresh one if not given) seeds
+the search and draws the secret; both are printed and written to ``--json`` with the
+figures, so ``--seed`` reproduces the run.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import mmh3
 
 from golden_model import KvAsuModel
 from regmap import OPS, REG, Params
+from regmap.arguments import check_writable, int_range
 
 __all__ = ["colliding_lines", "attack", "main"]
 
@@ -76,7 +79,8 @@ def _summary(model: KvAsuModel, tags: list[int], params: Params) -> dict:
 
 
 def attack(params: Params, lines: int, rounds: int, secret: int, rng: random.Random) -> dict:
-    """Model-only run: the attack under seed 0, then under ``secret``."""
+    """Model-only run: ``lines`` tags aimed at one window (searched with ``rng``), replayed
+    ``rounds`` times under seed 0, then under the ``secret`` seed, on ``params``."""
     tags = colliding_lines(params, lines, rng)
     out = {}
     for name, seed in (("public_seed_0", 0), ("secret_seed", secret)):
@@ -88,7 +92,8 @@ def attack(params: Params, lines: int, rounds: int, secret: int, rng: random.Ran
 
 
 def attack_rtl(params: Params, tags: list[int], rounds: int, secret: int, build: Path) -> dict:
-    """The same two phases on the Verilated RTL, the seed written over AXI4-Lite."""
+    """The same two phases (``rounds`` passes over ``tags``) on the Verilated RTL built
+    for ``params`` in ``build``, the ``secret`` seed written over AXI4-Lite between them."""
     from . import fast
     phase = _requests(params, tags, rounds, 0)
     requests = phase + phase
@@ -108,21 +113,33 @@ def attack_rtl(params: Params, tags: list[int], rounds: int, secret: int, build:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lines", type=int, default=64)
-    ap.add_argument("--rounds", type=int, default=8)
-    ap.add_argument("--seed", type=int, default=None, help="random seed of the search")
+    ap = argparse.ArgumentParser(prog="python -m verif.hostile",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int_range(1), default=64,
+                    help="lines aimed at one window")
+    ap.add_argument("--rounds", type=int_range(1), default=8, help="passes over the lines")
+    ap.add_argument("--seed", type=int_range(0), default=None,
+                    help="random seed of the search and the secret (default: a fresh one, "
+                         "printed)")
     ap.add_argument("--rtl", action="store_true", help="also run it on the Verilated RTL")
-    ap.add_argument("--build", type=Path, default=Path("build/hostile"))
-    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--build", type=Path, default=Path("build/hostile"),
+                    help="the Verilator build folder (with --rtl)")
+    ap.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = ap.parse_args(argv)
+    # (before the search and the Verilator build: the JSON is written at the end)
+    if args.json is not None:
+        check_writable(args.json, "--json")
+    if args.rtl:
+        check_writable(args.build, "--build", folder=True)
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     rng = random.Random(seed)
     params = Params()
     secret = rng.getrandbits(32) | 1
     print(f"hostile: {args.lines} lines aimed at one window, {args.rounds} rounds, "
-          f"search seed {seed}, secret HASH_SEED {secret:#010x}")
-    report = attack(params, args.lines, args.rounds, secret, rng)
+          f"search seed {seed}, secret HASH_SEED {secret:#010x}", flush=True)
+    report = {"search_seed": seed, "secret_hash_seed": secret, "lines": args.lines,
+              "rounds": args.rounds, "params": params.as_dict(),
+              **attack(params, args.lines, args.rounds, secret, rng)}
     for phase in ("public_seed_0", "secret_seed"):
         s = report[phase]
         print(f"  {phase:14s} tracked {s['tracked_at_end']:3d}/{s['lines']}  drops "
@@ -130,6 +147,8 @@ def main(argv=None) -> int:
               f"{s['replacements']:4d}  observe hits {s['observe_hits']:5d}  "
               f"T0..T3 before {s['tlevel_before_mix']}")
     if args.rtl:
+        print(f"  RTL: building the Verilated RTL in {args.build}, then both phases",
+              flush=True)
         rtl = attack_rtl(params, report["tags"], args.rounds, secret, args.build)
         report.update(rtl)
         s = rtl["secret_seed_on_rtl"]
@@ -139,6 +158,7 @@ def main(argv=None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({k: v for k, v in report.items() if k != "tags"},
                                         indent=2) + "\n")
+        print(f"wrote {args.json}")
     return 0
 
 

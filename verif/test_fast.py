@@ -224,6 +224,28 @@ def test_one_request_per_cycle_for_observe_and_query(build_root):
         assert figures["latency_cycles_min"] == figures["latency_cycles_max"], (name, figures)
 
 
+def test_bench_predictor_checks_the_latency_it_prints(build_root, monkeypatch):
+    """``tools.bench_predictor`` prints each pattern's latency: the cycle of every response
+    is checked against the build's latency (consumer always ready), so a response one cycle
+    late is a mismatch, not a figure."""
+    from tools.bench_predictor import OPTIONS, measure
+    params = PREDICTOR_CONFIGS["small"]
+    exe = fast.build(params, build_root / "bench_predictor_small", options=OPTIONS)
+    latency = fast.build_latency(params, OPTIONS)
+    for figures in measure(params, exe, 40).values():
+        for policy in figures.values():
+            assert policy["latency_cycles_min"] == policy["latency_cycles_max"] == latency
+    run = fast.run
+
+    def one_late(*args, **kwargs):
+        result = run(*args, **kwargs)
+        result.response_cycle[-1] += 1          # the last response a cycle late
+        return result
+    monkeypatch.setattr(fast, "run", one_late)
+    with pytest.raises(fast.Mismatch, match="due at"):
+        measure(params, exe, 40)
+
+
 def test_secret_seed_spreads_hostile_lines_on_the_rtl(seed, build_root):
     params = CONFIGS["small"]
     tags = colliding_lines(params, 8, random.Random(seed))
