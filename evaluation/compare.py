@@ -110,7 +110,7 @@ from .metrics import classify, next_use_index, reuse_within
 from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 
 __all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "bank_of_share", "compare",
-           "default_entries", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_bank",
+           "default_entries", "int64_cycles", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_bank",
            "libcachesim_hits", "libcachesim_params", "run_predictor_bank", "settings_note",
            "strict_json", "summarise", "trace_settings_not_applied", "main"]
 
@@ -148,12 +148,23 @@ def access_stream(trace) -> tuple[np.ndarray, np.ndarray]:
                              f"not {shift!r}")
     observe = trace.op == 0
     lines = (trace.addr[observe] >> np.uint64(shift)).astype(np.int64)
-    cycles = np.asarray(trace.cycle[observe], dtype=np.uint64)
+    return lines, int64_cycles(trace.cycle[observe])
+
+
+def int64_cycles(cycles) -> np.ndarray:
+    """Cycles (values of the 64-bit counter) as int64, which every policy here takes:
+    cycles from 2^63 on are moved down by a multiple of 2^32 (module docstring), so that
+    their differences and every tick boundary stay as they were. ``ValueError`` for a
+    negative cycle or cycles that span more than 2^63."""
+    cycles = np.asarray(cycles)
+    if cycles.dtype.kind == "i" and len(cycles) and int(cycles.min()) < 0:
+        raise ValueError(f"cycles must be >= 0, not {int(cycles.min())}")
+    cycles = cycles.astype(np.uint64)
     if len(cycles) and int(cycles.max()) > _INT64_MAX:
         cycles = cycles - np.uint64((int(cycles.min()) >> 32) << 32)
         if int(cycles.max()) > _INT64_MAX:
             raise ValueError("the trace's cycles span more than 2^63")
-    return lines, cycles.astype(np.int64)
+    return cycles.astype(np.int64)
 
 
 def bank_of_share(distinct_lines: int, k: int) -> int:
@@ -474,12 +485,13 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
             window: int = REUSE_WINDOW, libcachesim: bool = True, article: bool = True,
             progress=None) -> dict:
     """Run every policy on ``(lines, cycles)`` with a bank of ``bank_lines``; the JSON
-    document the CLI writes (see the module docstring). ``libcachesim=False`` /
+    document the CLI writes (see the module docstring). ``cycles``: values of the 64-bit
+    counter, read as :func:`int64_cycles` reads them. ``libcachesim=False`` /
     ``article=False`` leave out libCacheSim's policies / the article-mode KV-ASU."""
     from .runtime import KvAsuConfig, RuntimeConfig, run_runtime
 
     lines, renumbered = kvasu_lines(lines)
-    cycles = np.asarray(cycles, dtype=np.int64)
+    cycles = int64_cycles(cycles)
     _check_stream(lines, cycles, bank_lines)
     distinct = int(len(np.unique(lines)))
     if entries is None:

@@ -570,3 +570,16 @@ def test_a_loop_many_times_the_bank_wins_the_duels_for_bip():
     duels = cmp.run_predictor_bank(lines, np.arange(len(lines)) * 2, 100)["duels"]
     assert duels["lru_only"] == 0 and duels["both"] == 0 and duels["bip_only"] > 0, duels
     assert 0.03 < sum(duels.values()) / len(lines) < 0.12, duels
+
+
+def test_cycles_from_2_63_on_are_read_as_the_64_bit_counter():
+    """compare() takes the counter's values as they are (a uint64 array from 2^63 on, as
+    the CLI's trace may hold): the same stream moved up by 2^63 gives the same document,
+    as 2^63 is a multiple of every tick; a negative cycle is refused."""
+    n = 300
+    lines = np.random.default_rng(23).integers(0, 40, n).astype(np.uint64)
+    low = np.arange(n, dtype=np.uint64) * np.uint64(3)
+    assert cmp.compare(lines, low + np.uint64(2**63), 8, libcachesim=False) == \
+        cmp.compare(lines, low, 8, libcachesim=False)
+    with pytest.raises(ValueError, match="cycles must be >= 0"):
+        cmp.int64_cycles(np.array([-1, 0]))
