@@ -5,7 +5,8 @@
 
 * Requests per cycle and latency, measured cycle-accurately on the Verilated RTL (the fast
   C++ harness, response consumer always ready) for each access pattern of the benchmark,
-  every response checked against the golden model while at it.
+  every response checked against the golden model while at it. Requests per cycle is the
+  rate between a pattern's first acceptance and its last (:func:`acceptance_rate`).
 * Fmax and resources from the FPGA flow's reports (``build/fpga/*/report.json``; with
   ``--fpga`` the flow is run first), and the derived lookups per second at Fmax.
 * The ASIC estimates ``make asic`` and ``make asic-predictor`` left
@@ -38,7 +39,8 @@ from verif import fast
 
 OBSERVE, QUERY, EVICT, EVICT_ANY = (OPS[k] for k in ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))
 
-__all__ = ["patterns", "measure_patterns", "asic_reports", "ASIC_FOLDERS", "main"]
+__all__ = ["patterns", "acceptance_rate", "measure_patterns", "asic_reports", "ASIC_FOLDERS",
+           "main"]
 
 #: The folders of ``--asic-dir`` that hold ASIC estimates: ``make asic``'s and ``make
 #: asic-predictor``'s ``--out`` (any other folder there is not read).
@@ -108,6 +110,26 @@ def _video_requests(params: Params, n: int) -> list:
     return [(0, int(o), int(a) & mask, int(t)) for o, a, t in zip(op[:n], addr[:n], mt[:n])]
 
 
+def acceptance_rate(accept_cycles) -> float | None:
+    """Requests per cycle of a run from the cycles its requests were accepted at: the rate
+    between the first and the last acceptance, ``(n - 1) / (last - first)`` (``n`` requests
+    accepted one every ``k`` cycles give exactly ``1 / k``; counting the cycles from the
+    first to the last inclusive, ``n / (last - first + 1)``, would give ``n / (k(n - 1) + 1)``).
+    ``None`` for fewer than two requests: one acceptance has no rate."""
+    cycles = [int(c) for c in accept_cycles]
+    if len(cycles) < 2:
+        return None
+    span = cycles[-1] - cycles[0]
+    if span <= 0:
+        raise ValueError(f"acceptance cycles not increasing: first {cycles[0]}, "
+                         f"last {cycles[-1]}")
+    return (len(cycles) - 1) / span
+
+
+def _rounded(x: float | None, digits: int) -> float | None:
+    return None if x is None else round(x, digits)
+
+
 def measure_patterns(params: Params, exe: Path, n: int, seed: int = 1) -> dict:
     """Requests per cycle and latency of each pattern of :func:`patterns` (``n`` requests,
     lines drawn from ``seed``) on the harness ``exe`` built for ``params``, checked against
@@ -126,15 +148,16 @@ def measure_patterns(params: Params, exe: Path, n: int, seed: int = 1) -> dict:
                    always_ready=True)
         acc = result.accept_cycle[len(warm):].astype(np.int64)
         lat = (result.response_cycle - result.accept_cycle)[len(warm):].astype(np.int64)
-        span = int(acc[-1] - acc[0] + 1)
+        rate = acceptance_rate(acc)
         results[name] = {
             "requests": len(measured),
-            "cycles": span,
-            "requests_per_cycle": round(len(measured) / span, 4),
+            "cycles": int(acc[-1] - acc[0]),        # from the first acceptance to the last
+            "requests_per_cycle": _rounded(rate, 4),
             "latency_cycles_min": int(lat.min()),
             "latency_cycles_max": int(lat.max()),
         }
-        print(f"  {name:28s} {results[name]['requests_per_cycle']:6.3f} req/cycle   "
+        shown = "     -" if rate is None else f"{rate:6.3f}"
+        print(f"  {name:28s} {shown} req/cycle   "
               f"latency {lat.min()}..{lat.max()} cycles", flush=True)
     return results
 
@@ -241,9 +264,9 @@ def main(argv=None) -> int:
         if data.get("design", "kv_asu") != "kv_asu":
             continue        # the hash alone and the block-RAM reference answer no lookups
         fmax = min(data["fmax_mhz"].values())
-        data["lookups_per_second_at_fmax"] = fmax * 1e6 * min(
-            p["requests_per_cycle"] for name, p in report["patterns"].items()
-            if name.startswith(("observe", "query")))
+        rates = [p["requests_per_cycle"] for name, p in report["patterns"].items()
+                 if name.startswith(("observe", "query")) and p["requests_per_cycle"] is not None]
+        data["lookups_per_second_at_fmax"] = fmax * 1e6 * min(rates) if rates else None
         res = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in data["resources"].items())
         ns = f" ({data['latency_ns']} ns)" if data.get("latency_ns") else ""
         # (a placement nextpnr failed to place or route has no Fmax)

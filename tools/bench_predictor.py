@@ -10,9 +10,10 @@ RTL (the fast C++ harness, response consumer always ready) runs the pattern twic
 before the warm-up; every response and register access is checked against the golden model
 (``verif.fast.check``), and every response's cycle against the build's latency (the
 consumer always ready: each response exactly when the latency and the response ahead
-allow), so the latency printed is the build's. Requests per cycle is measured from the
-acceptance cycles of the measured requests; nothing depends on wall-clock time. Prints a
-table and writes JSON.
+allow), so the latency printed is the build's. Requests per cycle is the rate between the
+first and the last acceptance of the measured requests (``tools.bench.acceptance_rate``;
+None for a single request), cycles per request its inverse; nothing depends on wall-clock
+time. Prints a table and writes JSON.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from regmap.arguments import check_writable, int_range
 from verif import fast
 from verif.predictor_soak import CONFIGS
 
-from .bench import patterns
+from .bench import acceptance_rate, patterns
 
 __all__ = ["OPTIONS", "measure", "main"]
 
@@ -69,17 +70,18 @@ def measure(params, exe: Path, n: int, seed: int = 1) -> dict:
             assert model.policy == ("predictor" if policy else "article")
             acc = result.accept_cycle[len(warm):].astype(np.int64)
             lat = (result.response_cycle - result.accept_cycle)[len(warm):].astype(np.int64)
-            span = int(acc[-1] - acc[0] + 1)
+            rate = acceptance_rate(acc)
             results[name][f"policy{policy}"] = {
-                "requests": len(measured), "cycles": span,
-                "requests_per_cycle": round(len(measured) / span, 4),
-                "cycles_per_request": round(span / len(measured), 2),
+                "requests": len(measured), "cycles": int(acc[-1] - acc[0]),
+                "requests_per_cycle": None if rate is None else round(rate, 4),
+                "cycles_per_request": None if rate is None else round(1 / rate, 2),
                 "latency_cycles_min": int(lat.min()), "latency_cycles_max": int(lat.max()),
                 "evicts": int(model.stats.evicts), "inserts": int(model.stats.inserts),
             }
         a, b = results[name]["policy0"], results[name]["policy1"]
-        print(f"  {name:30s} POLICY 0: {a['requests_per_cycle']:6.3f} req/cycle   "
-              f"POLICY 1: {b['requests_per_cycle']:6.3f} req/cycle "
+        shown = lambda r: "     -" if r is None else f"{r:6.3f}"          # noqa: E731
+        print(f"  {name:30s} POLICY 0: {shown(a['requests_per_cycle'])} req/cycle   "
+              f"POLICY 1: {shown(b['requests_per_cycle'])} req/cycle "
               f"({b['cycles_per_request']} cycles/request), latency {b['latency_cycles_min']}"
               f"..{b['latency_cycles_max']}", flush=True)
     return results

@@ -132,6 +132,19 @@ def random_streams(configs: int, seed: int, requests: int = 5000) -> dict:
     return totals
 
 
+def _rate(run: dict) -> float | None:
+    """Requests per cycle of a :func:`count_edges` run, as ``make bench`` measures it
+    (``tools.bench.acceptance_rate``): between the first and the last acceptance edge,
+    ``(requests - 1) / (edges - 1)``; None for a single request."""
+    if run["requests"] < 2:
+        return None
+    return round((run["requests"] - 1) / (run["edges"] - 1), 4)
+
+
+def _shown(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{rate:.4f}"
+
+
 def main(argv=None) -> int:
     from verif.runner import build_timing
     from .bench import patterns
@@ -160,10 +173,10 @@ def main(argv=None) -> int:
         built = _run_pattern(params, timing, warm, measured, False)
         spec = _run_pattern(params, timing, warm, measured, True)
         rows[name] = {"built": built, "speculative": spec,
-                      "built_requests_per_cycle": round(built["requests"] / built["edges"], 4),
-                      "speculative_requests_per_cycle": round(spec["requests"] / spec["edges"], 4)}
-        print(f"{name:32} {rows[name]['built_requests_per_cycle']:>16.4f} "
-              f"{rows[name]['speculative_requests_per_cycle']:>12.4f} {spec['evicts']:>7} "
+                      "built_requests_per_cycle": _rate(built),
+                      "speculative_requests_per_cycle": _rate(spec)}
+        print(f"{name:32} {_shown(rows[name]['built_requests_per_cycle']):>16} "
+              f"{_shown(rows[name]['speculative_requests_per_cycle']):>12} {spec['evicts']:>7} "
               f"{spec['refused']:>8} {built['pops']:>11} {spec['pops']:>11}", flush=True)
     random_check = None
     if args.random_configs:
