@@ -48,12 +48,13 @@ def _commit(policy: int) -> list:
             fast.AxiOp("release")]
 
 
-def measure(params, exe: Path, n: int, seed: int = 1) -> dict:
+def measure(params, exe: Path, n: int, seed: int = 1, options=OPTIONS) -> dict:
     """``{pattern: {policy: figures}}`` of :func:`tools.bench.patterns` (``n`` requests,
-    lines drawn from ``seed``) on the harness ``exe`` of the predictor build for ``params``,
+    lines drawn from ``seed``) on the harness ``exe`` of the predictor build for ``params``
+    and ``options`` (a ``CoreOptions`` with ``predictor=True``; the bench's own by default),
     for both policies, every response and its cycle checked."""
     results = {}
-    latency = fast.build_latency(params, OPTIONS)
+    latency = fast.build_latency(params, options)
     for name, (warm, measured) in patterns(params, n, seed).items():
         if not measured:
             continue

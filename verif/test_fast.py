@@ -228,11 +228,12 @@ def test_bench_predictor_checks_the_latency_it_prints(build_root, monkeypatch):
     """``tools.bench_predictor`` prints each pattern's latency: the cycle of every response
     is checked against the build's latency (consumer always ready), so a response one cycle
     late is a mismatch, not a figure."""
-    from tools.bench_predictor import OPTIONS, measure
+    from tools.bench_predictor import measure
+    from verif.predictor_soak import OPTIONS     # the replay's build below: built once
     params = PREDICTOR_CONFIGS["small"]
-    exe = fast.build(params, build_root / "bench_predictor_small", options=OPTIONS)
+    exe = fast.build(params, build_root / "predictor_small", options=OPTIONS)
     latency = fast.build_latency(params, OPTIONS)
-    for figures in measure(params, exe, 40).values():
+    for figures in measure(params, exe, 40, options=OPTIONS).values():
         for policy in figures.values():
             assert policy["latency_cycles_min"] == policy["latency_cycles_max"] == latency
     run = fast.run
@@ -243,7 +244,7 @@ def test_bench_predictor_checks_the_latency_it_prints(build_root, monkeypatch):
         return result
     monkeypatch.setattr(fast, "run", one_late)
     with pytest.raises(fast.Mismatch, match="due at"):
-        measure(params, exe, 40)
+        measure(params, exe, 40, options=OPTIONS)
 
 
 def test_secret_seed_spreads_hostile_lines_on_the_rtl(seed, build_root):
