@@ -98,19 +98,26 @@ def prediction_scores(acc: Accesses, kvasu: KvAsuConfig = KvAsuConfig(), window:
 # Fast-bank hit rates
 # --------------------------------------------------------------------------------------
 def baseline_rates(acc: Accesses, capacity: int, latency: LatencyModel = LatencyModel()) -> dict:
-    """Hit rate, mean latency and demand DRAM bytes of the baselines, over the reads of the
-    steady-state frames (the banks see every access).
+    """Hit rate, mean latency and demand DRAM bytes of the baselines (the banks see every
+    access).
 
     ``acc``: the stream; ``capacity``: bank lines; ``latency``: the latency model. Returns
-    ``{"lru" | "fifo" | "belady": {"hit_rate", "mean_latency", "dram_bytes"}}``; the DRAM
-    bytes are those of the steady-state reads' misses, like the hit rate."""
+    ``{"lru" | "fifo" | "belady": {"hit_rate", "mean_latency", "dram_bytes"}}``. The hit
+    rate and mean latency are over the reads of the steady-state frames
+    (:func:`steady_mask`), like :func:`runtime_record`'s; the DRAM bytes are those of every
+    frame's read misses, like the runtime's (whose DRAM bytes are over every access).
+    ``belady`` is :func:`~evaluation.baselines.simulate_belady` with ``read_optimal=True``:
+    the most read hits any policy can have, also where lines are written again."""
     m = steady_mask(acc)
     reads = int((acc.reads & m).sum())
+    all_reads = int(acc.reads.sum())
     out = {}
-    for name, fn in (("lru", simulate_lru), ("fifo", simulate_fifo), ("belady", simulate_belady)):
-        h = int(fn(acc.line, capacity, acc.is_write)[m].sum())
+    for name, fn in (("lru", simulate_lru), ("fifo", simulate_fifo),
+                     ("belady", lambda *a: simulate_belady(*a, read_optimal=True))):
+        hit = fn(acc.line, capacity, acc.is_write)
+        h = int(hit[m].sum())
         out[name] = {"hit_rate": h / reads if reads else 0.0, "mean_latency": latency.mean(h, reads - h),
-                     "dram_bytes": (reads - h) * latency.line_bytes}
+                     "dram_bytes": (all_reads - int(hit.sum())) * latency.line_bytes}
     return out
 
 

@@ -65,3 +65,58 @@ def test_prediction_scores_on_an_empty_stream_are_json():
     s = prediction_scores(empty)
     assert s["scored"] == 0 and s["tlevel_share"] == [0.0] * 4
     json.loads(report.results_json({"p": s, "w": workload_summary("empty", empty)}), parse_constant=_reject)
+
+
+def _stream(lines, writes, frames=None):
+    """An ``Accesses`` of ``lines`` (written where ``writes``), one per cycle, frame
+    ``frames`` (default all 0), without workload parameters (so every access is scored)."""
+    from evaluation.workload import LINE_SHIFT, Accesses
+
+    n = len(lines)
+    z = np.zeros(n, dtype=np.int16)
+    return Accesses(cycle=np.arange(n, dtype=np.uint64),
+                    addr=np.asarray(lines, dtype=np.uint64) << np.uint64(LINE_SHIFT),
+                    is_write=np.asarray(writes, dtype=bool), kind=np.zeros(n, dtype=np.uint8),
+                    frame_index=np.zeros(n, np.int32) if frames is None else np.asarray(frames, np.int32),
+                    layer=z, head=z, token=np.zeros(n, np.int32), tag_frame=np.zeros(n, np.int32), tag_row=z, tag_col=z)
+
+
+def test_baseline_dram_bytes_are_all_frames_read_misses():
+    # The section-2 column "DRAM MiB (all frames)": every frame's read misses, as the
+    # KV-ASU rows' DRAM bytes are; the hit rate and latency stay on the steady-state reads.
+    from evaluation.baselines import POLICIES
+    from evaluation.metrics import LatencyModel
+    from evaluation.sweep import baseline_rates, steady_mask
+    from evaluation.workload import generate_accesses, preset
+
+    acc = generate_accesses(preset("small", frames=4))
+    m = steady_mask(acc)
+    assert not m.all() and m.any()
+    lat = LatencyModel()
+    for cap in (16, 64, 256):
+        got = baseline_rates(acc, cap, lat)
+        for name, fn in POLICIES.items():
+            kw = {"read_optimal": True} if name == "belady" else {}
+            hits = fn(acc.line, cap, acc.is_write, **kw)
+            misses_all = int(acc.reads.sum() - hits.sum())
+            assert got[name]["dram_bytes"] == misses_all * lat.line_bytes, (name, cap)
+            steady_reads, steady_hits = int((acc.reads & m).sum()), int(hits[m].sum())
+            assert got[name]["hit_rate"] == steady_hits / steady_reads
+            assert got[name]["mean_latency"] == lat.mean(steady_hits, steady_reads - steady_hits)
+
+
+def test_belady_row_bounds_read_hits_where_lines_are_written_again():
+    # Line 2 is written again: MIN over all references keeps it for that write and FIFO
+    # gets more read hits. The report's Belady row is the optimum for read hits.
+    from evaluation.sweep import baseline_rates
+
+    got = baseline_rates(_stream([5, 5, 0, 3, 2, 1, 3, 0, 1, 2, 2], [0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1]), 3)
+    assert got["belady"]["hit_rate"] >= got["fifo"]["hit_rate"] > 0
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(1, 40))
+        acc = _stream(rng.integers(0, 8, n), rng.random(n) < 0.3, np.sort(rng.integers(0, 3, n)))
+        cap = int(rng.integers(1, 5))
+        got = baseline_rates(acc, cap)
+        assert got["belady"]["hit_rate"] >= max(got["lru"]["hit_rate"], got["fifo"]["hit_rate"])
+        assert got["belady"]["dram_bytes"] <= min(got["lru"]["dram_bytes"], got["fifo"]["dram_bytes"])
