@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import time
 from pathlib import Path
 
 import numpy as np
+
+from regmap.arguments import unwritable
 
 from . import compare_report, real_attention
 from . import decoder as smollm2_decoder
@@ -635,18 +636,12 @@ def main(argv=None) -> int:
 
 def _output_problem(docs: Path) -> str | None:
     """Why the report cannot be written under ``docs`` (``docs/evaluation.md`` and
-    ``docs/eval/``), in one line, or None when it can; creates ``docs/eval`` if missing."""
-    outdir = docs / "eval"
-    for path in (docs / "evaluation.md", outdir / "results.json"):
-        if path.is_dir():
-            return f"{path} is a directory, not a file the report can write"
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        return f"cannot create {outdir}: {error.strerror or error}"
-    for path in (docs, outdir):
-        if not os.access(path, os.W_OK | os.X_OK):
-            return f"cannot write into {path}"
+    ``docs/eval/``), in one line, or None when it can (``regmap.arguments.unwritable``,
+    which probes rather than asks ``os.access``, which says yes to root everywhere)."""
+    for path in (docs / "evaluation.md", docs / "eval" / "results.json"):
+        reason = unwritable(path)
+        if reason is not None:
+            return f"{path}: {reason}"
     return None
 
 
