@@ -93,10 +93,10 @@ def simulate_belady(lines, capacity: int, is_write=None, *, read_optimal: bool =
     """
     arr = np.asarray(lines)
     ls, ws = _check(arr, is_write, capacity)
-    nxt_arr = next_use_index(arr)
-    if read_optimal and len(ls):
-        nxt_arr[np.asarray(ws, dtype=bool)[np.minimum(nxt_arr, len(ls) - 1)] & (nxt_arr < len(ls))] = len(ls)
-    nxt = nxt_arr.tolist()
+    nxt = next_use_index(arr).tolist()
+    if read_optimal:
+        never = len(ls)
+        nxt = [never if j < never and ws[j] else j for j in nxt]   # next access a write
     resident: dict = {}  # line -> its next use
     heap: list = []  # (-next_use, line), lazily invalidated
     # The heap gains an entry per access; rebuilt from ``resident`` when it holds this many,
