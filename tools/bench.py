@@ -39,8 +39,8 @@ from verif import fast
 
 OBSERVE, QUERY, EVICT, EVICT_ANY = (OPS[k] for k in ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))
 
-__all__ = ["patterns", "acceptance_rate", "measure_patterns", "asic_reports", "ASIC_FOLDERS",
-           "main"]
+__all__ = ["patterns", "acceptance_rate", "rate_between", "rounded", "shown",
+           "measure_patterns", "asic_reports", "ASIC_FOLDERS", "main"]
 
 #: The folders of ``--asic-dir`` that hold ASIC estimates: ``make asic``'s and ``make
 #: asic-predictor``'s ``--out`` (any other folder there is not read).
@@ -117,17 +117,28 @@ def acceptance_rate(accept_cycles) -> float | None:
     first to the last inclusive, ``n / (last - first + 1)``, would give ``n / (k(n - 1) + 1)``).
     ``None`` for fewer than two requests: one acceptance has no rate."""
     cycles = [int(c) for c in accept_cycles]
-    if len(cycles) < 2:
+    return rate_between(len(cycles), cycles[-1] - cycles[0] if cycles else 0)
+
+
+def rate_between(requests: int, cycles: int) -> float | None:
+    """Requests per cycle of ``requests`` accepted over ``cycles`` cycles from the first
+    acceptance to the last: ``(requests - 1) / cycles`` (:func:`acceptance_rate`); None
+    for fewer than two requests, ``ValueError`` for acceptances not increasing."""
+    if requests < 2:
         return None
-    span = cycles[-1] - cycles[0]
-    if span <= 0:
-        raise ValueError(f"acceptance cycles not increasing: first {cycles[0]}, "
-                         f"last {cycles[-1]}")
-    return (len(cycles) - 1) / span
+    if cycles <= 0:
+        raise ValueError(f"{requests} acceptances over {cycles} cycles: not increasing")
+    return (requests - 1) / cycles
 
 
-def _rounded(x: float | None, digits: int) -> float | None:
-    return None if x is None else round(x, digits)
+def rounded(rate: float | None, digits: int) -> float | None:
+    """``rate`` rounded to ``digits`` decimals for the JSON; None stays None."""
+    return None if rate is None else round(rate, digits)
+
+
+def shown(rate: float | None) -> str:
+    """``rate`` as the benches print it, six characters wide; ``-`` for no rate."""
+    return "     -" if rate is None else f"{rate:6.3f}"
 
 
 def measure_patterns(params: Params, exe: Path, n: int, seed: int = 1) -> dict:
@@ -152,12 +163,11 @@ def measure_patterns(params: Params, exe: Path, n: int, seed: int = 1) -> dict:
         results[name] = {
             "requests": len(measured),
             "cycles": int(acc[-1] - acc[0]),        # from the first acceptance to the last
-            "requests_per_cycle": _rounded(rate, 4),
+            "requests_per_cycle": rounded(rate, 4),
             "latency_cycles_min": int(lat.min()),
             "latency_cycles_max": int(lat.max()),
         }
-        shown = "     -" if rate is None else f"{rate:6.3f}"
-        print(f"  {name:28s} {shown} req/cycle   "
+        print(f"  {name:28s} {shown(rate)} req/cycle   "
               f"latency {lat.min()}..{lat.max()} cycles", flush=True)
     return results
 

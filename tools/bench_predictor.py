@@ -32,7 +32,7 @@ from regmap.arguments import check_writable, int_range
 from verif import fast
 from verif.predictor_soak import CONFIGS
 
-from .bench import acceptance_rate, patterns
+from .bench import acceptance_rate, patterns, rounded, shown
 
 __all__ = ["OPTIONS", "measure", "main"]
 
@@ -74,13 +74,12 @@ def measure(params, exe: Path, n: int, seed: int = 1, options=OPTIONS) -> dict:
             rate = acceptance_rate(acc)
             results[name][f"policy{policy}"] = {
                 "requests": len(measured), "cycles": int(acc[-1] - acc[0]),
-                "requests_per_cycle": None if rate is None else round(rate, 4),
+                "requests_per_cycle": rounded(rate, 4),
                 "cycles_per_request": None if rate is None else round(1 / rate, 2),
                 "latency_cycles_min": int(lat.min()), "latency_cycles_max": int(lat.max()),
                 "evicts": int(model.stats.evicts), "inserts": int(model.stats.inserts),
             }
         a, b = results[name]["policy0"], results[name]["policy1"]
-        shown = lambda r: "     -" if r is None else f"{r:6.3f}"          # noqa: E731
         print(f"  {name:30s} POLICY 0: {shown(a['requests_per_cycle'])} req/cycle   "
               f"POLICY 1: {shown(b['requests_per_cycle'])} req/cycle "
               f"({b['cycles_per_request']} cycles/request), latency {b['latency_cycles_min']}"

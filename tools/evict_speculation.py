@@ -133,12 +133,10 @@ def random_streams(configs: int, seed: int, requests: int = 5000) -> dict:
 
 
 def _rate(run: dict) -> float | None:
-    """Requests per cycle of a :func:`count_edges` run, as ``make bench`` measures it
-    (``tools.bench.acceptance_rate``): between the first and the last acceptance edge,
-    ``(requests - 1) / (edges - 1)``; None for a single request."""
-    if run["requests"] < 2:
-        return None
-    return round((run["requests"] - 1) / (run["edges"] - 1), 4)
+    """Requests per cycle of a :func:`count_edges` run, as ``make bench`` measures it:
+    between its first and its last acceptance edge; None for a single request."""
+    from .bench import rate_between, rounded
+    return rounded(rate_between(run["requests"], run["edges"] - 1), 4)
 
 
 def _shown(rate: float | None) -> str:
