@@ -18,6 +18,7 @@ optimum for read hits on any stream.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections import OrderedDict
 
@@ -134,4 +135,8 @@ def simulate_belady(lines, capacity: int, is_write=None, *, read_optimal: bool =
     return hits
 
 
-POLICIES = {"lru": simulate_lru, "fifo": simulate_fifo, "belady": simulate_belady}
+#: The baselines by name, each giving per access whether it is a read that hit; Belady's is
+#: the read-optimal MIN, the most read hits any policy can have (also where lines are
+#: written again).
+POLICIES = {"lru": simulate_lru, "fifo": simulate_fifo,
+            "belady": functools.partial(simulate_belady, read_optimal=True)}

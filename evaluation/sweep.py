@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from .baselines import simulate_belady, simulate_fifo, simulate_lru
+from .baselines import POLICIES
 from .metrics import LatencyModel, classify, reuse_within
 from .runtime import KvAsuConfig, RuntimeConfig, passive_tlevels, run_runtime
 from .workload import Accesses, describe, generate_accesses, preset
@@ -112,8 +112,7 @@ def baseline_rates(acc: Accesses, capacity: int, latency: LatencyModel = Latency
     reads = int((acc.reads & m).sum())
     all_reads = int(acc.reads.sum())
     out = {}
-    for name, fn in (("lru", simulate_lru), ("fifo", simulate_fifo),
-                     ("belady", lambda *a: simulate_belady(*a, read_optimal=True))):
+    for name, fn in POLICIES.items():
         hit = fn(acc.line, capacity, acc.is_write)
         h = int(hit[m].sum())
         out[name] = {"hit_rate": h / reads if reads else 0.0, "mean_latency": latency.mean(h, reads - h),
