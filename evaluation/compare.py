@@ -11,7 +11,9 @@ least one line), as the evaluation report sizes its banks (1/8, 1/4, 1/2).
 ``TRACE.npz`` is any golden-model trace (:mod:`golden_model.trace`, as
 ``evaluation.workload.write_trace`` and the real-decoder CLI write them). Its OBSERVEs, in
 order, are the access stream; every other request is ignored. Line ``= addr >> LINE_SHIFT``
-(``meta["params"]["line_shift"]`` if the trace gives it, an integer 0..63, else 8). Cycles
+(``meta["params"]["line_shift"]`` if the trace gives it, an integer 0..63, else 8; the
+trace's ``meta`` is read as ``python -m golden_model.replay`` reads it, keys in any case,
+and refused where it refuses it). Cycles
 from 2^63 on are moved down by a multiple of 2^32 (every policy here uses only their
 differences; the KV-ASU's timestamps, ``(cycle >> TICK_SHIFT) mod 2^TS_WIDTH``, use fewer
 than 32 bits); a trace whose cycles span more than 2^63 is refused.
@@ -137,15 +139,15 @@ def default_entries(bank_lines: int, distinct_lines: int | None = None) -> int:
 
 def access_stream(trace) -> tuple[np.ndarray, np.ndarray]:
     """``(lines, cycles)`` (int64) of the trace's OBSERVEs, in order (the module docstring
-    says how ``line_shift`` and cycles from 2^63 on are read); ``ValueError`` for a
-    ``line_shift`` that is not an integer 0..63 or cycles that span more than 2^63."""
-    shift = LINE_SHIFT
-    params = trace.meta.get("params")
-    if isinstance(params, dict) and "line_shift" in params:
-        shift = params["line_shift"]
-        if not isinstance(shift, int) or isinstance(shift, bool) or not 0 <= shift <= 63:
-            raise ValueError(f'meta["params"]["line_shift"] must be an integer 0..63, '
-                             f"not {shift!r}")
+    says how ``line_shift`` and cycles from 2^63 on are read); ``ValueError`` for a ``meta``
+    the replay refuses, a ``line_shift`` that is not an integer 0..63 or cycles that span
+    more than 2^63."""
+    from golden_model.replay import meta_settings
+
+    params, _, _ = meta_settings(trace.meta, "the trace")
+    shift = params.get("line_shift", LINE_SHIFT)
+    if not isinstance(shift, int) or isinstance(shift, bool) or not 0 <= shift <= 63:
+        raise ValueError(f'meta["params"]["line_shift"] must be an integer 0..63, not {shift!r}')
     observe = trace.op == 0
     lines = (trace.addr[observe] >> np.uint64(shift)).astype(np.int64)
     return lines, int64_cycles(trace.cycle[observe])
@@ -331,19 +333,18 @@ def trace_settings_not_applied(meta: dict) -> dict:
     ``meta["params"]`` and ``meta["config"]`` (keys in any case, as ``python -m
     golden_model.replay`` reads them) that differ from those the comparison runs the KV-ASU
     with (module docstring). Keys that are no KV-ASU setting (a workload's own parameters)
-    are left out."""
+    are left out. ``ValueError`` for a ``meta`` the replay refuses."""
+    from golden_model.replay import meta_settings
+
+    given = meta_settings(meta, "the trace")[:2]
     model = _model(2048, "predictor")
     used = {key.lower(): value for key, value in model.params.as_dict().items()}
     used.update(model.config.as_dict())
     for key in ("line_shift", "entries", "tag_width"):   # read, set by --entries, derived
         del used[key]
     differ = {}
-    for part in ("params", "config"):
-        given = meta.get(part)
-        if not isinstance(given, dict):
-            continue
-        for key, value in given.items():
-            key = str(key).lower()
+    for section in given:
+        for key, value in section.items():
             if key in used and value != used[key]:
                 differ[key] = {"trace": value, "used": used[key]}
     return differ

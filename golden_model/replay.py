@@ -34,7 +34,7 @@ from regmap.arguments import int_range
 from .model import Config, KvAsuModel
 from .trace import load_trace
 
-__all__ = ["main", "parse_config", "trace_settings", "ignored_note", "CHUNK"]
+__all__ = ["main", "parse_config", "trace_settings", "meta_settings", "ignored_note", "CHUNK"]
 
 #: Requests per call of the model: bounds the memory of the replay's Python lists, and
 #: sets how often a long replay reports its progress.
@@ -91,15 +91,21 @@ def _lower_keys(meta: dict, key: str, path) -> dict:
 
 def trace_settings(trace, path) -> tuple[dict, dict, list[str]]:
     """The block's settings in a trace's ``meta``, as the replay commands (this one and the
-    RTL's, ``verif.replay``) read them: ``(params, config, ignored)``, the block's parameters
-    of ``meta["params"]`` and the configuration of ``meta["config"]`` (keys in lower case),
-    and the keys of ``meta["params"]`` that are no parameter of the block (a workload
-    generator keeps its own settings there too). ``ValueError``, naming ``path``, for a
-    section that is not a JSON object, a key given twice, or a ``meta["config"]`` key that
-    is no configuration register."""
+    RTL's, ``verif.replay``) and the policy comparison (``evaluation.compare``) read them:
+    ``(params, config, ignored)``, the block's parameters of ``meta["params"]`` and the
+    configuration of ``meta["config"]`` (keys in lower case), and the keys of
+    ``meta["params"]`` that are no parameter of the block (a workload generator keeps its
+    own settings there too). ``ValueError``, naming ``path``, for a section that is not a
+    JSON object, a key given twice, or a ``meta["config"]`` key that is no configuration
+    register."""
+    return meta_settings(trace.meta, path)
+
+
+def meta_settings(meta: dict, path) -> tuple[dict, dict, list[str]]:
+    """:func:`trace_settings` of a trace whose ``meta`` is ``meta``."""
     known = {name.lower() for name in PARAM_NAMES}
-    given = _lower_keys(trace.meta, "params", path)
-    config = _lower_keys(trace.meta, "config", path)
+    given = _lower_keys(meta, "params", path)
+    config = _lower_keys(meta, "config", path)
     unknown = sorted(set(config) - set(Config._fields))
     if unknown:
         raise ValueError(f"meta['config'] of {path} has unknown key(s) "

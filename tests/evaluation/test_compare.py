@@ -215,6 +215,25 @@ def test_a_line_shift_of_the_trace_is_used(tmp_path):
     assert lines.tolist() == [0, 1, 2]
 
 
+def test_the_meta_is_read_as_the_replay_reads_it(tmp_path):
+    """Keys in any case (a LINE_SHIFT of 6 is the replay's line_shift), and what the replay
+    refuses (a section that is no object, a key given twice, an unknown register) is refused."""
+    path = tmp_path / "s.npz"
+    save_trace(path, np.arange(3), np.zeros(3, np.uint8), np.array([0, 64, 128], np.uint64),
+               np.zeros(3, np.uint8), meta={"params": {"LINE_SHIFT": 6}})
+    lines, _ = cmp.access_stream(__import__("golden_model").load_trace(path))
+    assert lines.tolist() == [0, 1, 2]
+    for meta, message in [({"params": [6]}, "must be a JSON object"),
+                          ({"params": {"line_shift": 6, "Line_Shift": 7}}, "line_shift twice"),
+                          ({"config": {"c4": 1}}, "unknown key")]:
+        save_trace(path, np.arange(3), np.zeros(3, np.uint8), np.array([0, 64, 128], np.uint64),
+                   np.zeros(3, np.uint8), meta=meta)
+        with pytest.raises(ValueError, match=message):
+            cmp.access_stream(__import__("golden_model").load_trace(path))
+        with pytest.raises(ValueError, match=message):
+            cmp.trace_settings_not_applied(meta)
+
+
 def test_cycles_from_2_63_on_are_moved_down_by_a_multiple_of_2_32(tmp_path):
     start = 2**64 - 3000
     cycles = np.uint64(start) + np.arange(2000, dtype=np.uint64)
