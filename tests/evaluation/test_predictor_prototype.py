@@ -157,3 +157,69 @@ def test_seen_predictor_answers_as_the_studys_seen_key_and_keeps_p4s_counter():
     assert answers == replay.tolist()
     assert all(counters)
     assert 0 < sum(answers) < len(answers)
+
+
+def test_every_prototype_refuses_a_bank_of_no_line():
+    """(RRIP looped forever at capacity 0, the others failed with a KeyError at the first
+    miss.) A numpy integer is a capacity."""
+    import numpy as np
+    import pytest
+
+    for name, make in pp.PROTOTYPES.items():
+        with pytest.raises(ValueError, match="capacity"):
+            make(0)
+        sim = make(np.int64(2))
+        assert [sim.access(x, c) for x, c in ((1, 0), (2, 1), (1, 2))][-1], name
+
+
+def test_evaluate_refuses_a_workload_too_small_for_its_banks():
+    import numpy as np
+    import pytest
+
+    stream = fresh.Stream(line=np.array([1, 2, 3, 4, 5, 1], np.int64), cycle=np.arange(6, dtype=np.int64))
+    with pytest.raises(ValueError, match="'five lines': 5 distinct lines"):
+        pp.evaluate({"five lines": stream}, prototypes=["guarded"])
+
+
+def _no_run():
+    raise AssertionError("the run started before the outputs were checked")
+
+
+def _small_split():
+    import numpy as np
+
+    line = np.tile(np.arange(40, dtype=np.int64), 3)
+    return {"loop": fresh.Stream(line=line, cycle=np.arange(len(line), dtype=np.int64))}
+
+
+def test_cli_checks_json_and_merge_before_the_run(tmp_path, monkeypatch, capsys):
+    import pytest
+
+    monkeypatch.setattr(pp, "loop_workloads", _no_run)
+    not_json = tmp_path / "old.json"
+    not_json.write_text("{not json")
+    a_list = tmp_path / "list.json"
+    a_list.write_text("[1, 2]")
+    for argv, message in ((["--json", str(tmp_path)], "is a folder"),
+                          (["--merge", str(tmp_path)], "is a folder"),
+                          (["--merge", str(not_json)], "not a JSON file"),
+                          (["--merge", str(a_list)], "not results of this script"),
+                          (["--prototypes", "guarded,"], "unknown prototypes: ''")):
+        with pytest.raises(SystemExit) as exit_:
+            pp.main(["--split", "loops", *argv])
+        assert exit_.value.code == 2, argv
+        assert message in capsys.readouterr().err, argv
+    assert not_json.read_text() == "{not json"
+
+
+def test_cli_writes_and_merges_into_new_folders(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setattr(pp, "loop_workloads", _small_split)
+    out, merge = tmp_path / "a" / "r.json", tmp_path / "b" / "m.json"
+    assert pp.main(["--split", "loops", "--prototypes", "guarded", "--json", str(out),
+                    "--merge", str(merge)]) == 0
+    assert json.loads(out.read_text()) == json.loads(merge.read_text())
+    assert pp.main(["--split", "loops", "--prototypes", "dip", "--merge", str(merge)]) == 0
+    row = json.loads(merge.read_text())["loops"]["loop"]["banks"]["1/2"]
+    assert {"guarded", "dip", "lru", "belady"} <= set(row)

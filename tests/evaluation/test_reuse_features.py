@@ -98,3 +98,98 @@ def test_plot_draws_every_workload(tmp_path):
     path = tmp_path / "sub" / "mcc.png"
     rf.plot(rows, [("keys", "keys"), ("groups", "neighbours_group12")], path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_streams_of_different_lengths_are_refused():
+    """A ``cycles`` shorter than ``lines`` was read as far as it went, and the rest of the
+    answer was uninitialised memory."""
+    lines = np.array([1, 2, 3, 1, 2, 3], np.int64)
+    cycles = np.arange(0, 60, 10, dtype=np.int64)
+    for call in (lambda: rf.keys(lines, cycles[:3]),
+                 lambda: rf.neighbour_classes(lines, cycles[:3]),
+                 lambda: rf.neighbour_classes(lines, cycles[:3], filter_bits=4),
+                 lambda: rf.group_classes(lines, cycles[:3], index_bits=4),
+                 lambda: rf.study(lines, cycles[:3], (4,), (4,))):
+        with pytest.raises(ValueError, match="same length"):
+            call()
+    k = rf.keys(lines, cycles)
+    with pytest.raises(ValueError, match="differ in length"):
+        rf.online_answers(lines, k["key"][:3], k["trains"], k["near"])
+
+
+def test_an_empty_stream_has_no_mcc():
+    empty = np.array([], np.int64)
+    with pytest.raises(ValueError, match="no access"):
+        rf.study(empty, empty, (4,), (4,))
+
+
+def test_table_sizes_at_their_edges():
+    """A group table of one entry (``index_bits`` 0) shares it between every group (its fold
+    looped forever); a negative line (its fold looped forever), a negative or huge size
+    are refused; a numpy integer is a size."""
+    lines = np.array([100, 200, 300, 100, 200, 300], np.int64)
+    cycles = np.arange(0, 60, 10, dtype=np.int64)
+    assert rf._fold(12345, 0) == 0
+    one = rf.group_classes(lines, cycles, index_bits=0)
+    # groups 12, 25, 37 take the one entry in turn: nothing of a neighbour is ever held
+    assert set(one.ravel().tolist()) <= {rf._ABSENT_CLASS, rf.OUTSIDE_CLASS}
+    assert (rf.group_classes(lines, cycles, index_bits=np.int64(4))
+            == rf.group_classes(lines, cycles, index_bits=4)).all()
+    for bits in (-1, rf.MAX_TABLE_BITS + 1):
+        with pytest.raises(ValueError, match="index_bits"):
+            rf.group_classes(lines, cycles, index_bits=bits)
+        with pytest.raises(ValueError, match="filter_bits"):
+            rf.neighbour_classes(lines, cycles, filter_bits=bits)
+    with pytest.raises(ValueError, match=">= 0"):
+        rf.group_classes(-lines, cycles, index_bits=4)
+
+
+def _never(split):
+    raise AssertionError("the workloads were made before the arguments were checked")
+
+
+@pytest.mark.parametrize("argv", [["--filter-bits", "-1"], ["--group-index-bits", "0", "25"],
+                                  ["--filter-bits", "x"]])
+def test_cli_refuses_a_bad_table_size(argv, capsys, monkeypatch):
+    monkeypatch.setattr(rf, "_workloads", _never)
+    with pytest.raises(SystemExit) as exit_:
+        rf.main(argv)
+    assert exit_.value.code == 2
+    assert "error: argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--json", "--plot"])
+def test_cli_checks_its_outputs_before_the_run(option, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(rf, "_workloads", _never)
+    with pytest.raises(SystemExit) as exit_:
+        rf.main([option, str(tmp_path)])              # a folder, not a file
+    assert exit_.value.code == 2
+    assert f"error: {option} {tmp_path}: is a folder" in capsys.readouterr().err
+
+
+def _two_workloads(split):
+    rng = np.random.default_rng(3)
+    lines = rng.integers(0, 64, 400).astype(np.int64)
+    cycles = np.cumsum(rng.integers(1, 60, 400)).astype(np.int64)
+    return {"a one": ("held-out", lines, cycles), "b two": ("held-out", lines[::-1].copy(), cycles)}
+
+
+def test_cli_refuses_a_workload_name_nothing_holds(monkeypatch, tmp_path, capsys):
+    """(An empty selection printed an empty table, and ``--plot`` then failed.)"""
+    monkeypatch.setattr(rf, "_workloads", _two_workloads)
+    with pytest.raises(SystemExit) as exit_:
+        rf.main(["--workload", "three", "--plot", str(tmp_path / "p.png")])
+    assert exit_.value.code == 2
+    assert "'three'" in capsys.readouterr().err and not (tmp_path / "p.png").exists()
+
+
+def test_cli_writes_json_and_a_png_whatever_the_plots_suffix(monkeypatch, tmp_path):
+    import json
+
+    monkeypatch.setattr(rf, "_workloads", _two_workloads)
+    out, plot = tmp_path / "d" / "f.json", tmp_path / "d" / "f.pdf"
+    assert rf.main(["--workload", "two", "--filter-bits", "4", "--group-index-bits", "4",
+                    "--json", str(out), "--plot", str(plot)]) == 0
+    data = json.loads(out.read_text())
+    assert list(data["workloads"]) == ["b two"] and data["filter_bits"] == [4]
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"       # --help: F (PNG)
