@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """SymbiYosys driver for the KV-ASU formal jobs.
 
-    python -m formal.run [--quick] [--only NAME[,NAME...]] [--list] [--out build/formal]
+    python -m formal.run [--quick | --only NAME[,NAME...]] [--list] [--out build/formal]
 
 For every job: converts the harness to RTLIL (``AMARANTH_USE_YOSYS=builtin``), writes
 ``build/formal/<name>/<name>.sby`` and ``top.il``, runs ``yowasp-sby -f <name>.sby`` with the
@@ -28,6 +28,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from regmap.arguments import check_writable
 
 from .jobs import JOBS
 
@@ -197,7 +199,8 @@ def run_job(name, job, outdir, *, verbose=False):
                 "detail": traceback.format_exc().splitlines()[-8:]}
     t_build = time.monotonic() - t0
     cmd = ["yowasp-sby", "-f", f"{name}.sby"]
-    # A session of its own, so that a timeout ends the solver processes too.
+    # A session of its own, so that a timeout ends the solver processes too. The session
+    # does not get the terminal's Ctrl-C either: an interrupt ends it too.
     try:
         proc = subprocess.Popen(cmd, cwd=jobdir, env=_env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -212,6 +215,10 @@ def run_job(name, job, outdir, *, verbose=False):
         log, _ = proc.communicate()
         log = (log or "") + "\nTIMEOUT\n"
         rc = None
+    except BaseException:
+        _end_session(proc.pid)
+        proc.wait()
+        raise
     (jobdir / "run.log").write_text(log)
     elapsed = time.monotonic() - t0
     m = re.search(r"DONE \((\w+), rc=(\d+)\)", log)
@@ -250,15 +257,20 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m formal.run", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="only the quick (CI) subset")
-    ap.add_argument("--only", help="comma-separated job names")
+    ap.add_argument("--only", help="comma-separated job names (not with --quick)")
     ap.add_argument("--list", action="store_true", help="list the jobs and exit")
-    ap.add_argument("--out", default=str(ROOT / "build" / "formal"))
+    ap.add_argument("--out", default=str(ROOT / "build" / "formal"),
+                    help="output folder (default build/formal)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the SBY logs")
     args = ap.parse_args(argv)
 
     names = list(JOBS)
-    if args.only:
-        names = [n.strip() for n in args.only.split(",") if n.strip()]
+    if args.only is not None:
+        if args.quick:
+            ap.error("--only and --quick both choose the jobs: give one of them")
+        names = list(dict.fromkeys(n.strip() for n in args.only.split(",") if n.strip()))
+        if not names:
+            ap.error(f"--only names no job: {args.only!r}")
         unknown = [n for n in names if n not in JOBS]
         if unknown:
             ap.error(f"unknown job(s) {unknown}; known: {list(JOBS)}")
@@ -271,7 +283,20 @@ def main(argv=None):
                   f"{'quick ' if j.get('quick') else '      '}{j.get('doc', '')}")
         return 0
 
-    outdir = Path(args.out)
+    outdir = check_writable(Path(args.out), "--out", folder=True)
+    if args.only:
+        # Merged into the results of earlier --only runs (the full run's summary.json is
+        # left alone); read before the jobs run, so that a file that is not a summary is
+        # refused before them.
+        path = outdir / "summary_only.json"
+        try:
+            old = json.loads(path.read_text())["results"] if path.exists() else []
+            merged = {r["name"]: r for r in old}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            ap.error(f"{path} is not a summary of earlier --only runs "
+                     f"({type(exc).__name__}: {exc}); move it away or choose another --out")
+    else:
+        path = outdir / ("summary_quick.json" if args.quick else "summary.json")
     outdir.mkdir(parents=True, exist_ok=True)
     results = []
     for n in names:
@@ -293,16 +318,9 @@ def main(argv=None):
                 print("    NOT reached: " + ", ".join(missed))
     summary = {"ok": all(r["status"] == "PASS" for r in results), "results": results}
     if args.only:
-        # Merged into the results of earlier --only runs (the full run's summary.json is
-        # left alone).
-        path = outdir / "summary_only.json"
-        old = json.loads(path.read_text())["results"] if path.exists() else []
-        merged = {r["name"]: r for r in old}
         merged.update({r["name"]: r for r in results})
         summary = {"ok": all(r["status"] == "PASS" for r in merged.values()),
                    "results": list(merged.values())}
-    else:
-        path = outdir / ("summary_quick.json" if args.quick else "summary.json")
     path.write_text(json.dumps(summary, indent=2) + "\n")
     passed = sum(r["status"] == "PASS" for r in results)
     print(f"{passed}/{len(results)} passed; summary in {outdir}")

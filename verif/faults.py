@@ -50,11 +50,15 @@ seed and its upset are drawn from them, not from the runs before it), so
 ``--replay k --seed S`` runs it again alone and prints it, and the summary does not depend
 on ``--jobs``.
 
-``python -m verif.faults [--faults N] [--seed S] [--config small] [--double]
-[--unprotected] [--per-memory] [--per-traffic G] [--jobs N] [--replay K]
+``python -m verif.faults [--faults N] [--seed S] [--config small] [--requests 300]
+[--double] [--unprotected] [--per-memory] [--per-traffic G] [--jobs N] [--replay K]
 [--out build/faults]`` prints
 progress and the seed, and writes ``campaign.json`` and ``campaign.png``
-(``campaign_double.*``, ``campaign_unprotected.*``).
+(``campaign_double.*``, ``campaign_unprotected.*``; with ``--config``, the traffic and
+campaign options and the seed: what ``--replay`` needs). Exit status 1 if a fault-free run
+failed or a report was not the upset's (``misreported``, a recovery over D11's bound or not
+reported): checks of the block; the classes are what the campaign measures, never a
+failure.
 """
 
 from __future__ import annotations
@@ -81,6 +85,7 @@ from hdl.core import CoreOptions
 from hdl.top import KvAsu
 import regmap
 from regmap import REG, Params
+from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
 from .codec import Codec
@@ -500,6 +505,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     ``per_traffic`` (``k // per_traffic``) share a traffic stream and one harness process
     (:func:`run_shared`); ``jobs`` worker processes run groups at once. Returns the
     summary (see main); it does not depend on ``jobs``."""
+    check_int("n_faults", n_faults, 1)
     if not isinstance(per_traffic, int) or per_traffic < 1:
         raise ValueError(f"per_traffic must be a positive integer, not {per_traffic!r}")
     if not isinstance(jobs, int) or jobs < 1:
@@ -671,24 +677,26 @@ def plot(summary: dict, path: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--faults", type=int, default=2000)
-    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--faults", type=int_range(1), default=2000, help="runs, one upset each")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="the campaign's seed (default: a fresh one, printed)")
     ap.add_argument("--config", choices=sorted(CONFIGS), default="small")
-    ap.add_argument("--requests", type=int, default=300, help="requests per run")
-    ap.add_argument("--per-traffic", type=int, default=PER_TRAFFIC,
+    ap.add_argument("--requests", type=int_range(1), default=300, help="requests per run")
+    ap.add_argument("--per-traffic", type=int_range(1), default=PER_TRAFFIC,
                     help="runs that share one traffic stream and harness process")
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ap.add_argument("--jobs", type=int_range(1), default=1, help="worker processes")
     ap.add_argument("--double", action="store_true", help="two bits of one word per run")
     ap.add_argument("--unprotected", action="store_true",
                     help="the core built with CoreOptions(protection='none')")
     ap.add_argument("--per-memory", action="store_true",
                     help="draw each upset's memory uniformly, then a bit of it")
-    ap.add_argument("--replay", type=int, default=None, metavar="INDEX",
+    ap.add_argument("--replay", type=int_range(0), default=None, metavar="INDEX",
                     help="run INDEX of the campaign --seed again, alone, and print it")
     ap.add_argument("--out", type=Path, default=Path("build/faults"))
     args = ap.parse_args(argv)
     if args.replay is not None and args.seed is None:
         ap.error("--replay needs the campaign's --seed")
+    check_writable(args.out, "--out", folder=True)
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "campaign" + ("_double" if args.double else "") + \
@@ -705,9 +713,20 @@ def main(argv=None) -> int:
                        n_requests=args.requests, protected=not args.unprotected,
                        double=args.double, per_traffic=args.per_traffic, jobs=args.jobs,
                        per_memory=args.per_memory)
+    summary = {"config": args.config, **summary}     # what --replay needs with --seed
     (args.out / f"{stem}.json").write_text(json.dumps(summary, indent=1) + "\n")
     plot(summary, args.out / f"{stem}.png")
     print(f"faults: wrote {args.out / stem}.json and .png")
+    wrong = {"fault-free runs failed": len(summary["fault_free_failures"]),
+             "misreported": summary["misreported"],
+             "recoveries over the bound": summary["recoveries_over_bound"],
+             "recoveries not reported": summary["recoveries_too_short"]}
+    wrong = {what: count for what, count in wrong.items() if count}
+    if wrong:
+        print("faults: FAIL (seed {}): {}".format(
+            seed, ", ".join(f"{what} {count}" for what, count in wrong.items())),
+            file=sys.stderr)
+        return 1
     return 0
 
 

@@ -65,6 +65,8 @@ from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from regmap.arguments import check_writable, int_range, positive_number
+
 __all__ = ["Site", "sites", "mutate", "emit", "Campaign", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -399,16 +401,16 @@ def plot(results: list[dict], path: Path, title: str) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m verif.mutate", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mutants", type=int, default=100, help="how many sites to draw")
+    ap.add_argument("--mutants", type=int_range(1), default=100, help="how many sites to draw")
     ap.add_argument("--seed", type=int, default=None, help="the draw's seed (printed)")
-    ap.add_argument("--requests", type=int, default=100_000, help="requests per soak")
+    ap.add_argument("--requests", type=int_range(1), default=100_000, help="requests per soak")
     ap.add_argument("--traffic-seed", type=int, default=1, help="the soaks' traffic seed")
-    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per soak or generation")
+    ap.add_argument("--timeout", type=positive_number("seconds"), default=600.0, help="seconds per soak or generation")
     ap.add_argument("--files", nargs="*", type=Path, default=None,
                     help="RTL files to mutate (default: every file under hdl/)")
     ap.add_argument("--site", action="append", default=[], metavar="PATH:INDEX",
                     help="run this site instead of a draw (repeatable; as the JSON names it)")
-    ap.add_argument("--faults", type=int, default=300,
+    ap.add_argument("--faults", type=int_range(0), default=300,
                     help="single-bit upsets for an article mutant the soak passes (0: none)")
     ap.add_argument("--no-unit", action="store_true",
                     help="leave out the unit tests of a mutant the soaks and upsets pass")
@@ -418,6 +420,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--plot", type=Path, default=None, help="a PNG of the outcomes per part of hdl/")
     args = ap.parse_args(argv)
+    check_writable(args.work, "--work", folder=True)     # before the first mutant's minutes
+    for option, path in (("--json", args.json), ("--plot", args.plot)):
+        if path is not None:
+            check_writable(path, option)
     files = sorted(args.files or (ROOT / "hdl").rglob("*.py"))
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     pool = all_sites(files)

@@ -3,8 +3,8 @@
 ``CoreOptions.predictor``, mostly in ``POLICY.MODE = 1``, every response and register
 access checked against the golden model.
 
-``python -m verif.predictor_soak --requests 1000000 [--seed S] [--config small|medium]
-[--ready 700] [--out build/predictor_soak.json]``
+``python -m verif.predictor_soak --requests 1000000 [--seed S] [--config small|medium|large]
+[--ready 700] [--chunk 50000] [--out build/predictor_soak.json]``
 
 Each chunk is a fresh run of the fast C++ harness (verif/fast; a reset): it commits
 ``POLICY = 1`` first, then runs seeded traffic (``verif.soak.Traffic``'s mix of hot,
@@ -18,8 +18,9 @@ flushes), and fuzzes the register window while requests flow, with flushes among
 accesses (sixteen in a row once per chunk: the clear sweep of D12) and the chunk's AXI
 master as ``verif.soak.axi_master`` makes it (B and R back-pressured in turn: every soak of
 two chunks or more has 70 % and 30 % ready). The golden model, switched by the register
-mirror as the block is, checks everything. Prints a line per chunk and writes a JSON
-summary; nothing here depends on wall-clock time.
+mirror as the block is, checks everything. Prints a line per chunk and, on a pass, writes
+a JSON summary (``--out``; an earlier run's is deleted first, so a failed run leaves none);
+nothing here depends on wall-clock time.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from golden_model import KvAsuModel
 from golden_model.predictor import SAMPLE_SHIFT, is_sampled
 from hdl.core import CoreOptions
 from regmap import OPS, REG, Params
-from regmap.arguments import int_range
+from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
 from .soak import Traffic, _stat_reads, axi_master
@@ -127,7 +128,10 @@ def _sampled_loop_requests(params: Params, rng: random.Random, n: int, start: in
 def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
                    chunk: int = 50_000, ready_permille: int = 700, checkpoints: int = 3,
                    fuzz: int = 100, out=sys.stdout) -> dict:
-    """Run ``total`` requests in chunks; raise ``fast.Mismatch`` on the first bad chunk."""
+    """Run ``total`` requests (at least 1) in chunks of ``chunk``; raise ``fast.Mismatch``
+    on the first bad chunk."""
+    check_int("total", total, 1)
+    check_int("chunk", chunk, 1)
     rng = random.Random(seed)
     print(f"predictor soak: {total} requests, seed {seed}, params {params.as_dict()}",
           file=out, flush=True)
@@ -178,7 +182,8 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
         print(f"predictor soak: chunk {chunks}: {done}/{total} requests, 0 mismatches, "
               f"{result.cycles} cycles, policy {model.policy}, occupancy {model.occupancy}, "
               f"B/R ready {master.ready_permille / 10:g} %", file=out, flush=True)
-    summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunks,
+    summary = {"requests": done, "mismatches": 0, "seed": seed, "chunk": chunk,
+               "ready_permille": ready_permille, "chunks": chunks,
                "policy_switches": switches, "axi_responses": axi_codes, "sweeps": sweeps,
                "axi_masters": masters,
                "model_stats_of_last_runs": stats_total, "params": params.as_dict(),
@@ -192,16 +197,25 @@ def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m verif.predictor_soak",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("--requests", type=int, default=1_000_000)
-    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--requests", type=int_range(1), default=1_000_000,
+                    help="requests in all (default 1000000)")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed of every random choice (default: a fresh one, printed)")
     ap.add_argument("--config", choices=sorted(CONFIGS), default="small")
     ap.add_argument("--ready", type=int_range(1, 1000, why="per mille of cycles with the "
                                               "response consumer ready; 1000: always"),
                     default=700, help="response ready, per mille (1..1000)")
-    ap.add_argument("--chunk", type=int, default=50_000)
-    ap.add_argument("--build", type=Path, default=Path("build/predictor_soak"))
-    ap.add_argument("--out", type=Path, default=Path("build/predictor_soak.json"))
+    ap.add_argument("--chunk", type=int_range(1), default=50_000,
+                    help="requests per harness run, a reset between (default 50000)")
+    ap.add_argument("--build", type=Path, default=Path("build/predictor_soak"),
+                    help="build folder (the harness of --config in a folder of its name)")
+    ap.add_argument("--out", type=Path, default=Path("build/predictor_soak.json"),
+                    help="the JSON summary, written on a pass (an earlier one is deleted "
+                         "first)")
     args = ap.parse_args(argv)
+    check_writable(args.build / args.config, "--build", folder=True)
+    check_writable(args.out, "--out")
+    args.out.unlink(missing_ok=True)     # an earlier run's: a failed run leaves none
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     try:
         summary = predictor_soak(CONFIGS[args.config], args.requests, seed,

@@ -8,7 +8,9 @@ Prints a line per frame as the simulation runs (figures read from the RTL's stat
 registers over AXI4-Lite) and a summary; writes the waveform to ``<build>/kv_asu.fst``, the
 per-frame figures to ``<build>/sim_main.json`` and the Verilator build's log to
 ``<build>/build.log`` (the simulator's output goes to the terminal). The waveform and the
-figures of an earlier run are deleted first; their paths are printed on a pass only.
+figures of an earlier run are deleted first; their paths are printed on a pass only. The
+seed (``--seed``, else ``$KVASU_SEED``, else a fresh one) seeds the testbench and
+Verilator's random initial values; it is printed, and ``--seed`` with it reproduces the run.
 Exits non-zero if any response or statistic differs from the golden model.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -37,8 +40,16 @@ def main(argv=None) -> int:
     ap.add_argument("--build", type=Path, default=Path("build/sim"), help="build/output folder")
     ap.add_argument("--preset", default="small", help="evaluation.workload preset")
     ap.add_argument("--no-waves", action="store_true", help="do not dump a waveform")
-    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed of the testbench and of Verilator's random initial values "
+                         "(default: $KVASU_SEED, else a fresh one; printed)")
     args = ap.parse_args(argv)
+    env_seed = os.environ.get("KVASU_SEED") or None       # the cocotb runs' variable
+    if env_seed is not None:
+        try:
+            env_seed = int(env_seed, 0)
+        except ValueError:
+            ap.error(f"KVASU_SEED must be an integer, not {env_seed!r}")
     from evaluation.workload import PRESETS, video_kv_requests
     if args.preset not in PRESETS:
         ap.error(f"--preset must be one of {', '.join(PRESETS)}, not {args.preset!r}")
@@ -64,6 +75,10 @@ def main(argv=None) -> int:
     for old in (fst, figures, results):        # an earlier run's: not this run's outputs
         old.unlink(missing_ok=True)
     params = Params()
+    seed = args.seed if args.seed is not None else env_seed
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(32)
+    print(f"make sim: seed {seed} (--seed {seed} reproduces the run)", flush=True)
     t0 = time.monotonic()
     print(f"make sim: generating the Verilog of the default configuration and building it "
           f"with Verilator{' (FST tracing on)' if waves else ''}; log: {build / 'build.log'}",
@@ -80,7 +95,7 @@ def main(argv=None) -> int:
         env["COCOTB_LOG_LEVEL"] = os.environ["COCOTB_LOG_LEVEL"]
     try:
         R.run(runner, "verilator", "default", params, build, ["verif.cocotb_sim_main"],
-              seed=args.seed, waves=waves, extra_env=env)
+              seed=seed, waves=waves, extra_env=env)
     except SystemExit as exc:
         print(f"make sim: the simulator exited with {exc.code}", file=sys.stderr)
         return 1
@@ -94,7 +109,8 @@ def main(argv=None) -> int:
         if waves:
             print(f"waveform: {fst}")
         print(f"per-frame figures: {figures}")
-    print(f"make sim: {'PASSED' if passed else 'FAILED'} ({time.monotonic() - t0:.0f} s)")
+    print(f"make sim: {'PASSED' if passed else 'FAILED'} (seed {seed}, "
+          f"{time.monotonic() - t0:.0f} s)")
     return 0 if passed else 1
 
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Soak: millions of mixed requests through the Verilated RTL, every response checked.
 
-``python -m verif.soak --requests 10000000 [--seed S] [--config default|small] [--ready 700]``
+``python -m verif.soak --requests 10000000 [--seed S] [--config default|small|probe1]
+[--ready 700] [--chunk 250000] [--build build/soak]``
 
 Traffic is generated in chunks (seeded; the seed is printed and reproduces the run):
 OBSERVE / QUERY / EVICT / EVICT_ANY over a mix of hot lines, lines that collide in one
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from golden_model import KvAsuModel
 from regmap import CONFIG_NAMES, OPS, REG, REGISTERS, STAT_REGISTERS, Params
-from regmap.arguments import int_range
+from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
 from .regmirror import TableGenerations
@@ -218,7 +219,10 @@ def _stat_reads(not_before: int) -> list:
 def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int = 250_000,
          ready_permille: int = 700, checkpoints: int = 4, fuzz: int = 200,
          out=sys.stdout) -> dict:
-    """Run ``total`` requests in chunks; raise ``fast.Mismatch`` on the first bad chunk."""
+    """Run ``total`` requests (at least 1) in chunks of ``chunk``; raise ``fast.Mismatch``
+    on the first bad chunk."""
+    check_int("total", total, 1)
+    check_int("chunk", chunk, 1)
     rng = random.Random(seed)
     print(f"soak: {total} requests, seed {seed}, params {params.as_dict()}", file=out, flush=True)
     exe = fast.build(params, build_dir)
@@ -272,15 +276,20 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--requests", type=int, default=10_000_000)
-    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--requests", type=int_range(1), default=10_000_000,
+                    help="requests in all (default 10000000)")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed of every random choice (default: a fresh one, printed)")
     ap.add_argument("--config", choices=sorted(CONFIGS), default="default")
     ap.add_argument("--ready", type=int_range(1, 1000, why="per mille of cycles with the "
                                               "response consumer ready; 1000: always"),
                     default=700, help="response ready, per mille (1..1000)")
-    ap.add_argument("--chunk", type=int, default=250_000)
-    ap.add_argument("--build", type=Path, default=Path("build/soak"))
+    ap.add_argument("--chunk", type=int_range(1), default=250_000,
+                    help="requests per harness run, a reset between (default 250000)")
+    ap.add_argument("--build", type=Path, default=Path("build/soak"),
+                    help="build folder (the harness of --config in a folder of its name)")
     args = ap.parse_args(argv)
+    check_writable(args.build / args.config, "--build", folder=True)
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     try:
         soak(CONFIGS[args.config], args.requests, seed, args.build / args.config,

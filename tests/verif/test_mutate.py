@@ -140,3 +140,21 @@ def test_outcomes_are_plotted_per_part_of_the_rtl(tmp_path):
     results = [{"path": "hdl/core/a.py", "outcome": "killed"}, {"path": "hdl/ecc.py", "outcome": "survived"}]
     mu.plot(results, tmp_path / "m.png", "two mutants")
     assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--requests", "0"], "--requests: must be at least 1"),
+    (["--mutants", "0"], "--mutants: must be at least 1"),
+    (["--faults", "-1"], "--faults: must be at least 0"),
+    (["--timeout", "0"], "--timeout: must be a positive number of seconds"),
+    (["--work", "/proc/version/x"], "--work /proc/version/x"),
+    (["--json", "/proc/version/x.json"], "--json /proc/version/x.json"),
+])
+def test_options_that_would_waste_a_campaign_are_refused_before_it(argv, message, capsys):
+    """A soak of no request would count every mutant killed; outputs that cannot be written
+    would be found after hours: both are refused with exit status 2 before the draw."""
+    with pytest.raises(SystemExit) as stop:
+        mu.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr()
+    assert message in err.err and "sites in" not in err.out

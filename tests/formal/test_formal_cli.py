@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``python -m formal.run``'s command line: a choice of jobs it cannot run as given, or an
+output it cannot write, is refused before any job, in one line with exit status 2. No
+proof runs: ``run_job`` is replaced."""
+
+import json
+
+import pytest
+
+from formal import run
+
+
+@pytest.fixture
+def jobs_run(monkeypatch):
+    """``run.run_job`` replaced: the names of the jobs ``main`` runs, each passing."""
+    names = []
+
+    def fake(name, job, outdir, *, verbose=False):
+        names.append(name)
+        return {"name": name, "status": "PASS", "mode": job["mode"], "depth": job["depth"],
+                "time_s": 0.0}
+    monkeypatch.setattr(run, "run_job", fake)
+    return names
+
+
+def _refused(argv, capsys, message):
+    with pytest.raises(SystemExit) as exit_:
+        run.main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err, err
+
+
+@pytest.mark.parametrize("only", ["", ",", " , "])
+def test_only_naming_no_job_is_refused(only, jobs_run, tmp_path, capsys):
+    """An empty ``--only`` ran every job (``""``) or none, exit 0 (``","``)."""
+    _refused(["--only", only, "--out", str(tmp_path)], capsys, "--only names no job")
+    assert jobs_run == [] and not list(tmp_path.iterdir())
+
+
+def test_only_with_quick_is_refused(jobs_run, tmp_path, capsys):
+    """``--quick`` was dropped without a word when ``--only`` was given."""
+    _refused(["--quick", "--only", "lru_bmc", "--out", str(tmp_path)], capsys,
+             "--only and --quick")
+    assert jobs_run == []
+
+
+def test_only_runs_a_job_named_twice_once(jobs_run, tmp_path, capsys):
+    assert run.main(["--only", "lru_bmc, lru_bmc", "--out", str(tmp_path)]) == 0
+    assert jobs_run == ["lru_bmc"]
+    summary = json.loads((tmp_path / "summary_only.json").read_text())
+    assert [r["name"] for r in summary["results"]] == ["lru_bmc"] and summary["ok"]
+
+
+def test_unwritable_out_is_refused(jobs_run, tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    out = tmp_path / "file" / "formal"
+    _refused(["--only", "lru_bmc", "--out", str(out)], capsys, f"error: --out {out}")
+    assert jobs_run == []
+
+
+def test_a_summary_that_cannot_be_merged_is_refused_before_the_jobs(jobs_run, tmp_path,
+                                                                     capsys):
+    """The earlier ``--only`` results are read before the jobs run, not after them."""
+    (tmp_path / "summary_only.json").write_text('{"results": [')
+    _refused(["--only", "lru_bmc", "--out", str(tmp_path)], capsys,
+             "summary_only.json is not a summary")
+    assert jobs_run == []
+
+
+def test_an_interrupt_ends_the_sby_session(monkeypatch, tmp_path):
+    """SBY runs in a session of its own, which the terminal's Ctrl-C does not reach: an
+    interrupt of the wait ends that session (here a ``sleep`` in SBY's place) and is
+    raised again."""
+    import subprocess
+    started = []
+    real_popen = subprocess.Popen
+
+    class Interrupted(real_popen):
+        def __init__(self, cmd, **kwargs):
+            super().__init__(["sleep", "60"], start_new_session=True)
+            started.append(self)
+
+        def communicate(self, *args, **kwargs):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "build_job", lambda name, job, outdir: tmp_path)
+    monkeypatch.setattr(subprocess, "Popen", Interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run.run_job("lru_bmc", run.JOBS["lru_bmc"], tmp_path)
+        assert started and started[0].poll() is not None
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
