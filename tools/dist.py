@@ -75,25 +75,35 @@ def _builds() -> dict[str, Build]:
 BUILDS = _builds()
 
 
+def header(params: Params, options: CoreOptions, latency: int, *, title: str, origin: str,
+           wrapper_file: str) -> str:
+    """The comment every ``kv_asu.v`` of the kit starts with (the shipped builds' and the
+    FuseSoC generator's): the licence, ``title``, ``origin`` (how it was made), the
+    parameters, the options, the latency and the wrapper's widths (of ``wrapper_file``)."""
+    options_text = ", ".join(f"{k}={v!r}" for k, v in options.as_dict().items())
+    wrapper = " ".join(f"{k}={v}" for k, v in wrapper_params(params).items())
+    return "\n".join([
+        "// SPDX-License-Identifier: Apache-2.0",
+        f"// {title}: module kv_asu.",
+        f"// {origin}",
+        "// Parameters: " + " ".join(f"{k}={v}" for k, v in params.as_dict().items()),
+        f"// Implementation options: {options_text}",
+        f"// Request-to-response latency: {latency} cycles",
+        f"// Wrapper parameters ({wrapper_file}): {wrapper}",
+    ]) + "\n"
+
+
 def render(build: Build) -> str:
     """The shipped text of one build: the header comment and the generated Verilog."""
     from hdl.generate import to_verilog
     from hdl.top import KvAsu
     params = Params(**build.params)
     top = KvAsu(params, build.options)
-    body = to_verilog(top, name="kv_asu")
-    options = ", ".join(f"{k}={v!r}" for k, v in build.options.as_dict().items())
-    wrapper = " ".join(f"{k}={v}" for k, v in build.wrapper_params().items())
-    header = [
-        "// SPDX-License-Identifier: Apache-2.0",
-        f"// KV-ASU {build.name} build ({build.description}): module kv_asu.",
-        "// Generated from hdl/ by `make dist` (python -m tools.dist); do not edit by hand.",
-        "// Parameters: " + " ".join(f"{k}={v}" for k, v in params.as_dict().items()),
-        f"// Implementation options: {options}",
-        f"// Request-to-response latency: {top.latency} cycles",
-        f"// Wrapper parameters (dist/kv_asu_wrapper.v): {wrapper}",
-    ]
-    return "\n".join(header) + "\n" + body
+    return header(params, build.options, top.latency,
+                  title=f"KV-ASU {build.name} build ({build.description})",
+                  origin="Generated from hdl/ by `make dist` (python -m tools.dist); "
+                         "do not edit by hand.",
+                  wrapper_file="dist/kv_asu_wrapper.v") + to_verilog(top, name="kv_asu")
 
 
 def main(argv=None) -> int:
