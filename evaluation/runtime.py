@@ -14,11 +14,13 @@ order:
     least ``min_tlevel``; with ``gate=False`` residency alone decides.
 
   Otherwise, if the line is in the **prefetch bank** (filled by the predictor at frame
-  boundaries), it is a *prefetch hit* (same latency as the bank). Otherwise it is a
-  **miss**: the line is fetched from DRAM (``LatencyModel.miss_cycles``, 256 bytes of
-  traffic) and installed in the fast bank. A resident line that the gate refuses is fetched
-  again all the same (counted as ``gated_refetches``): that is the price of trusting the
-  T-level. Then the runtime sends ``OBSERVE(line)``: the controller saw the read.
+  boundaries), it is a *prefetch hit* (same latency as the bank; the line is then installed
+  in the fast bank, as a missed one is). Otherwise it is a **miss**: the line is fetched
+  from DRAM (``LatencyModel.miss_cycles``, 256 bytes of traffic) and installed in the fast
+  bank. A resident line that the gate refuses is fetched again all the same (counted as
+  ``gated_refetches``, also when the prefetch bank serves it): that is the price of
+  trusting the T-level. Then the runtime sends ``OBSERVE(line)``: the controller saw the
+  read.
 * **Write** (a new token's KV block): ``OBSERVE(line)`` and install in the fast bank
   (write-allocate). Writes are neither hits nor misses.
 * **Install.** If the bank is full, the bank's own least-recently-used line is dropped
@@ -36,10 +38,11 @@ order:
 * **Prefetch** (``prefetch``, article 3.3): at every frame start a predictor scores every
   patch row ``r``; the rows it picks (probability >= 0.5, best first) have the KV lines of
   their tokens in the previous ``prefetch_frames`` frames loaded into a separate prefetch
-  bank of ``prefetch_lines`` lines (replacing its contents; the traffic counts as DRAM
-  bytes). ``"lstm"`` is :class:`TinyLSTM` (124 parameters, trained online on what each
-  frame actually read); ``"last"`` predicts the usefulness each row had in the previous
-  frame (a no-learning reference).
+  bank of ``prefetch_lines`` lines (replacing its contents; the lines not already in it
+  count as DRAM bytes). ``"lstm"`` is :class:`TinyLSTM` (124 parameters, trained online on
+  what each frame actually read); ``"last"`` predicts the usefulness each row had in the
+  previous frame (a no-learning reference). Prefetch needs a video workload (patch grid
+  and frame motion) and starts once two frames of the stream were seen.
 
 The schedule is open loop: access cycles come from the workload and do not depend on
 hits, so latency is reported as a mean per read, not fed back into time.
@@ -47,11 +50,14 @@ hits, so latency is reported as a mean per read, not fed back into time.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, asdict
 
 import numpy as np
+
+from regmap.arguments import check_int
 
 from .metrics import LatencyModel
 from .workload import Accesses, LINE_SHIFT, LINE_BYTES
@@ -130,7 +136,7 @@ class RuntimeResult:
     prefetch_hits: int
     misses: int
     resident_reads: int  #: reads whose line was resident in the fast bank (hit or gated)
-    gated_refetches: int  #: resident, refused by the gate, fetched again
+    gated_refetches: int  #: resident, refused by the gate, fetched again (DRAM or prefetch bank)
     dram_bytes: int  #: demand fetches + prefetch traffic
     prefetch_bytes: int
     forced_evictions: int
@@ -272,8 +278,9 @@ class _RowTracker:
         self.rows, self.cols = p.grid
         self.K = cfg.prefetch_frames
         self.steps = 5
-        self.hist: list[np.ndarray] = []  # per frame: (rows, 4) T-level counts
-        self.useful: list[np.ndarray] = []  # per frame: (rows,) share of candidate lines read
+        # By frame number (a stream may start at any frame): closed frames only.
+        self.hist: dict[int, np.ndarray] = {}  # (rows, 4) T-level counts
+        self.useful: dict[int, np.ndarray] = {}  # (rows,) share of candidate lines read
         self.cur_hist = np.zeros((self.rows, 4))
         self.cur_read: set = set()
         self.motion = (acc.frame_motion if acc.frame_motion is not None else np.zeros(p.frames)) / p.patch_px
@@ -293,22 +300,23 @@ class _RowTracker:
 
     def end_frame(self, frame: int) -> None:
         """Close frame ``frame``: store its histogram and each row's usefulness."""
-        self.hist.append(self.cur_hist)
+        self.hist[frame] = self.cur_hist
         u = np.zeros(self.rows)
         if frame >= 1:
             for r in range(self.rows):
                 cand = self.candidate_lines(frame, r)
                 u[r] = sum(1 for x in cand if x in self.cur_read) / max(1, len(cand))
-        self.useful.append(u)
+        self.useful[frame] = u
         self.cur_hist = np.zeros((self.rows, 4))
         self.cur_read = set()
 
     def features(self, upto: int) -> np.ndarray:
-        """(steps, rows, 6) features of frames ``upto-steps .. upto-1`` (zero-padded)."""
+        """(steps, rows, 6) features of frames ``upto-steps .. upto-1`` (zeros for a frame
+        not closed)."""
         X = np.zeros((self.steps, self.rows, TinyLSTM.N_IN))
         for s in range(self.steps):
             fr = upto - self.steps + s
-            if 0 <= fr < len(self.hist):
+            if fr in self.hist:
                 h = self.hist[fr]
                 tot = h.sum(axis=1, keepdims=True)
                 X[s, :, :4] = h / np.maximum(tot, 1)
@@ -320,6 +328,49 @@ class _RowTracker:
 # --------------------------------------------------------------------------------------
 # The runtime
 # --------------------------------------------------------------------------------------
+def _check_config(cfg: RuntimeConfig) -> tuple[int, int]:
+    """``(bank_lines, min_tlevel)`` of ``cfg`` as ints, after refusing a switch that would
+    otherwise run as something else (a fraction of a line cut off, a string taken as
+    True, a watermark outside 0 .. 1 or a gc_low above it, a GC that evicts nothing) with
+    ``TypeError`` / ``ValueError``."""
+    cap = check_int("bank_lines", cfg.bank_lines, 1)
+    thr = check_int("min_tlevel", cfg.min_tlevel, 0, 3)
+    for name in ("gate", "frame_boost"):
+        if not isinstance(getattr(cfg, name), (bool, np.bool_)):
+            raise TypeError(f"{name} must be a bool, not {getattr(cfg, name)!r}")
+    # Any other name would run as "last" (no LSTM is built for it).
+    if cfg.prefetch not in (None, "lstm", "last"):
+        raise ValueError(f'prefetch must be None, "lstm" or "last", not {cfg.prefetch!r}')
+    if cfg.watermark is not None:
+        for name, value, high in (("watermark", cfg.watermark, "1"), ("gc_low", cfg.gc_low, "watermark")):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{name} must be a number, not {value!r}")
+            if not (math.isfinite(value) and 0.0 <= value <= (1.0 if high == "1" else cfg.watermark)):
+                # (a gc_low above the watermark would start the GC at gc_low, not at the watermark)
+                raise ValueError(f"{name} must be 0 .. {high}, not {value}")
+        check_int("gc_max", cfg.gc_max, 1)
+        check_int("gc_retry_cycles", cfg.gc_retry_cycles, 0)
+    check_int("prefetch_lines", cfg.prefetch_lines, 0)
+    check_int("prefetch_frames", cfg.prefetch_frames, 1)
+    check_int("predictor_seed", cfg.predictor_seed, 0)
+    if cfg.latency.line_bytes != LINE_BYTES:
+        # The DRAM bytes count LINE_BYTES a fetch, the miss latency latency.line_bytes.
+        raise ValueError(f"latency.line_bytes must be the workload's line size, {LINE_BYTES}, "
+                         f"not {cfg.latency.line_bytes}")
+    return cap, thr
+
+
+def _check_stream(acc: Accesses) -> int:
+    """The number of accesses of ``acc``, after checking that every per-access array the
+    runtime reads has that length (a shorter one would end in an IndexError, a longer one
+    would be cut silently)."""
+    n = len(acc.addr)
+    for name in ("cycle", "is_write", "frame_index", "tag_frame", "tag_row"):
+        if len(getattr(acc, name)) != n:
+            raise ValueError(f"acc.{name} has {len(getattr(acc, name))} entries for {n} accesses")
+    return n
+
+
 def run_runtime(acc: Accesses, cfg: RuntimeConfig = RuntimeConfig(), *, record: bool = False,
                 model=None) -> RuntimeResult:
     """Run the retrieval runtime (module docstring) over ``acc``.
@@ -327,21 +378,24 @@ def run_runtime(acc: Accesses, cfg: RuntimeConfig = RuntimeConfig(), *, record: 
     ``acc``: the access stream; ``cfg``: the runtime's switches; ``record``: also keep the
     request stream sent to the KV-ASU (``RuntimeResult.request_log``); ``model``: the
     KV-ASU golden model to drive, by default a fresh one built from ``cfg.kvasu``.
-    Returns a :class:`RuntimeResult` over every access of ``acc``.
+    Returns a :class:`RuntimeResult` over every access of ``acc``. A switch of ``cfg`` out
+    of range or of the wrong type, arrays of ``acc`` of different lengths, or prefetch on a
+    stream that is not a video workload raise ``ValueError`` / ``TypeError`` before the run.
     """
     t_start = time.perf_counter()
+    cap, thr = _check_config(cfg)
+    n = _check_stream(acc)
+    video = acc.params is not None and hasattr(acc.params, "grid") and acc.frame_motion is not None
+    if cfg.prefetch is not None and not video:
+        # The predictor needs the patch grid and the frame motion: without them the run
+        # would go on with no prefetch at all under a prefetch label.
+        raise ValueError(f"prefetch={cfg.prefetch!r} needs a video workload (acc.params with a "
+                         "patch grid and acc.frame_motion)")
     if model is None:
         model = cfg.kvasu.make_model()
     req = model.request
-    cap = int(cfg.bank_lines)
-    if cap < 1:
-        raise ValueError("bank_lines must be >= 1")
-    # Any other name would run as "last" below (no LSTM is built for it).
-    if cfg.prefetch not in (None, "lstm", "last"):
-        raise ValueError(f'prefetch must be None, "lstm" or "last", not {cfg.prefetch!r}')
     wm = None if cfg.watermark is None else cfg.watermark * cap
     low = cfg.gc_low * cap
-    thr = int(cfg.min_tlevel)
     gate = cfg.gate
     w1c = cfg.kvasu.w1_cycles
 
@@ -353,7 +407,6 @@ def run_runtime(acc: Accesses, cfg: RuntimeConfig = RuntimeConfig(), *, record: 
     frames = acc.frame_index.tolist()
     tf = acc.tag_frame.tolist()
     tr = acc.tag_row.tolist()
-    n = len(lines)
 
     served = np.full(n, 255, dtype=np.uint8)
     read_tl = np.full(n, 255, dtype=np.uint8)
@@ -368,8 +421,7 @@ def run_runtime(acc: Accesses, cfg: RuntimeConfig = RuntimeConfig(), *, record: 
     gc_block_until = -1
     row_last: dict = {}
 
-    video = acc.params is not None and hasattr(acc.params, "grid") and acc.frame_motion is not None
-    use_pf = cfg.prefetch is not None and video
+    use_pf = cfg.prefetch is not None
     tracker = _RowTracker(acc, cfg) if use_pf else None
     lstm = TinyLSTM(seed=cfg.predictor_seed) if (use_pf and cfg.prefetch == "lstm") else None
     losses: list = []
@@ -389,12 +441,15 @@ def run_runtime(acc: Accesses, cfg: RuntimeConfig = RuntimeConfig(), *, record: 
                 if cur_frame is not None:
                     tracker.end_frame(cur_frame)
                 f = frames[i]
-                if lstm is not None and f >= 2:
+                # The two frames before this one were seen (from frame 2 on in a stream
+                # that starts at frame 0).
+                seen = f - 1 in tracker.useful and f - 2 in tracker.useful
+                if lstm is not None and seen:
                     Xp = tracker.features(f - 1)
                     lstm.add(Xp, tracker.useful[f - 1])
                     losses.append(lstm.train())
                 prob = None
-                if f >= 2:
+                if seen:
                     prob = lstm.predict(tracker.features(f)) if lstm is not None else tracker.useful[f - 1]
                 new = []
                 if prob is not None:

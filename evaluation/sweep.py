@@ -16,7 +16,7 @@ import numpy as np
 from .baselines import POLICIES
 from .metrics import LatencyModel, classify, reuse_within
 from .runtime import KvAsuConfig, RuntimeConfig, passive_tlevels, run_runtime
-from .workload import Accesses, describe, generate_accesses, preset
+from .workload import LINE_BYTES, Accesses, describe, generate_accesses, preset
 
 REUSE_WINDOW = 100  # cycles, the article's "next 100 cycles"
 
@@ -107,7 +107,12 @@ def baseline_rates(acc: Accesses, capacity: int, latency: LatencyModel = Latency
     (:func:`steady_mask`), like :func:`runtime_record`'s; the DRAM bytes are those of every
     frame's read misses, like the runtime's (whose DRAM bytes are over every access).
     ``belady`` is :func:`~evaluation.baselines.simulate_belady` with ``read_optimal=True``:
-    the most read hits any policy can have, also where lines are written again."""
+    the most read hits any policy can have, also where lines are written again.
+    ``latency.line_bytes`` must be the workload's line size (``ValueError``)."""
+    if latency.line_bytes != LINE_BYTES:
+        # A miss moves one of the stream's lines, whatever the latency model says.
+        raise ValueError(f"latency.line_bytes must be the workload's line size, {LINE_BYTES}, "
+                         f"not {latency.line_bytes}")
     m = steady_mask(acc)
     reads = int((acc.reads & m).sum())
     all_reads = int(acc.reads.sum())
@@ -123,7 +128,8 @@ def baseline_rates(acc: Accesses, capacity: int, latency: LatencyModel = Latency
 def runtime_record(acc: Accesses, cfg: RuntimeConfig, label: str, **extra) -> dict:
     """Run the runtime configured by ``cfg`` over ``acc`` and score it on the reads of the
     steady-state frames (:func:`steady_mask`). Returns a JSON-able dict under ``label``
-    with ``extra`` merged in: hit rates, mean latency and the run's counters (the DRAM
+    with ``extra`` merged in: ``scored_reads`` (the reads scored; with none, every rate and
+    the mean latency are 0.0), hit rates, mean latency and the run's counters (the DRAM
     bytes, evictions, requests and KV-ASU QUERY hit share are over every access), and
     ``gate_prediction``, the gate's T-level as a reuse predictor (None without a gate
     threshold)."""
@@ -133,7 +139,7 @@ def runtime_record(acc: Accesses, cfg: RuntimeConfig, label: str, **extra) -> di
     n = int(rd.sum())
     sv = r.served[rd]
     hits = int(np.sum((sv == 1) | (sv == 2)))
-    d = {"label": label, "hit_rate": hits / n if n else 0.0,
+    d = {"label": label, "scored_reads": n, "hit_rate": hits / n if n else 0.0,
          "resident_rate": float(np.mean(r.resident[rd])) if n else 0.0,
          "bank_hit_rate": float(np.mean(sv == 1)) if n else 0.0,
          "prefetch_hit_rate": float(np.mean(sv == 2)) if n else 0.0,
@@ -154,11 +160,11 @@ def runtime_record(acc: Accesses, cfg: RuntimeConfig, label: str, **extra) -> di
 
 
 RUNTIME_VARIANTS = {
-    # label: overrides of RuntimeConfig
+    # label: overrides of RuntimeConfig; those of "kvasu" are overrides of the base's KvAsuConfig
     "KV-ASU gate>=2 (article)": dict(gate=True, min_tlevel=2),
     "KV-ASU gate>=1": dict(gate=True, min_tlevel=1),
     "KV-ASU no gate (GC only)": dict(gate=False),
-    "recency-only gate>=2": dict(gate=True, min_tlevel=2, kvasu=KvAsuConfig(c3=1, c2=1)),
+    "recency-only gate>=2": dict(gate=True, min_tlevel=2, kvasu=dict(c3=1, c2=1)),
 }
 
 
@@ -172,6 +178,8 @@ def hit_rate_vs_bank(acc: Accesses, banks, progress=Progress(True), base: Runtim
         for name, v in bl.items():
             rows.append({"bank_lines": b, "policy": name, **v})
         for label, ov in RUNTIME_VARIANTS.items():
+            if "kvasu" in ov:  # the base's table (ENTRIES, PROBE, windows) with these changes
+                ov = {**ov, "kvasu": base.kvasu.replace(**ov["kvasu"])}
             rec = runtime_record(acc, base.replace(bank_lines=b, **ov), label)
             rows.append({"bank_lines": b, "policy": label, **rec})
             progress(f"  bank {b}: {label}: hit rate {rec['hit_rate']:.3f} ({rec['seconds']:.1f}s)")
@@ -227,7 +235,8 @@ def feature_ablation(acc: Accesses, base: RuntimeConfig, progress=Progress(True)
 # --------------------------------------------------------------------------------------
 def _pred_row(acc, kv: KvAsuConfig, **extra) -> dict:
     """The headline scores of :func:`prediction_scores` of ``acc`` under ``kv``, as one
-    flat row with ``extra`` in front."""
+    flat row with ``extra`` in front (``tracked_share`` and ``drop_share``: shares of every
+    OBSERVE, the steady-state mask aside)."""
     s = prediction_scores(acc, kv)
     st = s["stats"]
     return {**extra, "acc2": s["after"][2]["accuracy"], "f1_2": s["after"][2]["f1"],
@@ -297,7 +306,8 @@ def workload_sweep(progress=Progress(True), base_name: str = "1080p30", frames: 
                    fps_values=(15, 30, 60), bank_lines: int = 1024, radii=(1, 2, 3)) -> dict:
     """Prediction quality and hit rates as the workload changes (motion, resolution, fps,
     and the sparse-attention neighbourhood radius, which sets how many consecutive queries
-    read a line: ``2 * radius + 1``)."""
+    read a line: ``2 * radius + 1``). Returns a dict of lists of rows, one list per swept
+    quantity (``motion``, ``resolution``, ``fps``, ``region_radius``)."""
     base = preset(base_name, frames=frames)
     out = {"motion": [], "resolution": [], "fps": []}
     rc = RuntimeConfig(bank_lines=bank_lines)
@@ -336,9 +346,12 @@ def workload_sweep(progress=Progress(True), base_name: str = "1080p30", frames: 
 def _same_region_share(acc: Accesses) -> float:
     """Share of prefill reads of earlier frames' visual tokens whose (row, col) is within
     the region radius of the query token's own (row, col) — 'same region' re-reads.
-    Returns NaN when ``acc`` is not a video workload with prefill reads and sink tokens."""
+    Returns NaN when ``acc`` is not a video workload with prefill reads and sink tokens, or
+    when its KV blocks are smaller than a line (then one access stands for the tokens that
+    share its line, and a query's first access, to sink token 0, can be merged with the
+    previous query's last one: the queries are not found)."""
     p = acc.params
-    if p is None:
+    if p is None or p.bytes_per_kv_block < LINE_BYTES:
         return float("nan")
     # The query of a prefill read is not stored per access; recover it from the order:
     # prefill reads of one (frame, layer, head) come query by query in raster order, each

@@ -131,3 +131,81 @@ def test_unknown_prefetch_mode_is_refused():
     # A misspelt mode used to run as "last" without a word.
     with pytest.raises(ValueError, match="prefetch"):
         run_runtime(ACC, RuntimeConfig(bank_lines=64, prefetch="LSTM"))
+
+
+@pytest.mark.parametrize("change, error, name", [
+    (dict(bank_lines=2.5), TypeError, "bank_lines"),       # ran with 2 lines
+    (dict(bank_lines=True), TypeError, "bank_lines"),      # ran with 1 line
+    (dict(min_tlevel=2.7), TypeError, "min_tlevel"),       # ran as 2
+    (dict(gate="no"), TypeError, "gate"),                  # a non-empty string ran as True
+    (dict(frame_boost="off"), TypeError, "frame_boost"),
+    (dict(watermark=1.5), ValueError, "watermark"),        # a GC that never starts
+    (dict(watermark=-0.1), ValueError, "watermark"),
+    (dict(watermark=float("nan")), ValueError, "watermark"),
+    (dict(watermark=0.5), ValueError, "gc_low"),           # gc_low 0.75 above it
+    (dict(gc_max=0), ValueError, "gc_max"),                # a GC that sends no EVICT
+    (dict(gc_retry_cycles=-1), ValueError, "gc_retry_cycles"),
+    (dict(prefetch_lines=-1), ValueError, "prefetch_lines"),
+    (dict(prefetch_frames=0), ValueError, "prefetch_frames"),
+    (dict(predictor_seed=-1), ValueError, "predictor_seed"),
+])
+def test_bad_switches_are_refused_before_the_run(change, error, name):
+    with pytest.raises(error, match=name):
+        run_runtime(ACC.first(50), RuntimeConfig(bank_lines=16).replace(**change))
+
+
+def test_min_tlevel_out_of_range_is_refused_on_a_stream_of_writes():
+    # The model refused it only at the first QUERY: a stream without reads ran.
+    writes = ACC.first(int(np.argmin(ACC.is_write)))
+    assert writes.is_write.all() and len(writes) > 0
+    with pytest.raises(ValueError, match="min_tlevel"):
+        run_runtime(writes, RuntimeConfig(bank_lines=16, min_tlevel=4))
+
+
+def test_another_line_size_in_the_latency_model_is_refused():
+    # DRAM bytes counted 256 a miss while the miss latency moved latency.line_bytes.
+    from evaluation.metrics import LatencyModel
+
+    with pytest.raises(ValueError, match="line_bytes"):
+        run_runtime(ACC.first(50), RuntimeConfig(bank_lines=16, latency=LatencyModel(line_bytes=128)))
+
+
+def test_numpy_integers_run_as_ints():
+    acc = ACC.first(2000)
+    a = run_runtime(acc, RuntimeConfig(bank_lines=64, min_tlevel=1, prefetch_lines=8))
+    b = run_runtime(acc, RuntimeConfig(bank_lines=np.int64(64), min_tlevel=np.uint8(1), prefetch_lines=np.int32(8)))
+    assert np.array_equal(a.served, b.served) and a.hits == b.hits > 0
+
+
+@pytest.mark.parametrize("field, delta", [("is_write", -3), ("is_write", 3), ("tag_row", -1), ("cycle", -1)])
+def test_arrays_of_another_length_are_refused(field, delta):
+    # A shorter array ended in an IndexError mid-run, a longer one was cut silently.
+    import dataclasses
+
+    acc = ACC.first(100)
+    v = getattr(ACC, field)[:100 + delta]
+    with pytest.raises(ValueError, match=field):
+        run_runtime(dataclasses.replace(acc, **{field: v}), RuntimeConfig(bank_lines=16))
+
+
+def test_prefetch_needs_a_video_workload():
+    # Without a patch grid and frame motion the run went on with no prefetch at all.
+    with pytest.raises(ValueError, match="video"):
+        run_runtime(_reads([1, 2, 3], [0, 1, 2]), RuntimeConfig(bank_lines=4, prefetch="last"))
+
+
+@pytest.mark.parametrize("mode", ["last", "lstm"])
+def test_prefetch_on_a_stream_that_starts_after_frame_0(mode):
+    # The predictor's per-frame history was indexed by position: a stream starting at
+    # frame 1 ended in an IndexError at its first frame boundary.
+    import dataclasses
+
+    keep = ACC.frame_index >= 1
+    tail = dataclasses.replace(ACC, **{f.name: getattr(ACC, f.name)[keep] for f in dataclasses.fields(ACC)
+                                      if f.name not in ("params", "frame_motion")})
+    r = run_runtime(tail, RuntimeConfig(bank_lines=64, prefetch=mode, prefetch_lines=64))
+    assert r.hits + r.misses == r.reads == int(tail.reads.sum())
+    assert r.prefetch_bytes > 0  # frame 3 has frames 1 and 2 behind it
+    assert r.prefetch_hits == int((r.served == 2).sum())
+    if mode == "last":
+        assert r.prefetch_hits > 0
