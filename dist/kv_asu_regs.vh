@@ -107,7 +107,7 @@
 // ERR_FIRST_CYCLE (ro): The cycle counter at the first soft error's detection, 64 bits.
 `define KVASU_REG_ERR_FIRST_CYCLE_LO             12'h0B0
 `define KVASU_REG_ERR_FIRST_CYCLE_HI             12'h0B4
-// ERR_LAST_RECOVERY (ro): Cycles of the last recovery, from the detection of its error to the first cycle requests can be accepted again (0: none since the last clear); at most LATENCY + ENTRIES + 3 (D11).
+// ERR_LAST_RECOVERY (ro): Cycles of the last recovery, from the detection of its error to the first cycle requests can be accepted again (0: none since the last clear); at most LATENCY + ENTRIES + 3, + 4 with PROBE 1 (D11).
 `define KVASU_REG_ERR_LAST_RECOVERY              12'h0B8
 // STAT_OBSERVES (ro): OBSERVE requests.
 `define KVASU_REG_STAT_OBSERVES_LO               12'h100
@@ -115,13 +115,13 @@
 // STAT_OBSERVE_HITS (ro): OBSERVEs whose line was tracked (present).
 `define KVASU_REG_STAT_OBSERVE_HITS_LO           12'h108
 `define KVASU_REG_STAT_OBSERVE_HITS_HI           12'h10C
-// STAT_INSERTS (ro): OBSERVEs that inserted the line into a free slot.
+// STAT_INSERTS (ro): OBSERVEs that inserted the line into a free slot (in the predictor mode also a ghost revived or a ghost's slot reused, spec-predictor.md P6).
 `define KVASU_REG_STAT_INSERTS_LO                12'h110
 `define KVASU_REG_STAT_INSERTS_HI                12'h114
 // STAT_REPLACEMENTS (ro): OBSERVEs that replaced a T0 line.
 `define KVASU_REG_STAT_REPLACEMENTS_LO           12'h118
 `define KVASU_REG_STAT_REPLACEMENTS_HI           12'h11C
-// STAT_DROPS (ro): OBSERVEs dropped because the window held no free or T0 slot.
+// STAT_DROPS (ro): OBSERVEs dropped because the window held no free or T0 slot, or answered as untracked lines during a soft-error recovery (D11).
 `define KVASU_REG_STAT_DROPS_LO                  12'h120
 `define KVASU_REG_STAT_DROPS_HI                  12'h124
 // STAT_QUERIES (ro): QUERY requests.
@@ -177,7 +177,7 @@
 // CTRL.CLEAR_SOFT_ERROR (action, reads 0): Clear STATUS.SOFT_ERROR, ERR_UNCORRECTED, ERR_CORRECTED, ERR_FIRST_* and ERR_LAST_RECOVERY (D11); applied after CLEAR_ERROR.
 `define KVASU_CTRL_CLEAR_SOFT_ERROR_SHIFT        5
 `define KVASU_CTRL_CLEAR_SOFT_ERROR_MASK         32'h00000020
-// STATUS.BUSY (ro): The clear sweep of a flush or reset (one in 16, D12), or a soft-error recovery (D11), is running; requests are not accepted.
+// STATUS.BUSY (ro): A flush is being applied (its cycle, D8), its clear sweep or the one after reset (one in 16, D12) is running, or a soft-error recovery (D11) is; requests are not accepted.
 `define KVASU_STATUS_BUSY_SHIFT                  0
 `define KVASU_STATUS_BUSY_MASK                   32'h00000001
 // STATUS.ERROR (ro): Sticky: a commit was refused since the last CLEAR_ERROR.

@@ -62,7 +62,9 @@ class FirstError(NamedTuple):
 class SoftErrors(NamedTuple):
     """The soft-error registers of D11 as read: ``sticky`` (``STATUS.SOFT_ERROR``),
     ``recovering`` (``STATUS.RECOVERING``), ``uncorrected`` (``ERR_UNCORRECTED``),
-    ``corrected`` (``ERR_CORRECTED``), ``first`` (``ERR_FIRST_*``, None if none)."""
+    ``first`` (``ERR_FIRST_*``, None if none); and ``corrected``, the corrected errors the
+    model was told of, which is *not* ``ERR_CORRECTED``: the register counts cycles with a
+    corrected read, a health figure the model does not predict (D11)."""
     sticky: bool
     recovering: bool
     uncorrected: int
