@@ -101,7 +101,8 @@ def replay(trace: Trace | Path, params: Params, build: Path, ready_permille: int
                       progress=progress)
     model = KvAsuModel(params)
     summary = fast.check(params, model, requests, axi, result,   # raises on a difference
-                         predictor=predictor, latency=fast.build_latency(params, options))
+                         predictor=predictor, latency=fast.build_latency(params, options),
+                         always_ready=ready_permille == 1000)
     rtl_stats = {}
     words = [rec[2] for rec in result.axi if rec[0] == 2]          # the reads' data
     for i, reg in enumerate(STAT_REGISTERS):

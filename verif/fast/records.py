@@ -26,7 +26,8 @@ class AxiOp:
     strb: int = 0xF
     not_before: int = 0
     #: Compare read data. Reads of live counters (statistics, OCCUPANCY) while requests
-    #: are in flight cannot be predicted to the cycle: their response code is still checked.
+    #: are in flight cannot be predicted to the cycle: their response code is still checked
+    #: (and a CYCLE LO read's data against the read's own cycles, see ``check``).
     check: bool = True
 
 

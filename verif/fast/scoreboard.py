@@ -11,10 +11,22 @@ import numpy as np
 from regmap import REG, Params
 
 from ..codec import Codec
-from ..regmirror import LIVE, RegisterMirror, Resp
+from ..regmirror import LIVE, RegisterMirror, Resp, TableGenerations
 from .records import FastResult, Mismatch
 
 __all__ = ["check", "build_latency"]
+
+_CYCLE = REG["CYCLE"]
+
+
+def _cycle_sample(low: int, first: int, last: int) -> int | None:
+    """The cycle from ``first`` to ``last`` whose low 32 bits are ``low`` (a ``CYCLE`` LO
+    read whose AR handshake was at ``first`` and R handshake at ``last``), or ``None``."""
+    base = first - (first & 0xFFFF_FFFF) + low
+    for value in (base, base + (1 << 32)):
+        if first <= value <= last:
+            return value
+    return None
 
 
 def build_latency(params: Params, options=None) -> int:
@@ -71,8 +83,10 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     each flush the mirror applies: from two cycles before it to three after it, and, for
     a flush that runs the clear sweep (D12), to three cycles after the sweep's
     ``ENTRIES / PROBE`` (the exact cycles of BUSY are the cocotb tests' to check, against
-    the acceptance of requests). Returns counts; raises :class:`Mismatch` listing the
-    first differences.
+    the acceptance of requests). A ``CYCLE`` LO read, checked or not, must be the low word
+    of a cycle from its AR handshake to its R handshake (that cycle's high half is then the
+    latch a HI read returns). Returns counts; raises :class:`Mismatch` listing the first
+    differences.
 
     ``soft_errors`` (:class:`SoftError`, from the block's ``ERR_*`` registers) are told to
     the model (``KvAsuModel.on_error``) at their place in the request order: an
@@ -93,7 +107,9 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     ``always_ready`` (the run's consumer always ready, ``run(ready_permille=1000)``) and
     ``latency`` given, exactly when the rule of D13 rule 3 offers it.
 
-    The counts returned include ``sweeps``, the clear sweeps (D12) the mirror applied.
+    The counts returned include ``sweeps``, the clear sweeps (D12) the mirror applied (the
+    harness's reset at power-up is the first of D12's flushes and resets, so the 15th flush
+    of a run sweeps).
     """
     codec = Codec(params)
     events = []          # (before requests accepted at this cycle, order, action)
@@ -119,7 +135,11 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     timing = _timing_problems(result, latency, always_ready)
     if timing:
         raise Mismatch("the stream's timing: " + "; ".join(timing[:max_report]))
-    mirror = RegisterMirror(params, model, predictor=predictor)
+    # D12 counts the flushes and resets since power-up from 1: the harness's one reset, of
+    # a block fresh from power-up, is the first (the cocotb driver counts it too)
+    block_generations = TableGenerations()
+    block_generations.untrack()
+    mirror = RegisterMirror(params, model, block_generations, predictor=predictor)
     ops = np.array([r[1] for r in requests], dtype=np.uint64)
     # (wider than 64 bits: Python ints, as KvAsuModel.run takes them then)
     addrs = (np.array([r[2] for r in requests], dtype=np.uint64) if params.ADDR_WIDTH <= 64
@@ -171,7 +191,7 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
                        + f"; expected {exp.as_dict()}")
         done = end
 
-    for op, (kind, addr, rdata, resp, _start, done_cycle) in axi_by_done:
+    for op, (kind, addr, rdata, resp, start, done_cycle) in axi_by_done:
         if mirror.is_action(op.kind, op.addr, op.data, op.strb) and \
                 int(np.searchsorted(acc, done_cycle, side="right")) != \
                 int(np.searchsorted(acc, done_cycle, side="left")):
@@ -193,9 +213,22 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
             if (op.addr & ~3) == REG["STATUS"].offset and exp_data is not LIVE and \
                     busy_is_unsure(done_cycle):
                 rdata, exp_data = rdata & ~busy_bit, exp_data & ~busy_bit
+            reg, hi = mirror.decode(op.addr)
             if not op.check:
                 exp_data = LIVE
-                mirror.hi_latch_live = True   # an unchecked LO read leaves the latch unknown
+                if reg is not None and reg.wide and not hi:
+                    # an unchecked LO read leaves the latch unknown (a HI read or a read
+                    # of any other word leaves it as it was)
+                    mirror.hi_latch_live = True
+            if reg is _CYCLE and not hi and resp == Resp.OKAY:
+                # CYCLE (spec section 4): the count sampled between the AR handshake and
+                # the R handshake, whatever ``check`` says; its high half is then the latch
+                sampled = _cycle_sample(rdata, start, done_cycle)
+                if sampled is None:
+                    report(f"read CYCLE at cycle {done_cycle}: got {rdata:#x}, expected the "
+                           f"low word of a cycle from {start} (its AR) to {done_cycle}")
+                else:
+                    mirror.hi_latch, mirror.hi_latch_live = sampled >> 32, False
             if resp != exp_resp or (exp_data is not LIVE and rdata != exp_data):
                 report(f"read {op.addr:#05x} at cycle {done_cycle}: got {Resp(resp).name} "
                        f"{rdata:#x}, expected {exp_resp.name} "

@@ -249,6 +249,10 @@ class StreamDriver:
                     skip = self.cur.at - upcoming - 2
             if skip:                     # long idle: no per-cycle Python
                 dut.req__valid.value = 0
+                # nothing is owed, so a response in these cycles is spurious: hold it
+                # (rsp.ready low, as _idle does) for the next sampled cycle to report,
+                # rather than let it be taken unseen
+                dut.rsp__ready.value = 0
                 await ClockCycles(dut.clk, skip)
                 return
             if self.cur_gap > 0:
