@@ -545,6 +545,8 @@ async def throughput_and_latency(tb: KvAsuTB):
     assert bubbles == 0, f"{bubbles} bubble cycles in {len(items)} back-to-back OBSERVE/QUERY"
     assert len(tb.scoreboard.latency) == 1, f"latency not fixed: {dict(tb.scoreboard.latency)}"
     lat = next(iter(tb.scoreboard.latency))
+    assert lat == tb.cfg["timing"]["latency"], \
+        f"latency {lat} cycles, the build's is {tb.cfg['timing']['latency']}"
     tb.log.info("latency %d cycles, %d requests in %d cycles", lat, len(items),
                 cycles[-1] - cycles[0] + 1)
     tb.cov.hit(f"perf.latency_{lat}")

@@ -79,3 +79,30 @@ def test_a_response_offered_during_a_skipped_idle_stretch_is_reported(monkeypatc
     assert dut.taken_unseen == 0, "the spurious response was taken while nobody looked"
     with pytest.raises(Mismatch, match="no outstanding request"):
         _run(d._cycle())                     # the next sampled cycle takes and reports it
+
+
+def test_a_response_sooner_than_the_build_s_latency_is_a_mismatch():
+    """The scoreboard holds each response to the build's latency: an answer that is right
+    but a cycle early (a pipeline stage skipped) is reported, one on time or later is not."""
+    import random
+
+    from golden_model import KvAsuModel
+    from verif.tb.addresses import AddrSpace
+    from verif.tb.coverage import Coverage
+    p = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, TAG_WIDTH=24, COUNT_WIDTH=4, TS_WIDTH=4,
+               TICK_SHIFT=1)
+    codec = Codec(p)
+
+    def word(fields):                        # the payload the DUT would send
+        return sum(fields[name] << offset for name, offset, _ in codec.rsp_fields)
+    board = Scoreboard(p, codec, AddrSpace(p, random.Random(1)), Coverage(p),
+                       logging.getLogger("test_tb_driver"),
+                       {"seed": 1, "config": "c", "sim": "s", "test": "t"},
+                       lambda: {"HASH_SEED": 0}, min_latency=10)
+    board.reset(KvAsuModel(p))
+    for accepted, answered in ((0, 10), (1, 15)):
+        board.accept(drv.ReqItem(OPS["QUERY"], 0x100 * (accepted + 1)), accepted)
+        board.receive(word(board.expected[0][2]), answered)
+    board.accept(drv.ReqItem(OPS["QUERY"], 0x300), 20)
+    with pytest.raises(Mismatch, match="sooner than the build's latency 10"):
+        board.receive(word(board.expected[0][2]), 29)

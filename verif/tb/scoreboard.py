@@ -23,7 +23,10 @@ class Scoreboard:
     """Expected responses of the requests in flight, over a golden model.
 
     ``run_info`` names the run in a mismatch report (``seed``, ``config``, ``sim``,
-    ``test``); ``active_config()`` returns the committed configuration by register name.
+    ``test``); ``active_config()`` returns the committed configuration by register name;
+    ``min_latency`` (the build's request latency, or ``None``): a response sooner than that
+    many cycles after its request's acceptance is a mismatch (spec section 4: the latency
+    is fixed; back-pressure can only make a response later).
 
     Attributes: ``model`` (set by ``reset``), ``expected`` (``(acceptance cycle, item,
     expected response dict)`` in order), ``history`` (the last 8192 answered, same form),
@@ -32,8 +35,9 @@ class Scoreboard:
     """
 
     def __init__(self, p: Params, codec, space: AddrSpace, coverage: Coverage, log,
-                 run_info: dict, active_config):
+                 run_info: dict, active_config, *, min_latency: int | None = None):
         self.p, self.codec, self.space, self.coverage, self.log = p, codec, space, coverage, log
+        self.min_latency = min_latency
         self.run_info = run_info
         self.active_config = active_config
         self.model = None
@@ -75,6 +79,11 @@ class Scoreboard:
         self.history.append((acc_cycle, item, exp))
         if got != exp:
             raise Mismatch(self.diff_text(acc_cycle, item, exp, got, cycle, "response mismatch"))
+        if self.min_latency is not None and cycle - acc_cycle < self.min_latency:
+            raise Mismatch(self.diff_text(acc_cycle, item, exp, got, cycle,
+                                          f"response {cycle - acc_cycle} cycles after its "
+                                          f"request, sooner than the build's latency "
+                                          f"{self.min_latency}"))
 
     def diff_text(self, acc_cycle, item, exp, got, cycle, what):
         """A mismatch report (also logged): the run, how to reproduce it, the fields."""
