@@ -285,13 +285,14 @@ def main(argv=None):
 
     outdir = check_writable(Path(args.out), "--out", folder=True)
     if args.only:
-        # Merged into the results of earlier --only runs (the full run's summary.json is
-        # left alone); read before the jobs run, so that a file that is not a summary is
-        # refused before them.
+        # Merged into the results of earlier --only runs of jobs that still exist (the full
+        # run's summary.json is left alone; a removed job's old result would hold "ok"
+        # false for good); read before the jobs run, so that a file that is not a summary
+        # is refused before them.
         path = outdir / "summary_only.json"
         try:
             old = json.loads(path.read_text())["results"] if path.exists() else []
-            merged = {r["name"]: r for r in old}
+            merged = {r["name"]: r for r in old if r["name"] in JOBS}
         except (OSError, ValueError, KeyError, TypeError) as exc:
             ap.error(f"{path} is not a summary of earlier --only runs "
                      f"({type(exc).__name__}: {exc}); move it away or choose another --out")
