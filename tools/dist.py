@@ -27,7 +27,8 @@ import sys
 from pathlib import Path
 
 from hdl.core import CoreOptions
-from regmap import Params, response_fields
+from hdl.generate import header, wrapper_params
+from regmap import Params
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
@@ -52,13 +53,6 @@ class Build:
         return wrapper_params(Params(**self.params))
 
 
-def wrapper_params(params: Params) -> dict[str, int]:
-    """The width parameters of ``dist/kv_asu_wrapper.v`` for a core built with ``params``."""
-    widths = dict(response_fields(params))
-    return {"ADDR_WIDTH": params.ADDR_WIDTH, "COUNT_WIDTH": widths["count"],
-            "SLOT_WIDTH": widths["slot"], "TAG_WIDTH": widths["victim_tag"]}
-
-
 def _builds() -> dict[str, Build]:
     from fpga.flow import TARGETS
     ice40 = TARGETS["ice40"]
@@ -73,24 +67,6 @@ def _builds() -> dict[str, Build]:
 
 
 BUILDS = _builds()
-
-
-def header(params: Params, options: CoreOptions, latency: int, *, title: str, origin: str,
-           wrapper_file: str) -> str:
-    """The comment every ``kv_asu.v`` of the kit starts with (the shipped builds' and the
-    FuseSoC generator's): the licence, ``title``, ``origin`` (how it was made), the
-    parameters, the options, the latency and the wrapper's widths (of ``wrapper_file``)."""
-    options_text = ", ".join(f"{k}={v!r}" for k, v in options.as_dict().items())
-    wrapper = " ".join(f"{k}={v}" for k, v in wrapper_params(params).items())
-    return "\n".join([
-        "// SPDX-License-Identifier: Apache-2.0",
-        f"// {title}: module kv_asu.",
-        f"// {origin}",
-        "// Parameters: " + " ".join(f"{k}={v}" for k, v in params.as_dict().items()),
-        f"// Implementation options: {options_text}",
-        f"// Request-to-response latency: {latency} cycles",
-        f"// Wrapper parameters ({wrapper_file}): {wrapper}",
-    ]) + "\n"
 
 
 def render(build: Build) -> str:

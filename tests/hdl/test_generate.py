@@ -214,3 +214,22 @@ def test_the_flags_default_to_the_options_defaults_and_offer_their_choices(capsy
     assert "--hash-lut-cross-products" in out and "--block-ram" not in out
     with pytest.raises(TypeError, match="fpga_primitives"):
         add_build_arguments(argparse.ArgumentParser(), fpga_primitives=None)
+
+
+def test_the_written_file_says_what_it_was_generated_from(tmp_path):
+    """``kv-asu-generate``'s file starts, as the shipped ones do, with the licence, the
+    parameters, the options, the latency and the wrapper's widths of this build; the text
+    of ``generate()`` without ``origin`` is the Verilog alone."""
+    out = tmp_path / "k.v"
+    assert main(["--param", "ENTRIES=16", "--param", "ADDR_WIDTH=32", "--param", "TAG_WIDTH=12",
+                 "--compact", "--out", str(out)]) == 0
+    head = out.read_text().splitlines()[:7]
+    assert head[0] == "// SPDX-License-Identifier: Apache-2.0"
+    assert "// Parameters: ENTRIES=16 PROBE=4 ADDR_WIDTH=32 " in head[3] + " "
+    assert "compact=True" in head[4]
+    from verif.fast import build_latency
+    latency = build_latency(Params(ENTRIES=16, ADDR_WIDTH=32, TAG_WIDTH=12),
+                            CoreOptions(compact=True))
+    assert head[5] == f"// Request-to-response latency: {latency} cycles"
+    assert head[6] == ("// Wrapper parameters (kv_asu_wrapper.v): ADDR_WIDTH=32 COUNT_WIDTH=16 "
+                       "SLOT_WIDTH=4 TAG_WIDTH=12")
