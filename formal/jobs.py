@@ -264,7 +264,7 @@ def _sanity_predictor_lists():
     return ListsWellFormed(4, registered=False, any_move=True)
 
 
-@job("predictor_core_lists_bmc", mode="bmc", depth=36, timeout=2400,
+@job("predictor_core_lists_bmc", mode="bmc", depth=36, timeout=7200,
      doc="P3/P10 on the core (predictor build, POLICY.MODE = 1, 4 slots, steady environment): when settled, the LRU and the ghost list well formed, exactly the live / ghost tracked slots, gcount, occupancy, gcount <= occupancy, no ghost a probe, stamp 0 off probes, tags once in their windows; in every cycle the lists' moves valid (P10's conditions), BMC")
 def _predictor_core_lists():
     from .predictor_core_props import PredictorCoreLists
