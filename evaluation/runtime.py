@@ -353,11 +353,16 @@ def _check_config(cfg: RuntimeConfig) -> tuple[int, int]:
     check_int("prefetch_lines", cfg.prefetch_lines, 0)
     check_int("prefetch_frames", cfg.prefetch_frames, 1)
     check_int("predictor_seed", cfg.predictor_seed, 0)
-    if cfg.latency.line_bytes != LINE_BYTES:
-        # The DRAM bytes count LINE_BYTES a fetch, the miss latency latency.line_bytes.
-        raise ValueError(f"latency.line_bytes must be the workload's line size, {LINE_BYTES}, "
-                         f"not {cfg.latency.line_bytes}")
+    check_line_bytes(cfg.latency)
     return cap, thr
+
+
+def check_line_bytes(latency: LatencyModel) -> None:
+    """``ValueError`` unless ``latency.line_bytes`` is the workload's line size: the DRAM
+    bytes count ``LINE_BYTES`` a fetch, the miss latency ``latency.line_bytes``."""
+    if latency.line_bytes != LINE_BYTES:
+        raise ValueError(f"latency.line_bytes must be the workload's line size, {LINE_BYTES}, "
+                         f"not {latency.line_bytes}")
 
 
 def _check_stream(acc: Accesses) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .baselines import POLICIES
 from .metrics import LatencyModel, classify, reuse_within
-from .runtime import KvAsuConfig, RuntimeConfig, passive_tlevels, run_runtime
+from .runtime import KvAsuConfig, RuntimeConfig, check_line_bytes, passive_tlevels, run_runtime
 from .workload import LINE_BYTES, Accesses, describe, generate_accesses, preset
 
 REUSE_WINDOW = 100  # cycles, the article's "next 100 cycles"
@@ -109,10 +109,7 @@ def baseline_rates(acc: Accesses, capacity: int, latency: LatencyModel = Latency
     ``belady`` is :func:`~evaluation.baselines.simulate_belady` with ``read_optimal=True``:
     the most read hits any policy can have, also where lines are written again.
     ``latency.line_bytes`` must be the workload's line size (``ValueError``)."""
-    if latency.line_bytes != LINE_BYTES:
-        # A miss moves one of the stream's lines, whatever the latency model says.
-        raise ValueError(f"latency.line_bytes must be the workload's line size, {LINE_BYTES}, "
-                         f"not {latency.line_bytes}")
+    check_line_bytes(latency)
     m = steady_mask(acc)
     reads = int((acc.reads & m).sum())
     all_reads = int(acc.reads.sum())
