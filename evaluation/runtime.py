@@ -342,12 +342,9 @@ def _check_config(cfg: RuntimeConfig) -> tuple[int, int]:
     if cfg.prefetch not in (None, "lstm", "last"):
         raise ValueError(f'prefetch must be None, "lstm" or "last", not {cfg.prefetch!r}')
     if cfg.watermark is not None:
-        for name, value, high in (("watermark", cfg.watermark, "1"), ("gc_low", cfg.gc_low, "watermark")):
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise TypeError(f"{name} must be a number, not {value!r}")
-            if not (math.isfinite(value) and 0.0 <= value <= (1.0 if high == "1" else cfg.watermark)):
-                # (a gc_low above the watermark would start the GC at gc_low, not at the watermark)
-                raise ValueError(f"{name} must be 0 .. {high}, not {value}")
+        _check_fraction("watermark", cfg.watermark, 1.0, "1")
+        # A gc_low above the watermark would start the GC at gc_low, not at the watermark.
+        _check_fraction("gc_low", cfg.gc_low, cfg.watermark, "watermark")
         check_int("gc_max", cfg.gc_max, 1)
         check_int("gc_retry_cycles", cfg.gc_retry_cycles, 0)
     check_int("prefetch_lines", cfg.prefetch_lines, 0)
@@ -355,6 +352,15 @@ def _check_config(cfg: RuntimeConfig) -> tuple[int, int]:
     check_int("predictor_seed", cfg.predictor_seed, 0)
     check_line_bytes(cfg.latency)
     return cap, thr
+
+
+def _check_fraction(name: str, value, high: float, high_name: str) -> None:
+    """``TypeError`` unless ``value`` is a number (not a bool), ``ValueError`` unless it is
+    finite and in ``0 .. high`` (``high_name`` names the bound in the message)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {value!r}")
+    if not (math.isfinite(value) and 0.0 <= value <= high):
+        raise ValueError(f"{name} must be 0 .. {high_name}, not {value}")
 
 
 def check_line_bytes(latency: LatencyModel) -> None:
