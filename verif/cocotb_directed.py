@@ -559,18 +559,22 @@ async def throughput_and_latency(tb: KvAsuTB):
 async def scoreboard_self_check(tb: KvAsuTB):
     """The scoreboard is not vacuous: for every response field in turn, one expected response
     is corrupted (a bit flipped) while its request is in flight, and the comparison must
-    report exactly that field; a response with nothing outstanding (duplicate) and a missing
-    response (lost) are reported too. (The ERROR lines this test logs are expected.)"""
+    report exactly that field; a response a cycle early and a cycle late (D13 rule 3), a
+    response with nothing outstanding (duplicate) and a missing response (lost) are
+    reported too. (The ERROR lines this test logs are expected.)"""
     caught = []
-    orig = tb.scoreboard.receive
+    board = tb.scoreboard
+    orig_receive, orig_offer = board.receive, board.check_offer
 
-    def receive(word, cycle):
-        try:
-            orig(word, cycle)
-        except Mismatch as exc:
-            caught.append(str(exc))
+    def catching(check):
+        def wrapped(*args):
+            try:
+                check(*args)
+            except Mismatch as exc:
+                caught.append(str(exc))
+        return wrapped
 
-    tb.scoreboard.receive = receive
+    board.receive, board.check_offer = catching(orig_receive), catching(orig_offer)
     diff_log = tb.log.error
     tb.log.error = lambda *a, **k: None           # keep the expected diffs out of the log
     line = tb.space.random_line()
@@ -585,6 +589,20 @@ async def scoreboard_self_check(tb: KvAsuTB):
         # (every report lists every field: the one marked must be the one corrupted, alone)
         diffs = [row.split()[0] for row in caught[-1].splitlines() if "<-- DIFF" in row]
         assert diffs == [name], f"corrupted {name}, the report marks {diffs}:\n{caught[-1]}"
+    # an in-flight expectation's acceptance moved a cycle later: the DUT's response is then
+    # a cycle early; moved a cycle sooner: a cycle late
+    # (taken at once, the early one fails the latency check; held, the offer check)
+    for shift, says in ((1, ("sooner than the build's latency", "before it is due")),
+                        (-1, ("late or lost",))):
+        n = len(caught)
+        tb.send(QUERY, addr_in(tb, line))
+        while not board.expected:
+            await RisingEdge(tb.dut.clk)
+        cycle, item, exp = board.expected[-1]
+        board.expected[-1] = (cycle + shift, item, exp)
+        await tb.drain()
+        assert any(w in c for c in caught[n:] for w in says), (
+            f"a response {shift:+d} cycle off not reported: {caught[n:]}")
     # a duplicate: one extra response when nothing is outstanding
     n = len(caught)
     tb.send(QUERY, addr_in(tb, line))
@@ -605,6 +623,6 @@ async def scoreboard_self_check(tb: KvAsuTB):
     assert lost is not None, "lost response not detected"
     assert "lost" in lost, lost
     tb.scoreboard.expected.clear()
-    tb.scoreboard.receive = orig
+    board.receive, board.check_offer = orig_receive, orig_offer
     tb.log.error = diff_log
     tb.cov.hit("selfcheck.fields_detected", len(tb.codec.rsp_names))

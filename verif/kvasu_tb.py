@@ -8,7 +8,10 @@ One ``KvAsuTB`` per cocotb test. It composes the pieces of ``verif/tb/``:
   response streams;
 * ``Scoreboard`` (``tb.scoreboard``): every accepted request goes to the golden model with
   its acceptance cycle; every DUT response is compared with the model's, field by field, in
-  order, and nothing may be lost or duplicated;
+  order, and nothing may be lost or duplicated; with the build's latency (the run
+  configuration's ``timing``) every response is offered exactly from the cycle D13 rule 3
+  gives it, under any back-pressure, and the driver holds the response port to the stream
+  rule (a response not taken stays offered, unchanged);
 * ``RegisterAgent`` (``tb.registers``): an AXI4-Lite master (cocotbext-axi) whose every
   write, and every read through ``read_reg``, is checked against the register mirror
   (``tb.mirror``, D8), which applies CTRL actions to the model at the write response;

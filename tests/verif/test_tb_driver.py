@@ -2,7 +2,10 @@
 """The cocotb stream driver (``verif.tb.driver.StreamDriver``) without a simulator: its
 per-cycle step run on a stand-in DUT, the cocotb triggers replaced. A response the block
 offers while nothing is owed, during a long idle stretch the driver skips, must reach the
-scoreboard (and fail as spurious), not be taken unseen."""
+scoreboard (and fail as spurious), not be taken unseen; a response held by back-pressure
+must stay offered with the same payload; a response not offered when D13 rule 3 says is
+reported in that cycle. (The rule itself against the block's response FIFO:
+tests/verif/test_tb_rsp_timing.py.)"""
 
 import collections
 import logging
@@ -106,3 +109,81 @@ def test_a_response_sooner_than_the_build_s_latency_is_a_mismatch():
     board.accept(drv.ReqItem(OPS["QUERY"], 0x300), 20)
     with pytest.raises(Mismatch, match="sooner than the build's latency 10"):
         board.receive(word(board.expected[0][2]), 29)
+
+
+P_SMALL = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, TAG_WIDTH=24, COUNT_WIDTH=4, TS_WIDTH=4,
+                 TICK_SHIFT=1)
+
+
+def _driver_at(monkeypatch, dut, min_latency, ready):
+    """A stream driver over ``dut`` with a scoreboard over a fresh golden model, its
+    sampled cycle set by ``driver.now_ps``; ``rsp.ready`` from ``ready()``."""
+    import random
+
+    from golden_model import KvAsuModel
+    from verif.tb.addresses import AddrSpace
+    from verif.tb.coverage import Coverage
+    monkeypatch.setattr(drv, "ReadOnly", lambda: _Now())
+    log = logging.getLogger("test_tb_driver")
+    codec = Codec(P_SMALL)
+    board = Scoreboard(P_SMALL, codec, AddrSpace(P_SMALL, random.Random(1)),
+                       Coverage(P_SMALL), log,
+                       {"seed": 1, "config": "c", "sim": "s", "test": "t"},
+                       lambda: {"HASH_SEED": 0}, min_latency=min_latency)
+    board.reset(KvAsuModel(P_SMALL))
+    registers = types.SimpleNamespace(pending_writes=collections.deque())
+    d = drv.StreamDriver(dut, P_SMALL, codec, board, registers, None, log, 1, lambda: None)
+    d.t0, d.debug_trace = 0, None
+    d.rsp_ready_fn = ready
+    return d, board
+
+
+def _step(d, cycle):
+    """The driver's sampled cycle ``cycle``."""
+    d.now_ps = lambda: cycle * drv.PERIOD_PS
+    _run(d._cycle())
+
+
+@pytest.mark.parametrize("change", ["payload", "valid"])
+def test_a_response_held_by_back_pressure_must_stay_offered_unchanged(monkeypatch, change):
+    """A response offered with rsp.ready low is offered in the next cycle, same payload:
+    two held cycles pass; a changed payload or a fallen valid in the third is reported."""
+    dut = _Dut()
+    d, board = _driver_at(monkeypatch, dut, None, lambda: False)
+    board.accept(drv.ReqItem(OPS["QUERY"], 0x40), 0)
+    dut.rsp__payload.value = 0x1234
+    for cycle in (30, 31):
+        _step(d, cycle)
+    if change == "payload":
+        dut.rsp__payload.value = 0x1235
+        says = "rsp.payload changed at cycle 32 .* offered at cycle 31"
+    else:
+        dut.rsp__valid.value = 0
+        says = "rsp.valid fell at cycle 32 with no handshake"
+    with pytest.raises(Mismatch, match=says):
+        _step(d, 32)
+
+
+def test_a_response_not_offered_when_due_is_reported_in_that_cycle(monkeypatch):
+    """With the latency known, every sampled cycle is held to D13 rule 3: rsp.valid low up
+    to the cycle before acceptance + latency passes, low at that cycle is reported."""
+    latency = 10
+    dut = _Dut()
+    dut.rsp__valid.value = 0
+    d, board = _driver_at(monkeypatch, dut, latency, None)
+    board.accept(drv.ReqItem(OPS["QUERY"], 0x40), 0)
+    for cycle in range(1, latency):
+        _step(d, cycle)
+    with pytest.raises(Mismatch, match=f"rsp.valid low at cycle {latency}: the response is "
+                                       f"due from cycle {latency} = acceptance 0"):
+        _step(d, latency)
+
+
+def test_a_response_offered_before_it_is_due_is_reported_while_held(monkeypatch):
+    latency = 10
+    dut = _Dut()
+    d, board = _driver_at(monkeypatch, dut, latency, lambda: False)
+    board.accept(drv.ReqItem(OPS["QUERY"], 0x40), 0)
+    with pytest.raises(Mismatch, match=f"response offered at cycle {latency - 1}, before it "
+                                       f"is due from cycle {latency}"):
+        _step(d, latency - 1)

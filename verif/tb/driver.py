@@ -7,6 +7,13 @@ rising edge, so every accepted request gets its acceptance cycle exactly as
 docs/spec-decisions.md D3 defines it (cycle 0 = the first rising edge with ``rst`` low).
 It also drives the synchronous reset, at start and in the middle of traffic, and checks the
 clear sweep that follows it when it is a generation wrap (D12).
+
+In every cycle with a response outstanding the loop samples the response port, so the
+scoreboard checks ``rsp.valid`` cycle by cycle against D13 rule 3 (``Scoreboard.check_offer``:
+each response offered exactly from its due cycle, hence handed over at the first cycle from
+then with ``rsp.ready`` high), and the loop itself checks the stream rule of ``lib.stream``
+(AXI4-Stream): a response offered and not taken is offered again in the next cycle with the
+same payload.
 """
 
 from __future__ import annotations
@@ -87,6 +94,9 @@ class StreamDriver:
         self.front = None
         self.stall_run = 0
         self.max_stall = 0
+        # (cycle, payload) of a response offered with rsp.ready low at the last sampled
+        # cycle: the next cycle must offer it again, unchanged
+        self._held = None
         # $KVASU_DEBUG_TRACE=1: keep (cycle, req.valid, req.ready, bvalid, bready, writes in
         # flight) of every active cycle and print the last ones on a handshake error
         self.debug_trace = [] if os.environ.get("KVASU_DEBUG_TRACE") else None
@@ -130,6 +140,7 @@ class StreamDriver:
         while True:
             await FallingEdge(dut.clk)
             if self._rst_cycles:
+                self._held = None           # the reset drops a held response (D10)
                 dut.rst.value = 1
                 dut.req__valid.value = 0
                 dut.rsp__ready.value = 0
@@ -213,8 +224,29 @@ class StreamDriver:
             self._sweep_left = None
             self.reset_done.set()
 
+    def _check_held(self, held, cycle, rv, word):
+        """The stream rule (``lib.stream``, AXI4-Stream): the response ``held`` =
+        ``(cycle, payload)`` offered with ``rsp.ready`` low at the previous sampled cycle
+        is, at ``cycle``, still offered (``rv``) with the same payload (``word``)."""
+        held_cycle, held_word = held
+        if held_cycle != cycle - 1:
+            return      # cycles not sampled in between: only a reset, which drops it (D10)
+        if not rv:
+            raise Mismatch(f"rsp.valid fell at cycle {cycle} with no handshake: the response "
+                           f"offered at cycle {held_cycle} was held by rsp.ready low and must "
+                           f"stay offered until taken; seed {self.seed}")
+        if word != held_word:
+            before, now = self.codec.unpack_rsp(held_word), self.codec.unpack_rsp(word)
+            fields = ", ".join(f"{n} {before[n]:#x} -> {now[n]:#x}"
+                               for n in self.codec.rsp_names if before[n] != now[n])
+            raise Mismatch(f"rsp.payload changed at cycle {cycle} with no handshake: the "
+                           f"response offered at cycle {held_cycle} was held by rsp.ready "
+                           f"low and must stay unchanged until taken ({fields}); "
+                           f"seed {self.seed}")
+
     async def _idle(self):
         dut = self.dut
+        self._held = None
         dut.req__valid.value = 0
         if int(dut.rsp__valid.value):
             # a response with nothing outstanding: take it, report it
@@ -248,6 +280,7 @@ class StreamDriver:
                 elif self.cur.at is not None and self.cur.at - upcoming > 8:
                     skip = self.cur.at - upcoming - 2
             if skip:                     # long idle: no per-cycle Python
+                self._held = None
                 dut.req__valid.value = 0
                 # nothing is owed, so a response in these cycles is spurious: hold it
                 # (rsp.ready low, as _idle does) for the next sampled cycle to report,
@@ -281,9 +314,19 @@ class StreamDriver:
         if pending and int(dut.axil__bvalid.value) and int(dut.axil__bready.value):
             b_ctrl = pending[0].get("ctrl", False)
             self.registers.apply_write(pending[0], cycle)
+        rv = int(dut.rsp__valid.value)
+        held = self._held
+        if held is not None or (rv and not rdy):     # the payload only around a stall
+            word = int(dut.rsp__payload.value) if rv else None
+            if held is not None:
+                self._check_held(held, cycle, rv, word)
+            self._held = (cycle, word) if rv and not rdy else None
         if front is not None:
             self._front_cycle(front, cycle, valid, rdy, offered)
             return
+        if not (rv and rdy):
+            # (the front door checks rsp.valid by the same rule, D13 rule 3)
+            self.scoreboard.check_offer(rv, cycle)
         if valid and int(dut.req__ready.value):
             if b_ctrl:
                 # D8: req.ready stays low up to and including the cycle of the B handshake
@@ -295,7 +338,6 @@ class StreamDriver:
                                f"a CTRL write response: D8 forbids it; seed {self.seed}")
             self.scoreboard.accept(self.cur, cycle)
             self.cur = None
-        rv = int(dut.rsp__valid.value)
         if rv and rdy:
             self.scoreboard.receive(int(dut.rsp__payload.value), cycle)
         if rv and not rdy:
