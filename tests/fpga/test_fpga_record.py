@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The ECP5 core builds' figures in docs/fpga.md's "Measured" table are those of the kept
+flow reports: ``docs/fpga/reports/<target>.json`` is the ``report.json`` of the `make fpga`
+run of that target the table describes (its placements, the kept one's speed-8 figure, its
+latency, resources and every group of paths that misses 100 MHz). Each row is checked
+against its report here, and the report against ``docs/fpga/placements.json`` (the same
+netlist, the same Fmax per seed), so that a figure edited by hand, or a rerun whose figures
+moved without the docs, fails."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORTS = ROOT / "docs" / "fpga" / "reports"
+TARGETS = ("ecp5", "ecp5-unprotected")
+
+
+def _report(target: str) -> dict:
+    return json.loads((REPORTS / f"{target}.json").read_text())
+
+
+def _int(n: int) -> str:
+    """An integer as the docs write it: groups of three digits apart by a space."""
+    return f"{n:,}".replace(",", " ")
+
+
+def _row(target: str) -> str:
+    """docs/fpga.md's "Measured" row of ``target`` (as it is), without Markdown emphasis."""
+    text = (ROOT / "docs" / "fpga.md").read_text()
+    start = text.index(f"| `{target}`, the build as it is")
+    return text[start:text.index("\n", start)].replace("**", "")
+
+
+def _placed(report: dict) -> dict[int, float]:
+    return {p["seed"]: p["fmax_mhz"] for p in report["placements"] if p["status"] == "placed"}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_report_is_the_recorded_netlist(target):
+    """The kept report's netlist and Fmax per seed are docs/fpga/placements.json's."""
+    report = _report(target)
+    record = json.loads((ROOT / "docs" / "fpga" / "placements.json").read_text())
+    entries = {e["seed"]: e["fmax_mhz"] for e in record["placements"]
+               if e["target"] == target and e["netlist"] == report["netlist"]
+               and e["speed"] == report["speed"]}
+    assert entries, f"docs/fpga/placements.json has no placement of {target}'s netlist {report['netlist']}"
+    for seed, fmax in _placed(report).items():
+        assert entries.get(seed) == fmax, (target, seed, fmax, entries.get(seed))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_measured_row_quotes_the_report(target):
+    report = _report(target)
+    row = _row(target)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    fmax_cell, speed8_cell, latency_cell, lut_cell, ff_cell, bram_cell, dsp_cell = cells[1:8]
+    for seed, fmax in _placed(report).items():
+        assert f"seed {seed}: {fmax:.1f}" in fmax_cell, (target, seed, fmax, fmax_cell)
+    # (the target counts as met only on every placement)
+    assert ("not met" in fmax_cell) == (not report["every_placement_passes"]), fmax_cell
+    kept = report["seed"]
+    kept_fmax = _placed(report)[kept]
+    grade = report["speed_grades"]["8"]
+    assert grade["seed"] == kept
+    assert f"seed {kept} (the kept placement): {grade['fmax_mhz']:.1f} MHz" in speed8_cell
+    assert (f"{report['latency_cycles']} cycles = {report['latency_ns']:.1f} ns at "
+            f"{kept_fmax:.1f} MHz ({grade['latency_ns']:.1f} ns at speed 8)") in latency_cell
+    res = report["resources"]
+    assert f"{_int(res['lut']['used'])} LUT4 (TRELLIS_COMB) of {_int(res['lut']['available'])}" in lut_cell
+    assert ff_cell == _int(res["ff"]["used"])
+    assert f"{res['bram']['used']} DP16KD of {res['bram']['available']}" in bram_cell
+    assert dsp_cell == str(res["dsp"]["used"])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_failing_paths_quoted_are_the_reports(target):
+    """Every path the row names (`` `start` -> `end`, N ns``) is a group of the kept
+    placement's ``failing_paths`` with that worst delay, and the count of endpoints and
+    groups over 10 ns is the report's; a build that meets 100 MHz on its kept placement
+    quotes its worst path as the kept Fmax's period."""
+    report = _report(target)
+    row = _row(target)
+    groups = report.get("failing_paths", [])
+    named = re.findall(r"`([^`]+)` -> `([^`]+)`, (\d+\.\d\d) ns", row)
+    assert named, f"docs/fpga.md's {target} row names no path"
+    if not groups:
+        period = 1000.0 / _placed(report)[report["seed"]]
+        assert [float(ns) for *_, ns in named] == [round(period, 2)], (named, period)
+        return
+    def bare(name):
+        # (the docs name a path's ends without Yosys's numbered instance suffixes, `$118`)
+        return re.sub(r"\$\d+", "", name)
+
+    for start, end, ns in named:
+        assert any(bare(g["start"]).endswith(start) and bare(g["end"]).endswith(end)
+                   and g["worst_ns"] == float(ns) for g in groups), (
+            f"{target}: `{start}` -> `{end}`, {ns} ns is no failing group of docs/fpga/reports/{target}.json")
+    endpoints = sum(g["endpoints"] for g in groups)
+    assert f"{endpoints} endpoints in {len(groups)} groups over 10 ns" in row
