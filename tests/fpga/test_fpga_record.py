@@ -100,3 +100,22 @@ def test_failing_paths_quoted_are_the_reports(target):
             f"{target}: `{start}` -> `{end}`, {ns} ns is no failing group of docs/fpga/reports/{target}.json")
     endpoints = sum(g["endpoints"] for g in groups)
     assert f"{endpoints} endpoints in {len(groups)} groups over 10 ns" in row
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_readme_row_quotes_the_report(target):
+    """The README's FPGA table row of ``target``: speed 8, latency and resources."""
+    report = _report(target)
+    text = (ROOT / "README.md").read_text()
+    row = next(line for line in text.splitlines()
+               if line.startswith("|") and f"`{target}`" in line).replace("**", "")
+    kept = report["seed"]
+    kept_fmax = _placed(report)[kept]
+    grade = report["speed_grades"]["8"]
+    res = report["resources"]
+    for wanted in (f"{grade['fmax_mhz']:.1f} MHz (seed {kept}",
+                   f"{report['latency_cycles']} cycles = {report['latency_ns']:.1f} ns at "
+                   f"{kept_fmax:.1f} MHz ({grade['latency_ns']:.1f} ns at speed 8)",
+                   f"| {_int(res['lut']['used'])} LUT4 | {_int(res['ff']['used'])} | "
+                   f"{res['bram']['used']} DP16KD | {res['dsp']['used']} |"):
+        assert wanted in row, f"README, {target}: {wanted!r} not in {row!r}"
