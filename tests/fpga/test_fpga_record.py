@@ -2,8 +2,10 @@
 """The ECP5 core builds' figures in docs/fpga.md's "Measured" table are those of the kept
 flow reports: ``docs/fpga/reports/<target>.json`` is the ``report.json`` of the `make fpga`
 run of that target the table describes (its placements, the kept one's speed-8 figure, its
-latency, resources and every group of paths that misses 100 MHz). Each row is checked
-against its report here, and the report against ``docs/fpga/placements.json`` (the same
+latency, resources and every group of paths that misses 100 MHz); ``ecp5-predictor.json``
+is that of the predictor build's seed 1 and its speed-8 placement, which
+docs/rtl-predictor.md quotes. Each row and paragraph, and the README's rows, are checked
+against their report here, and each report against ``docs/fpga/placements.json`` (the same
 netlist, the same Fmax per seed), so that a figure edited by hand, or a rerun whose figures
 moved without the docs, fails."""
 
@@ -16,6 +18,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "docs" / "fpga" / "reports"
 TARGETS = ("ecp5", "ecp5-unprotected")
+#: with the predictor build's report (seed 1 and its speed-8 placement, quoted in
+#: docs/rtl-predictor.md, "Placed: `ecp5-predictor`")
+ALL = (*TARGETS, "ecp5-predictor")
 
 
 def _report(target: str) -> dict:
@@ -38,7 +43,7 @@ def _placed(report: dict) -> dict[int, float]:
     return {p["seed"]: p["fmax_mhz"] for p in report["placements"] if p["status"] == "placed"}
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", ALL)
 def test_report_is_the_recorded_netlist(target):
     """The kept report's netlist and Fmax per seed are docs/fpga/placements.json's."""
     report = _report(target)
@@ -49,6 +54,20 @@ def test_report_is_the_recorded_netlist(target):
     assert entries, f"docs/fpga/placements.json has no placement of {target}'s netlist {report['netlist']}"
     for seed, fmax in _placed(report).items():
         assert entries.get(seed) == fmax, (target, seed, fmax, entries.get(seed))
+
+
+def _bare(name: str) -> str:
+    """A path end as the docs name it: without Yosys's numbered instance suffixes (`$118`)."""
+    return re.sub(r"\$\d+", "", name)
+
+
+def _assert_group(target, groups, start, end, ns, endpoints=None):
+    """A group of ``groups`` runs from ``start`` to ``end`` (the ends of its names) with
+    worst delay ``ns`` (and ``endpoints`` endpoints, if given)."""
+    assert any(_bare(g["start"]).endswith(start) and _bare(g["end"]).endswith(end)
+               and g["worst_ns"] == float(ns)
+               and (endpoints is None or g["endpoints"] == int(endpoints)) for g in groups), (
+        f"{target}: `{start}` -> `{end}`, {ns} ns is no failing group of docs/fpga/reports/{target}.json")
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -90,19 +109,13 @@ def test_failing_paths_quoted_are_the_reports(target):
         period = 1000.0 / _placed(report)[report["seed"]]
         assert [float(ns) for *_, ns in named] == [round(period, 2)], (named, period)
         return
-    def bare(name):
-        # (the docs name a path's ends without Yosys's numbered instance suffixes, `$118`)
-        return re.sub(r"\$\d+", "", name)
-
     for start, end, ns in named:
-        assert any(bare(g["start"]).endswith(start) and bare(g["end"]).endswith(end)
-                   and g["worst_ns"] == float(ns) for g in groups), (
-            f"{target}: `{start}` -> `{end}`, {ns} ns is no failing group of docs/fpga/reports/{target}.json")
+        _assert_group(target, groups, start, end, ns)
     endpoints = sum(g["endpoints"] for g in groups)
     assert f"{endpoints} endpoints in {len(groups)} groups over 10 ns" in row
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", ALL)
 def test_readme_row_quotes_the_report(target):
     """The README's FPGA table row of ``target``: speed 8, latency and resources."""
     report = _report(target)
@@ -119,3 +132,27 @@ def test_readme_row_quotes_the_report(target):
                    f"| {_int(res['lut']['used'])} LUT4 | {_int(res['ff']['used'])} | "
                    f"{res['bram']['used']} DP16KD | {res['dsp']['used']} |"):
         assert wanted in row, f"README, {target}: {wanted!r} not in {row!r}"
+
+
+def test_predictor_placed_paragraph_quotes_the_report():
+    """docs/rtl-predictor.md, "Placed: `ecp5-predictor`": the kept seed's Fmax, speed 8,
+    the count of endpoints and groups over 10 ns and each path it names with its worst
+    delay and endpoints; and its cost table's latency row."""
+    report = _report("ecp5-predictor")
+    text = " ".join((ROOT / "docs" / "rtl-predictor.md").read_text().split())
+    para = text[text.index("### Placed: `ecp5-predictor`"):text.index("What would shorten them")]
+    para = para.replace("**", "")
+    kept = report["seed"]
+    kept_fmax = _placed(report)[kept]
+    grade = report["speed_grades"]["8"]
+    groups = report["failing_paths"]
+    assert f"{kept_fmax:.1f} MHz on seed {kept}" in para
+    assert f"{grade['fmax_mhz']:.1f} MHz on speed 8 (seed {kept})" in para
+    endpoints = sum(g["endpoints"] for g in groups)
+    assert f"Seed {kept}, the kept placement: {_int(endpoints)} endpoints in {len(groups)} groups over 10 ns" in para
+    named = re.findall(r"`([^`]+)` -> `([^`]+)`, (\d+\.\d\d) ns, (\d+) endpoints", para)
+    assert len(named) >= 2, para
+    for start, end, ns, n in named:
+        _assert_group("ecp5-predictor", groups, start, end, ns, n)
+    assert (f"{report['latency_cycles']} cycles = {report['latency_ns']:.1f} ns (seed {kept}, "
+            f"{kept_fmax:.1f} MHz; {grade['latency_ns']:.1f} ns at speed 8)") in text
