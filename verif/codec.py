@@ -18,8 +18,8 @@ __all__ = ["Codec"]
 class Codec:
     """Bit packing of one configuration's request and response payloads.
 
-    ``pack_req(op, addr, min_tlevel) -> int`` and ``unpack_rsp(int) -> dict`` of every
-    response field; ``req_width`` / ``rsp_width`` in bits; ``req_words`` / ``rsp_words``
+    ``pack_req(op, addr, min_tlevel) -> int``, ``unpack_rsp(int) -> dict`` of every
+    response field and its inverse ``pack_rsp(dict) -> int``; ``req_width`` / ``rsp_width`` in bits; ``req_words`` / ``rsp_words``
     in 32-bit words.
     """
 
@@ -50,6 +50,17 @@ class Codec:
             value = values[name]
             if not 0 <= value < 1 << width:
                 raise ValueError(f"request field {name}={value:#x} does not fit {width} bits")
+            word |= value << offset
+        return word
+
+    def pack_rsp(self, fields) -> int:
+        """The response word of ``fields`` (every response field by name, as the golden
+        model's response dict has them): the payload the block sends for them."""
+        word = 0
+        for name, offset, width in self.rsp_fields:
+            value = fields[name]
+            if not 0 <= value < 1 << width:
+                raise ValueError(f"response field {name}={value:#x} does not fit {width} bits")
             word |= value << offset
         return word
 

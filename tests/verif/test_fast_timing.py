@@ -58,8 +58,7 @@ def test_check_raises_on_a_timing_problem_before_comparing_answers():
     expected = KvAsuModel(p).run(acc, np.array([r[1] for r in requests], np.uint64),
                                  np.array([r[2] for r in requests], np.uint64),
                                  np.zeros(2, np.uint64), responses=True)
-    packed = [sum(e.as_dict()[name] << offset for name, offset, _ in codec.rsp_fields)
-              for e in expected]
+    packed = [codec.pack_rsp(e.as_dict()) for e in expected]
     words = np.array([[(w >> (32 * i)) & 0xFFFF_FFFF for i in range(codec.rsp_words)]
                       for w in packed], np.uint32)
     good = FastResult(acc, acc + LATENCY, words, [], 0.0, 40)

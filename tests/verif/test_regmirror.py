@@ -23,7 +23,7 @@ def test_request_packing_follows_the_regmap_layout():
         c.pack_req(op=4, addr=0)
 
 
-def test_response_unpacking_roundtrip():
+def test_response_packing_roundtrip():
     p = Params(ENTRIES=16, ADDR_WIDTH=32)
     c = Codec(p)
     rng = random.Random(5)
@@ -31,6 +31,10 @@ def test_response_unpacking_roundtrip():
         fields = {name: rng.getrandbits(width) for name, _off, width in c.rsp_fields}
         word = sum(fields[name] << off for name, off, _w in c.rsp_fields)
         assert c.unpack_rsp(word) == fields
+        assert c.pack_rsp(fields) == word
+    name, _off, width = c.rsp_fields[0]
+    with pytest.raises(ValueError, match=name):
+        c.pack_rsp({**fields, name: 1 << width})
 
 
 def _mirror():

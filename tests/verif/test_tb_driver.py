@@ -9,14 +9,32 @@ tests/verif/test_tb_rsp_timing.py.)"""
 
 import collections
 import logging
+import random
 import types
 
 import pytest
 
+from golden_model import KvAsuModel
 from regmap import OPS, Params
 from verif.codec import Codec
 from verif.tb import driver as drv
+from verif.tb.addresses import AddrSpace
+from verif.tb.coverage import Coverage
 from verif.tb.scoreboard import Mismatch, Scoreboard
+
+P_SMALL = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, TAG_WIDTH=24, COUNT_WIDTH=4, TS_WIDTH=4,
+                 TICK_SHIFT=1)
+LOG = logging.getLogger("test_tb_driver")
+RUN_INFO = {"seed": 1, "config": "c", "sim": "s", "test": "t"}
+
+
+def _board(min_latency):
+    """A scoreboard of ``P_SMALL`` over a fresh golden model, held to ``min_latency``."""
+    board = Scoreboard(P_SMALL, Codec(P_SMALL), AddrSpace(P_SMALL, random.Random(1)),
+                       Coverage(P_SMALL), LOG, RUN_INFO, lambda: {"HASH_SEED": 0},
+                       min_latency=min_latency)
+    board.reset(KvAsuModel(P_SMALL))
+    return board
 
 
 class _Sig:
@@ -61,17 +79,13 @@ def _run(coro):
 
 
 def test_a_response_offered_during_a_skipped_idle_stretch_is_reported(monkeypatch):
-    p = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, TAG_WIDTH=24, COUNT_WIDTH=4, TS_WIDTH=4,
-               TICK_SHIFT=1)
+    p = P_SMALL
     dut = _Dut()
     monkeypatch.setattr(drv, "ClockCycles", lambda clk, n: _Now(lambda: dut.edges(n)))
     monkeypatch.setattr(drv, "ReadOnly", lambda: _Now())
-    log = logging.getLogger("test_tb_driver")
-    board = Scoreboard(p, Codec(p), None, None, log,
-                       {"seed": 1, "config": "c", "sim": "s", "test": "t"},
-                       lambda: {"HASH_SEED": 0})
+    board = Scoreboard(p, Codec(p), None, None, LOG, RUN_INFO, lambda: {"HASH_SEED": 0})
     registers = types.SimpleNamespace(pending_writes=collections.deque())
-    d = drv.StreamDriver(dut, p, Codec(p), board, registers, None, log, 1, lambda: None)
+    d = drv.StreamDriver(dut, p, Codec(p), board, registers, None, LOG, 1, lambda: None)
     d.t0, d.debug_trace = 0, None
     d.now_ps = lambda: 0
     d.rsp_ready_fn = None
@@ -87,22 +101,8 @@ def test_a_response_offered_during_a_skipped_idle_stretch_is_reported(monkeypatc
 def test_a_response_sooner_than_the_build_s_latency_is_a_mismatch():
     """The scoreboard holds each response to the build's latency: an answer that is right
     but a cycle early (a pipeline stage skipped) is reported, one on time or later is not."""
-    import random
-
-    from golden_model import KvAsuModel
-    from verif.tb.addresses import AddrSpace
-    from verif.tb.coverage import Coverage
-    p = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, TAG_WIDTH=24, COUNT_WIDTH=4, TS_WIDTH=4,
-               TICK_SHIFT=1)
-    codec = Codec(p)
-
-    def word(fields):                        # the payload the DUT would send
-        return sum(fields[name] << offset for name, offset, _ in codec.rsp_fields)
-    board = Scoreboard(p, codec, AddrSpace(p, random.Random(1)), Coverage(p),
-                       logging.getLogger("test_tb_driver"),
-                       {"seed": 1, "config": "c", "sim": "s", "test": "t"},
-                       lambda: {"HASH_SEED": 0}, min_latency=10)
-    board.reset(KvAsuModel(p))
+    board = _board(10)
+    word = board.codec.pack_rsp              # the payload the DUT would send
     for accepted, answered in ((0, 10), (1, 15)):
         board.accept(drv.ReqItem(OPS["QUERY"], 0x100 * (accepted + 1)), accepted)
         board.receive(word(board.expected[0][2]), answered)
@@ -111,28 +111,14 @@ def test_a_response_sooner_than_the_build_s_latency_is_a_mismatch():
         board.receive(word(board.expected[0][2]), 29)
 
 
-P_SMALL = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, TAG_WIDTH=24, COUNT_WIDTH=4, TS_WIDTH=4,
-                 TICK_SHIFT=1)
-
-
 def _driver_at(monkeypatch, dut, min_latency, ready):
-    """A stream driver over ``dut`` with a scoreboard over a fresh golden model, its
-    sampled cycle set by ``driver.now_ps``; ``rsp.ready`` from ``ready()``."""
-    import random
-
-    from golden_model import KvAsuModel
-    from verif.tb.addresses import AddrSpace
-    from verif.tb.coverage import Coverage
+    """A stream driver over ``dut`` with ``_board(min_latency)``, its sampled cycle set by
+    ``driver.now_ps``; ``rsp.ready`` from ``ready()``."""
     monkeypatch.setattr(drv, "ReadOnly", lambda: _Now())
-    log = logging.getLogger("test_tb_driver")
-    codec = Codec(P_SMALL)
-    board = Scoreboard(P_SMALL, codec, AddrSpace(P_SMALL, random.Random(1)),
-                       Coverage(P_SMALL), log,
-                       {"seed": 1, "config": "c", "sim": "s", "test": "t"},
-                       lambda: {"HASH_SEED": 0}, min_latency=min_latency)
-    board.reset(KvAsuModel(P_SMALL))
+    board = _board(min_latency)
     registers = types.SimpleNamespace(pending_writes=collections.deque())
-    d = drv.StreamDriver(dut, P_SMALL, codec, board, registers, None, log, 1, lambda: None)
+    d = drv.StreamDriver(dut, P_SMALL, board.codec, board, registers, None, LOG, 1,
+                         lambda: None)
     d.t0, d.debug_trace = 0, None
     d.rsp_ready_fn = ready
     return d, board

@@ -49,10 +49,6 @@ def _board():
     return board
 
 
-def _word(codec, fields):
-    return sum(fields[name] << offset for name, offset, _ in codec.rsp_fields)
-
-
 def _item(k):
     return drv.ReqItem(OPS["QUERY"], 0x40 * (k % 64))
 
@@ -78,7 +74,7 @@ def fifo_stream(seed):
             if not draining and len(board.expected) < CREDITS and rng.random() < 0.7:
                 accepted = board.accepted
                 board.accept(_item(accepted), cycle)
-                pushes[cycle + PUSH_LAG] = _word(codec, board.expected[-1][2])
+                pushes[cycle + PUSH_LAG] = codec.pack_rsp(board.expected[-1][2])
             # long and short stalls of the consumer
             if stall > 0:
                 stall -= 1
@@ -184,7 +180,7 @@ def test_a_handshake_right_after_the_previous_one_held_fails():
     board = _board()
     for k in range(2):
         board.accept(_item(k), k)
-    words = [_word(board.codec, exp) for _, _, exp in board.expected]
+    words = [board.codec.pack_rsp(exp) for _, _, exp in board.expected]
     board.receive(words[0], LATENCY + 5)
     with pytest.raises(Mismatch, match=f"handed over at cycle {LATENCY + 5}, before it is due "
                                        f"from cycle {LATENCY + 6}"):
