@@ -43,26 +43,26 @@ class Codec:
             offset += width
         return out
 
-    def pack_req(self, op: int, addr: int, min_tlevel: int = 0) -> int:
-        values = {"op": op, "addr": addr, "min_tlevel": min_tlevel}
+    @staticmethod
+    def _pack(layout, values, kind: str) -> int:
+        """The word of ``values`` (by field name) in ``layout`` (``(name, offset, width)``);
+        ``ValueError`` naming the ``kind`` field that does not fit its width."""
         word = 0
-        for name, offset, width in self.req_fields:
+        for name, offset, width in layout:
             value = values[name]
             if not 0 <= value < 1 << width:
-                raise ValueError(f"request field {name}={value:#x} does not fit {width} bits")
+                raise ValueError(f"{kind} field {name}={value:#x} does not fit {width} bits")
             word |= value << offset
         return word
+
+    def pack_req(self, op: int, addr: int, min_tlevel: int = 0) -> int:
+        return self._pack(self.req_fields, {"op": op, "addr": addr, "min_tlevel": min_tlevel},
+                          "request")
 
     def pack_rsp(self, fields) -> int:
         """The response word of ``fields`` (every response field by name, as the golden
         model's response dict has them): the payload the block sends for them."""
-        word = 0
-        for name, offset, width in self.rsp_fields:
-            value = fields[name]
-            if not 0 <= value < 1 << width:
-                raise ValueError(f"response field {name}={value:#x} does not fit {width} bits")
-            word |= value << offset
-        return word
+        return self._pack(self.rsp_fields, fields, "response")
 
     def unpack_rsp(self, word: int) -> dict[str, int]:
         return {name: (word >> offset) & ((1 << width) - 1)
