@@ -103,7 +103,7 @@ class KvAsuTB:
                     "sim": self.cfg.get("sim"), "test": name}
         self.scoreboard = Scoreboard(self.p, self.codec, self.space, self.cov, self.log,
                                      run_info, lambda: self.active,
-                                     min_latency=self.cfg.get("timing", {}).get("latency"))
+                                     build_latency=self.cfg.get("timing", {}).get("latency"))
         self.registers = RegisterAgent(None, self.cov, self.cycle_now, run_info)  # axil: start()
         self.driver = StreamDriver(dut, self.p, self.codec, self.scoreboard, self.registers,
                                    self.cov, self.log, self.seed, self._fresh_state)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs_text import grouped
+
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "docs" / "asic"
 # The table's columns, left to right, and the record each one quotes.
@@ -19,11 +21,6 @@ BUILDS = ("protected", "unprotected", "predictor")
 
 def _record(build: str) -> dict:
     return json.loads((RECORD / f"{build}.json").read_text())
-
-
-def _int(n: int) -> str:
-    """An integer as the docs write it: groups of three digits apart by a space."""
-    return f"{n:,}".replace(",", " ")
 
 
 def _table_rows() -> dict[str, list[str]]:
@@ -47,7 +44,7 @@ def _expected(r: dict) -> dict[str, list[str]]:
         "area, total": [f"{a['total'] / 1e6:.3f} mm^2"],
         "standard-cell logic / flip-flops": [
             f"{a['logic'] / 1e6:.4f} / {a['flops'] / 1e6:.4f} mm^2",
-            f"{_int(r['cells']['std_cells'])} cells", f"{_int(r['cells']['flops'])} flip-flops"],
+            f"{grouped(r['cells']['std_cells'])} cells", f"{grouped(r['cells']['flops'])} flip-flops"],
         "SRAM macros": [f"{a['macros'] / 1e6:.4f} mm^2", f"{r['cells']['macros']} macros"],
         "clock period it closes at": [f"{t['closing_period_ns']:.2f} ns ({t['fmax_mhz']:.1f} MHz)"],
         "worst register-to-register path": [

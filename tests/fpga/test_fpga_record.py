@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs_text import grouped
+
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "docs" / "fpga" / "reports"
 TARGETS = ("ecp5", "ecp5-unprotected")
@@ -25,11 +27,6 @@ ALL = (*TARGETS, "ecp5-predictor")
 
 def _report(target: str) -> dict:
     return json.loads((REPORTS / f"{target}.json").read_text())
-
-
-def _int(n: int) -> str:
-    """An integer as the docs write it: groups of three digits apart by a space."""
-    return f"{n:,}".replace(",", " ")
 
 
 def _row(target: str) -> str:
@@ -88,8 +85,8 @@ def test_measured_row_quotes_the_report(target):
     assert (f"{report['latency_cycles']} cycles = {report['latency_ns']:.1f} ns at "
             f"{kept_fmax:.1f} MHz ({grade['latency_ns']:.1f} ns at speed 8)") in latency_cell
     res = report["resources"]
-    assert f"{_int(res['lut']['used'])} LUT4 (TRELLIS_COMB) of {_int(res['lut']['available'])}" in lut_cell
-    assert ff_cell == _int(res["ff"]["used"])
+    assert f"{grouped(res['lut']['used'])} LUT4 (TRELLIS_COMB) of {grouped(res['lut']['available'])}" in lut_cell
+    assert ff_cell == grouped(res["ff"]["used"])
     assert f"{res['bram']['used']} DP16KD of {res['bram']['available']}" in bram_cell
     assert dsp_cell == str(res["dsp"]["used"])
 
@@ -129,7 +126,7 @@ def test_readme_row_quotes_the_report(target):
     for wanted in (f"{grade['fmax_mhz']:.1f} MHz (seed {kept}",
                    f"{report['latency_cycles']} cycles = {report['latency_ns']:.1f} ns at "
                    f"{kept_fmax:.1f} MHz ({grade['latency_ns']:.1f} ns at speed 8)",
-                   f"| {_int(res['lut']['used'])} LUT4 | {_int(res['ff']['used'])} | "
+                   f"| {grouped(res['lut']['used'])} LUT4 | {grouped(res['ff']['used'])} | "
                    f"{res['bram']['used']} DP16KD | {res['dsp']['used']} |"):
         assert wanted in row, f"README, {target}: {wanted!r} not in {row!r}"
 
@@ -149,7 +146,7 @@ def test_predictor_placed_paragraph_quotes_the_report():
     assert f"{kept_fmax:.1f} MHz on seed {kept}" in para
     assert f"{grade['fmax_mhz']:.1f} MHz on speed 8 (seed {kept})" in para
     endpoints = sum(g["endpoints"] for g in groups)
-    assert f"Seed {kept}, the kept placement: {_int(endpoints)} endpoints in {len(groups)} groups over 10 ns" in para
+    assert f"Seed {kept}, the kept placement: {grouped(endpoints)} endpoints in {len(groups)} groups over 10 ns" in para
     named = re.findall(r"`([^`]+)` -> `([^`]+)`, (\d+\.\d\d) ns, (\d+) endpoints", para)
     assert len(named) >= 2, para
     for start, end, ns, n in named:

@@ -28,11 +28,11 @@ LOG = logging.getLogger("test_tb_driver")
 RUN_INFO = {"seed": 1, "config": "c", "sim": "s", "test": "t"}
 
 
-def _board(min_latency):
-    """A scoreboard of ``P_SMALL`` over a fresh golden model, held to ``min_latency``."""
+def _board(build_latency):
+    """A scoreboard of ``P_SMALL`` over a fresh golden model, held to ``build_latency``."""
     board = Scoreboard(P_SMALL, Codec(P_SMALL), AddrSpace(P_SMALL, random.Random(1)),
                        Coverage(P_SMALL), LOG, RUN_INFO, lambda: {"HASH_SEED": 0},
-                       min_latency=min_latency)
+                       build_latency=build_latency)
     board.reset(KvAsuModel(P_SMALL))
     return board
 
@@ -111,11 +111,11 @@ def test_a_response_sooner_than_the_build_s_latency_is_a_mismatch():
         board.receive(word(board.expected[0][2]), 29)
 
 
-def _driver_at(monkeypatch, dut, min_latency, ready):
-    """A stream driver over ``dut`` with ``_board(min_latency)``, its sampled cycle set by
+def _driver_at(monkeypatch, dut, build_latency, ready):
+    """A stream driver over ``dut`` with ``_board(build_latency)``, its sampled cycle set by
     ``driver.now_ps``; ``rsp.ready`` from ``ready()``."""
     monkeypatch.setattr(drv, "ReadOnly", lambda: _Now())
-    board = _board(min_latency)
+    board = _board(build_latency)
     registers = types.SimpleNamespace(pending_writes=collections.deque())
     d = drv.StreamDriver(dut, P_SMALL, board.codec, board, registers, None, LOG, 1,
                          lambda: None)

@@ -44,7 +44,7 @@ def _board():
     board = Scoreboard(P, codec, AddrSpace(P, random.Random(1)), Coverage(P),
                        logging.getLogger("test_tb_rsp_timing"),
                        {"seed": 1, "config": "c", "sim": "s", "test": "t"},
-                       lambda: {"HASH_SEED": 0}, min_latency=LATENCY)
+                       lambda: {"HASH_SEED": 0}, build_latency=LATENCY)
     board.reset(KvAsuModel(P))
     return board
 

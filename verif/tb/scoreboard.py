@@ -25,9 +25,9 @@ class Scoreboard:
 
     ``run_info`` names the run in a mismatch report (``seed``, ``config``, ``sim``,
     ``test``); ``active_config()`` returns the committed configuration by register name;
-    ``min_latency`` (the build's request latency ``L``, or ``None``: no timing checks).
+    ``build_latency`` (the build's request latency ``L``, or ``None``: no timing checks).
 
-    With ``min_latency`` given, the timing of the response stream is checked against the
+    With ``build_latency`` given, the timing of the response stream is checked against the
     rule of docs/spec-decisions.md D13 rule 3 (the response FIFO, docs/rtl.md): the
     response of the request accepted at cycle ``a`` is offered (``rsp.valid``) from cycle
     ``due = max(a + L, h + 1)``, ``h`` the handshake cycle of the response before it (none
@@ -52,9 +52,9 @@ class Scoreboard:
     """
 
     def __init__(self, p: Params, codec, space: AddrSpace, coverage: Coverage, log,
-                 run_info: dict, active_config, *, min_latency: int | None = None):
+                 run_info: dict, active_config, *, build_latency: int | None = None):
         self.p, self.codec, self.space, self.coverage, self.log = p, codec, space, coverage, log
-        self.min_latency = min_latency
+        self.build_latency = build_latency
         self.run_info = run_info
         self.active_config = active_config
         self.model = None
@@ -77,9 +77,9 @@ class Scoreboard:
     def due(self):
         """The cycle from which the oldest outstanding response is to be offered, by D13
         rule 3; ``None`` with nothing outstanding or no latency given."""
-        if not self.expected or self.min_latency is None:
+        if not self.expected or self.build_latency is None:
             return None
-        due = self.expected[0][0] + self.min_latency
+        due = self.expected[0][0] + self.build_latency
         if self.last_handshake is not None and self.last_handshake >= due:
             due = self.last_handshake + 1
         return due
@@ -89,9 +89,9 @@ class Scoreboard:
         acc_cycle = self.expected[0][0]
         if self.last_handshake is None:
             return (f"due from cycle {due} = acceptance {acc_cycle} + latency "
-                    f"{self.min_latency} (no handshake since the reset)")
+                    f"{self.build_latency} (no handshake since the reset)")
         return (f"due from cycle {due} = max(acceptance {acc_cycle} + latency "
-                f"{self.min_latency}, previous handshake {self.last_handshake} + 1)")
+                f"{self.build_latency}, previous handshake {self.last_handshake} + 1)")
 
     def check_offer(self, valid, cycle):
         """``rsp.valid`` was ``valid`` at ``cycle``, a cycle without a response handshake:
@@ -103,7 +103,7 @@ class Scoreboard:
                                               "rsp.valid high with no outstanding request "
                                               "(duplicated or spurious response)"))
             return
-        if self.min_latency is None:
+        if self.build_latency is None:
             return
         due = self.due()
         if bool(valid) == (cycle >= due):
@@ -148,11 +148,11 @@ class Scoreboard:
         self.history.append((acc_cycle, item, exp))
         if got != exp:
             raise Mismatch(self.diff_text(acc_cycle, item, exp, got, cycle, "response mismatch"))
-        if self.min_latency is not None and cycle - acc_cycle < self.min_latency:
+        if self.build_latency is not None and cycle - acc_cycle < self.build_latency:
             raise Mismatch(self.diff_text(acc_cycle, item, exp, got, cycle,
                                           f"response {cycle - acc_cycle} cycles after its "
                                           f"request, sooner than the build's latency "
-                                          f"{self.min_latency}"))
+                                          f"{self.build_latency}"))
         if due_text is not None:
             raise Mismatch(self.diff_text(acc_cycle, item, exp, got, cycle,
                                           f"response handed over at cycle {cycle}, before "
