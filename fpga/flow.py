@@ -476,7 +476,9 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None,
         summary["failing_paths"] = [
             {"start": x["start"], "end": x["end"], "endpoints": x["endpoints"],
              "worst_ns": round(x["worst_ps"] / 1000, 2)} for x in groups]
-    summary["bitstream"] = str(bitstream)
+    # the file name only: the bitstream sits beside the report, and a report kept in the
+    # repository (docs/fpga/reports) names no folder of the machine that made it
+    summary["bitstream"] = bitstream.name
     summary["bitstream_bytes"] = bitstream.stat().st_size
     summary["tool_seconds"] = {k: round(v, 1) for k, v in timings.items()}
     (out / "report.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -509,7 +511,7 @@ def _critical_path(log: str) -> list[str]:
     return steps
 
 
-def _print_summary(s: dict) -> None:
+def _print_summary(s: dict, out: Path) -> None:
     res = s["resources"]
     fmax = ", ".join(f"{c}: {f} MHz" for c, f in s["fmax_mhz"].items())
     print(f"[{s['target']}] Fmax {fmax} (target {s['target_mhz']} MHz: "
@@ -529,7 +531,7 @@ def _print_summary(s: dict) -> None:
     for x in _failed_placements(s):
         print(f"  FAILED: {x}")
     print("  " + ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in res.items()))
-    print(f"  bitstream {s['bitstream']} ({s['bitstream_bytes']} bytes)")
+    print(f"  bitstream {out / s['bitstream']} ({s['bitstream_bytes']} bytes)")
     if s.get("failing_paths"):
         worst = s["failing_paths"][0]
         print(f"  {sum(x['endpoints'] for x in s['failing_paths'])} endpoints miss the target, "
@@ -656,7 +658,7 @@ def main(argv=None) -> int:
             print(f"[{name}] FAILED: {error}", flush=True)
             failed = True
             continue
-        _print_summary(summary)
+        _print_summary(summary, args.out / name)
         # A placement that failed is a failed build, the reference's too; but the reference
         # measures the device and has no target frequency of its own to miss.
         failed |= summary["placement_failures"] > 0

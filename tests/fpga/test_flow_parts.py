@@ -448,6 +448,8 @@ def test_without_options_the_flow_runs_the_tools_with_their_defaults(tmp_path, m
     assert not [x for x in nextpnr if x.startswith("--placer") or x == "--tmg-ripup"]
     assert report["flow"] == {"synth_command": "synth_ice40 -dsp", "synth_options": [],
                               "pnr_options": [], "place_freq_mhz": 15.0}
+    # the bitstream is named by its file beside the report, not by this machine's folder
+    assert report["bitstream"] == "top.bin" and report["bitstream_bytes"] == 4
 
 
 def test_the_ecp5_targets_are_placed_by_the_static_placer(tmp_path, monkeypatch):
@@ -519,7 +521,7 @@ def test_command_line_options_are_checked_and_passed(monkeypatch, capsys):
         return {"target": target.name, "timing_pass": True, "placement_failures": 0}
 
     monkeypatch.setattr(flow, "run_target", run_target)
-    monkeypatch.setattr(flow, "_print_summary", lambda summary: None)
+    monkeypatch.setattr(flow, "_print_summary", lambda summary, out: None)
     assert flow.main(["--target", "ecp5", "ecp5-unprotected", "--synth-opt", "dff",
                       "--pnr-opt", "tmg-ripup", "placer-heap-critexp=4",
                       "--place-freq", "110", "ecp5=115"]) == 0
@@ -554,7 +556,7 @@ def built_targets(monkeypatch):
                         lambda target, *args: calls.append(target.name) or
                         {"target": target.name, "timing_pass": True,
                          "placement_failures": 0})
-    monkeypatch.setattr(flow, "_print_summary", lambda summary: None)
+    monkeypatch.setattr(flow, "_print_summary", lambda summary, out: None)
     return calls
 
 
