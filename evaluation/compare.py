@@ -11,9 +11,9 @@ least one line), as the evaluation report sizes its banks (1/8, 1/4, 1/2).
 ``TRACE.npz`` is any golden-model trace (:mod:`golden_model.trace`, as
 ``evaluation.workload.write_trace`` and the real-decoder CLI write them). Its OBSERVEs, in
 order, are the access stream; every other request is ignored. Line ``= addr >> LINE_SHIFT``
-(``meta["params"]["line_shift"]`` if the trace gives it, an integer 0..63, else 8; the
-trace's ``meta`` is read as ``python -m golden_model.replay`` reads it, keys in any case,
-and refused where it refuses it). Cycles
+(``meta["params"]["line_shift"]`` if the trace gives it, else 8; the trace's ``meta`` is
+read as ``python -m golden_model.replay`` reads it, keys in any case, and refused where it
+refuses it, a parameter or a configuration the block refuses too). Cycles
 from 2^63 on are moved down by a multiple of 2^32 (every policy here uses only their
 differences; the KV-ASU's timestamps, ``(cycle >> TICK_SHIFT) mod 2^TS_WIDTH``, use fewer
 than 32 bits); a trace whose cycles span more than 2^63 is refused.
@@ -114,7 +114,8 @@ from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 __all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "bank_of_share", "compare",
            "default_entries", "int64_cycles", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_bank",
            "libcachesim_hits", "libcachesim_params", "run_predictor_bank", "settings_note",
-           "strict_json", "summarise", "trace_settings_not_applied", "main"]
+           "strict_json", "summarise", "trace_block_settings", "trace_settings_not_applied",
+           "main"]
 
 #: JSON name -> libCacheSim class name.
 LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
@@ -140,17 +141,26 @@ def default_entries(bank_lines: int, distinct_lines: int | None = None) -> int:
 def access_stream(trace) -> tuple[np.ndarray, np.ndarray]:
     """``(lines, cycles)`` (int64) of the trace's OBSERVEs, in order (the module docstring
     says how ``line_shift`` and cycles from 2^63 on are read); ``ValueError`` for a ``meta``
-    the replay refuses, a ``line_shift`` that is not an integer 0..63 or cycles that span
-    more than 2^63."""
-    from golden_model.replay import meta_settings
-
-    params, _, _ = meta_settings(trace.meta, "the trace")
+    the replay refuses (:func:`trace_block_settings`; a ``line_shift`` the block refuses
+    among them) or cycles that span more than 2^63."""
+    params, _ = trace_block_settings(trace.meta)
     shift = params.get("line_shift", LINE_SHIFT)
-    if not isinstance(shift, int) or isinstance(shift, bool) or not 0 <= shift <= 63:
-        raise ValueError(f'meta["params"]["line_shift"] must be an integer 0..63, not {shift!r}')
     observe = trace.op == 0
     lines = (trace.addr[observe] >> np.uint64(shift)).astype(np.int64)
     return lines, int64_cycles(trace.cycle[observe])
+
+
+def trace_block_settings(meta: dict) -> tuple[dict, dict]:
+    """``(params, config)``: the block's settings in a trace's ``meta``, read as ``python -m
+    golden_model.replay`` reads them (keys in lower case). ``ValueError`` for a ``meta`` the
+    replay refuses: its form, or parameters or a configuration the block refuses, though the
+    comparison applies neither (module docstring), so that a trace means one thing to every
+    command."""
+    from golden_model.replay import meta_settings, settings_model
+
+    params, config, _ = meta_settings(meta, "the trace")
+    settings_model(params, config, "meta['params'] of the trace", "meta['config'] of the trace")
+    return params, config
 
 
 def int64_cycles(cycles) -> np.ndarray:
@@ -334,9 +344,7 @@ def trace_settings_not_applied(meta: dict) -> dict:
     golden_model.replay`` reads them) that differ from those the comparison runs the KV-ASU
     with (module docstring). Keys that are no KV-ASU setting (a workload's own parameters)
     are left out. ``ValueError`` for a ``meta`` the replay refuses."""
-    from golden_model.replay import meta_settings
-
-    given = meta_settings(meta, "the trace")[:2]
+    given = trace_block_settings(meta)
     model = _model(2048, "predictor")
     used = {key.lower(): value for key, value in model.params.as_dict().items()}
     used.update(model.config.as_dict())

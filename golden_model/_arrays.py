@@ -39,5 +39,10 @@ def uint_array(name: str, values, max_value: int, dtype=np.uint64) -> np.ndarray
         low, high = (min(items), max(items)) if items else (0, 0)
         array = items
     if low < 0 or high > max_value:
-        raise ValueError(f"{name} must hold values 0..{max_value}, found {low}..{high}")
+        if isinstance(array, np.ndarray):
+            bad = int(np.flatnonzero((array < 0) | (array > max_value))[0])
+        else:
+            bad = next(i for i, value in enumerate(array) if not 0 <= value <= max_value)
+        raise ValueError(f"{name} must hold values 0..{max_value}, found {low}..{high} "
+                         f"(the first outside at index {bad}: {int(array[bad])})")
     return np.asarray(array, dtype=dtype)

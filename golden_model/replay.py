@@ -9,9 +9,10 @@ Usage::
 
 Parameters come from the trace's ``meta["params"]`` if it has them, overridden by the
 options; the rest take their defaults. Only the block's parameters are read from
-``meta["params"]`` (keys in any case): a workload generator keeps its own settings there
-too (``evaluation.workload.write_trace`` does), and the command names the keys it ignores. The configuration starts at the reset one, then
-``meta["config"]`` and ``--config`` (in that order) are committed at cycle 0. The output
+``meta["params"]`` (its name and its keys in any case, as ``meta["config"]``'s): a
+workload generator keeps its own settings there too (``evaluation.workload.write_trace``
+does), and the command names the keys it ignores. The configuration starts at the reset
+one, then ``meta["config"]`` and ``--config`` (in that order) are committed at cycle 0. The output
 is one ``name value`` line per statistic, the occupancy, and the replay speed (with
 ``--json``: one JSON object instead). A trace of more than :data:`CHUNK` requests is
 replayed in parts of that many (the same answers as in one run), with a line on the
@@ -34,7 +35,8 @@ from regmap.arguments import int_range
 from .model import Config, KvAsuModel
 from .trace import load_trace
 
-__all__ = ["main", "parse_config", "trace_settings", "meta_settings", "ignored_note", "CHUNK"]
+__all__ = ["main", "parse_config", "trace_settings", "meta_settings", "settings_model",
+           "ignored_note", "CHUNK"]
 
 #: Requests per call of the model: bounds the memory of the replay's Python lists, and
 #: sets how often a long replay reports its progress.
@@ -76,9 +78,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _lower_keys(meta: dict, key: str, path) -> dict:
-    """``meta[key]`` with its keys in lower case; ``ValueError`` if it is not a JSON object
-    or gives two keys that differ only in case (which of them applies would be a guess)."""
-    section = meta.get(key, {})
+    """``meta[key]`` (``key`` in any case) with its keys in lower case; ``ValueError`` if it
+    is not a JSON object, or if ``meta`` or the section gives two keys that differ only in
+    case (which of them applies would be a guess)."""
+    names = [name for name in meta if name.lower() == key]
+    if len(names) > 1:
+        raise ValueError(f"meta of {path} gives {key} twice ({', '.join(names)})")
+    section = meta[names[0]] if names else {}
     if not isinstance(section, dict):
         raise ValueError(f"meta[{key!r}] of {path} must be a JSON object")
     out: dict = {}
@@ -114,6 +120,24 @@ def meta_settings(meta: dict, path) -> tuple[dict, dict, list[str]]:
     return params, config, sorted(set(given) - known)
 
 
+def settings_model(params: dict, config: dict, params_from: str,
+                   config_from: str) -> KvAsuModel:
+    """The model the replay runs: a :class:`KvAsuModel` of ``params`` with ``config``
+    committed at cycle 0 (both as :func:`trace_settings` gives them, keys in lower case).
+    ``ValueError`` for parameters or a configuration the block refuses, naming where they
+    came from (``params_from``, ``config_from``)."""
+    try:
+        model = KvAsuModel(**params)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"parameters ({params_from}): {error}") from None
+    if config:
+        try:
+            model.commit(0, **config)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"configuration ({config_from}): {error}") from None
+    return model
+
+
 def ignored_note(path, ignored: list[str]) -> str:
     """The note that names the keys of ``meta["params"]`` a replay ignores."""
     return (f"note: meta['params'] of {path}: ignored, as no parameter of the block: "
@@ -129,18 +153,10 @@ def main(argv=None) -> int:
             print(ignored_note(args.trace, ignored), file=sys.stderr)
         params.update({name.lower(): getattr(args, name.lower()) for name in PARAM_NAMES
                        if getattr(args, name.lower()) is not None})
-        try:
-            model = KvAsuModel(**params)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"parameters (meta['params'] of {args.trace}, then the options): "
-                             f"{error}") from None
         config.update(parse_config(args.config))
-        if config:
-            try:
-                model.commit(0, **config)
-            except (TypeError, ValueError) as error:
-                raise ValueError(f"configuration (meta['config'] of {args.trace}, then "
-                                 f"--config): {error}") from None
+        model = settings_model(params, config,
+                               f"meta['params'] of {args.trace}, then the options",
+                               f"meta['config'] of {args.trace}, then --config")
     except (OSError, ValueError, TypeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

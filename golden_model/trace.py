@@ -109,7 +109,8 @@ def load_trace(path: str | os.PathLike) -> Trace:
     Raises ``ValueError``, naming the file, for anything in the file that is not a valid
     trace: not an ``.npz`` archive or a damaged one, an array missing, of the wrong kind
     (floats, bools, strings ...) or out of range, arrays of different lengths, a ``meta``
-    that is not a standard JSON object (``FileNotFoundError`` if there is no file).
+    that is not a 0-d str array holding a standard JSON object (``FileNotFoundError`` if
+    there is no file).
     """
     name = os.fspath(path)
     try:
@@ -136,12 +137,15 @@ def load_trace(path: str | os.PathLike) -> Trace:
                              f"missing array(s) {', '.join(missing)}")
         try:
             arrays = {array: data[array] for array in TRACE_ARRAYS}
-            text = str(data["meta"]) if "meta" in data.files else "{}"
+            meta_array = data["meta"] if "meta" in data.files else np.array("{}")
         except damaged as error:             # (an object array, which needs pickling, too)
             raise ValueError(f"{name} is not a KV-ASU trace: an array that cannot be read "
                              f"({error or type(error).__name__})") from None
+    if meta_array.shape != () or meta_array.dtype.kind != "U":
+        raise ValueError(f"{name}: meta must be a 0-d str array holding a JSON object, not an "
+                         f"array of shape {meta_array.shape} and dtype {meta_array.dtype}")
     try:
-        meta = json.loads(text)
+        meta = json.loads(str(meta_array))
     except json.JSONDecodeError as error:
         raise ValueError(f"{name}: meta is not JSON ({error})") from None
     if not isinstance(meta, dict):

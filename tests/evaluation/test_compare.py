@@ -199,11 +199,11 @@ def test_only_observes_are_accesses(tmp_path):
 
 
 @pytest.mark.parametrize("shift", [-1, 64, 6.0, "6", True, None])
-def test_a_line_shift_that_is_not_an_integer_0_to_63_is_refused(tmp_path, shift):
+def test_a_line_shift_the_block_refuses_is_refused(tmp_path, shift):
     path = tmp_path / "s.npz"
     save_trace(path, np.arange(4), np.zeros(4, np.uint8), np.arange(4, dtype=np.uint64),
                np.zeros(4, np.uint8), meta={"params": {"line_shift": shift}})
-    with pytest.raises(ValueError, match="line_shift"):
+    with pytest.raises(ValueError, match=r"meta\['params'\] of the trace\): LINE_SHIFT must be"):
         cmp.access_stream(__import__("golden_model").load_trace(path))
 
 
@@ -217,7 +217,8 @@ def test_a_line_shift_of_the_trace_is_used(tmp_path):
 
 def test_the_meta_is_read_as_the_replay_reads_it(tmp_path):
     """Keys in any case (a LINE_SHIFT of 6 is the replay's line_shift), and what the replay
-    refuses (a section that is no object, a key given twice, an unknown register) is refused."""
+    refuses (a section that is no object, a key given twice, an unknown register, parameters
+    or a configuration the block refuses) is refused, though the comparison applies neither."""
     path = tmp_path / "s.npz"
     save_trace(path, np.arange(3), np.zeros(3, np.uint8), np.array([0, 64, 128], np.uint64),
                np.zeros(3, np.uint8), meta={"params": {"LINE_SHIFT": 6}})
@@ -225,7 +226,14 @@ def test_the_meta_is_read_as_the_replay_reads_it(tmp_path):
     assert lines.tolist() == [0, 1, 2]
     for meta, message in [({"params": [6]}, "must be a JSON object"),
                           ({"params": {"line_shift": 6, "Line_Shift": 7}}, "line_shift twice"),
-                          ({"config": {"c4": 1}}, "unknown key")]:
+                          ({"config": {"c4": 1}}, "unknown key"),
+                          ({"params": {"entries": 1000}},
+                           r"parameters \(meta\['params'\] of the trace\): ENTRIES must be a "
+                           r"power of two"),
+                          ({"config": {"c3": 1, "c2": 5}},
+                           r"configuration \(meta\['config'\] of the trace\): illegal "
+                           r"configuration"),
+                          ({"config": {"w1": 0.5}}, "configuration")]:
         save_trace(path, np.arange(3), np.zeros(3, np.uint8), np.array([0, 64, 128], np.uint64),
                    np.zeros(3, np.uint8), meta=meta)
         with pytest.raises(ValueError, match=message):
@@ -266,7 +274,8 @@ def test_cycles_from_2_63_on_are_moved_down_by_a_multiple_of_2_32(tmp_path):
     (["{t}", "--bank-lines", "4", "--json", "{tmp}"], "a folder"),
     (["{empty}", "--bank-lines", "4"], "no OBSERVE"),
     (["{bad}", "--bank-lines", "4"], "not a KV-ASU trace"),
-    (["{shift}", "--bank-lines", "4"], "line_shift"),
+    (["{shift}", "--bank-lines", "4"], "s.npz: parameters (meta['params'] of the trace): "
+                                       "LINE_SHIFT must be 0..ADDR_WIDTH-1 (63), not -1"),
 ])
 def test_bad_arguments_give_clear_errors(tmp_path, capsys, argv, message):
     t = _write(tmp_path / "t.npz", np.arange(10))
@@ -469,14 +478,14 @@ def test_kv_asu_settings_of_the_trace_that_are_not_applied_are_reported(tmp_path
     lines = np.random.default_rng(19).integers(0, 30, n).astype(np.uint64)
     path = tmp_path / "c.npz"
     save_trace(path, np.arange(n), np.zeros(n, np.uint8), lines << np.uint64(8), np.zeros(n, np.uint8),
-               meta={"params": {"tick_shift": 0}, "config": {"C3": 2, "w1": 0.5}})
+               meta={"params": {"tick_shift": 0}, "config": {"C3": 4, "w1": 127}})
     out = tmp_path / "c.json"
     assert cmp.main([str(path), "--bank-lines", "8", "--json", str(out)]) == 0
-    assert "tick_shift=0, c3=2, w1=0.5 are not applied" in capsys.readouterr().err
+    assert "tick_shift=0, c3=4, w1=127 are not applied" in capsys.readouterr().err
     doc = json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
     assert doc["trace_settings_not_applied"] == {"tick_shift": {"trace": 0, "used": 2},
-                                                 "c3": {"trace": 2, "used": 5},
-                                                 "w1": {"trace": 0.5, "used": 125}}
+                                                 "c3": {"trace": 4, "used": 5},
+                                                 "w1": {"trace": 127, "used": 125}}
 
 
 def test_small_queue_shares_are_rounded_up_to_a_line():

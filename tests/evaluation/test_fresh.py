@@ -123,7 +123,8 @@ def test_the_cli_refuses_a_trace_it_cannot_use(tmp_path, capsys):
     save_trace(shift, np.arange(4), np.zeros(4, np.uint8), np.arange(4, dtype=np.uint64),
                np.zeros(4, np.uint8), meta={"params": {"line_shift": 70}})
     for argv, message in (([str(tmp_path / "missing.npz")], "no such file"), ([str(empty)], "no OBSERVE"),
-                          ([str(shift)], "s.npz: meta")):
+                          ([str(shift)], "s.npz: parameters (meta['params'] of the trace): "
+                                         "LINE_SHIFT must be 0..ADDR_WIDTH-1 (63), not 70")):
         with pytest.raises(SystemExit) as exit_info:
             fresh.main(["--trace", argv[0], "--docs", str(tmp_path / "o")])
         assert exit_info.value.code == 2 and message in capsys.readouterr().err

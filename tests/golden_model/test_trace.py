@@ -57,7 +57,11 @@ def test_trace_without_meta_loads(tmp_path):
     ({"cycle": [0, 1, 2]}, ValueError, "same length"),
     ({"cycle": [0, 5, 4, 6, 7]}, ValueError, "must not decrease"),
     ({"op": [0, 1, 4, 0, 0]}, ValueError, "op"),
-    ({"min_tlevel": [0, 0, 0, 0, 4]}, ValueError, "min_tlevel"),
+    ({"min_tlevel": [0, 0, 0, 0, 4]}, ValueError,
+     re.escape("'min_tlevel' must hold values 0..3, found 0..4 (the first outside at "
+               "index 4: 4)")),
+    ({"op": np.array([0, 5, 1, 7, 0], np.int32)}, ValueError,
+     re.escape("'op' must hold values 0..3, found 0..7 (the first outside at index 1: 5)")),
     ({"cycle": [-1, 0, 1, 2, 3]}, ValueError, "cycle"),
     ({"addr": [0, 0, 0, 0, 2**64]}, ValueError, "addr"),
     ({"addr": [0.0, 1.0, 2.0, 3.0, 4.0]}, TypeError, "addr"),
@@ -194,6 +198,22 @@ def test_replay_names_the_file_when_meta_is_not_json(tmp_path, capsys):
     assert err.startswith("error:") and str(path) in err and "meta is not JSON" in err
 
 
+@pytest.mark.parametrize("meta", [np.array(b'{"params": {}}'), np.array(['{}']),
+                                  np.array([['{}']])])
+def test_a_meta_that_is_no_0d_str_array_is_refused_by_its_form(tmp_path, meta):
+    """Bytes or a 1-element array holding valid JSON are refused by their form, not as
+    text that is no JSON."""
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream())
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    np.savez(path, **{**arrays, "meta": meta})
+    with pytest.raises(ValueError, match=re.escape(
+            f"meta must be a 0-d str array holding a JSON object, not an array of shape "
+            f"{meta.shape} and dtype {meta.dtype}")):
+        load_trace(path)
+
+
 def test_mixed_stream_refuses_what_does_not_fit(capsys):
     with pytest.raises(ValueError, match="line_shift"):
         mixed_stream(5, line_shift=20)          # 48 + 20 bits do not fit a uint64 address
@@ -264,6 +284,20 @@ def test_replay_refuses_a_parameter_given_twice_in_meta(tmp_path, capsys):
     assert replay_main([str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and "entries twice" in err
+
+
+def test_replay_reads_the_sections_of_meta_in_any_case(tmp_path, capsys):
+    """``Params`` is ``params`` (as its keys are read in any case); both at once is refused,
+    as which of them applies would be a guess."""
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream(), meta={"Params": {"entries": 16}, "CONFIG": {"c3": 7}})
+    assert replay_main([str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["params"]["ENTRIES"] == 16 and doc["config"]["c3"] == 7
+    save_trace(path, *small_stream(), meta={"Params": {"entries": 16}, "params": {}})
+    assert replay_main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "gives params twice (Params, params)" in err
 
 
 def test_replay_names_where_a_bad_parameter_came_from(tmp_path, capsys):
