@@ -143,6 +143,8 @@ async def streaming_video_trace(dut):
         f"({tb.cycle_now() / wall:,.0f} cycles/s)")
     out = Path(tb.cfg.get("cov_dir") or ".").parent
     (out / "sim_main.json").write_text(json.dumps(
-        {"preset": preset, "frames": per_frame, "totals": totals, "occupancy": occ,
-         "responses_checked": tb.scoreboard.received}, indent=1))
+        {"preset": preset, "seed": tb.seed, "frames": per_frame,
+         "totals": {**totals, "stall": total_stall}, "occupancy": occ,
+         "responses_checked": tb.scoreboard.received,
+         "simulated_cycles": tb.cycle_now()}, indent=1))
     tb.finish()

@@ -185,6 +185,8 @@ def _regression(sim, config, options, modules, capsys):
     seed = _seed()
     with capsys.disabled():
         print(f"\n[{name}] KVASU_SEED={seed}")
+    figures = build_dir / "sim_main.json"     # (`make sim`'s trace writes it when it runs)
+    figures.unlink(missing_ok=True)
     try:
         R.run(runner, sim, config, params, build_dir, modules, scale=scale, seed=seed,
               testcase=tests, waves=waves, log_file=build_dir / "sim.log",
@@ -208,6 +210,24 @@ def _regression(sim, config, options, modules, capsys):
                 print(f"[{name}] coverage goals not hit: {', '.join(missing)}")
             if waves:
                 print(f"[{name}] waves: {build_dir}")
+    if "verif.cocotb_sim_main" in modules and tests is None:
+        _check_sim_main_figures(figures, seed)
+
+
+def _check_sim_main_figures(path, seed):
+    """`make sim`'s figures file says what docs/running.md says it does: the run's seed,
+    totals that are the sums of the frames', one response checked per request and the
+    frames' active cycles within the whole run."""
+    doc = json.loads(path.read_text())
+    assert doc["seed"] == seed, (doc["seed"], seed)
+    frames = doc["frames"]
+    assert set(doc["totals"]) == set(frames[0]) - {"frame"}
+    for key, total in doc["totals"].items():
+        assert total == sum(f[key] for f in frames), key
+    requests = sum(f["observes"] + f["queries"] + f["evicts"] + f["evicts_empty"]
+                   for f in frames)
+    assert requests == doc["responses_checked"] > 0
+    assert 0 < doc["totals"]["cycle"] <= doc["simulated_cycles"]
 
 
 def _cocotb_test_names(module: str) -> set[str]:
