@@ -29,6 +29,27 @@ def _print_module_seed(request):
     yield
 
 
+#: The variable a ``seed`` fixture reads, by the folder of its tests (else ``KVASU_SEED``).
+SEED_VARIABLE = {"tests/golden_model/": "GM_SEED"}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that draws from a ``seed`` fixture (the fast harness's tests, the fault
+    campaigns, the firmware test: ``$KVASU_SEED``, else a fresh one; the golden model's:
+    ``$GM_SEED``) says in its own report how to run it again with that seed. The harnesses'
+    fixtures print the seed once per module or session, which the report of a later test
+    of the module would not show."""
+    report = yield
+    seed = getattr(item, "funcargs", {}).get("seed")
+    if report.failed and isinstance(seed, int) and not isinstance(seed, bool):
+        variable = next((v for folder, v in SEED_VARIABLE.items()
+                         if item.nodeid.startswith(folder)), "KVASU_SEED")
+        report.sections.append(("seed", f"{variable}={seed} python -m pytest "
+                                        f"'{item.nodeid}' runs it again with this seed"))
+    return report
+
+
 #: The test modules that take minutes, longest first as measured on a clean clone (where
 #: every Verilator build is made from nothing). They are collected first, so that `make
 #: test` (``--dist loadscope --no-loadscope-reorder``: one module per worker at a time,

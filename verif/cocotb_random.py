@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Seeded constrained-random cocotb tests.
 
-The seed is printed at the start of every test (``seed N`` in the log) and is taken from
-``$KVASU_SEED`` / ``$RANDOM_SEED`` when set, so a failure reproduces with
-``KVASU_SEED=N make test`` (or the command the scoreboard prints). The number of requests
+The run's seed (``$KVASU_SEED`` / ``$RANDOM_SEED`` when set, else a fresh one) is printed
+by the pytest run that starts the simulator (``[verilator-small] KVASU_SEED=N``) and named
+in every mismatch report, with the command that reproduces the failure. The number of requests
 scales with the run's ``scale`` (smaller on Icarus).
 """
 

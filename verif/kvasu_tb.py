@@ -38,6 +38,7 @@ from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 from regmap import OPS, REG, REGISTERS, STAT_REGISTERS, Params
 from verif.codec import Codec
 from verif.regmirror import RegisterMirror
+from verif.seeds import SEED_VARIABLES, env_seed
 from verif.tb.addresses import AddrSpace
 from verif.tb.coverage import Coverage
 from verif.tb.driver import PERIOD_PS, ReqItem, StreamDriver
@@ -70,10 +71,8 @@ def load_config() -> dict:
 
 
 def get_seed() -> int:
-    for var in ("KVASU_SEED", "RANDOM_SEED", "SEED"):
-        if os.environ.get(var):
-            return int(os.environ[var], 0)
-    return cocotb.RANDOM_SEED % (1 << 32)
+    seed = env_seed(SEED_VARIABLES)
+    return cocotb.RANDOM_SEED % (1 << 32) if seed is None else seed
 
 
 class KvAsuTB:

@@ -40,6 +40,7 @@ from regmap import OPS, REG, Params
 from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
+from .seeds import run_seed
 from .soak import Traffic, _stat_reads, axi_master
 from .tb.addresses import AddrSpace
 
@@ -200,7 +201,8 @@ def main(argv=None) -> int:
     ap.add_argument("--requests", type=int_range(1), default=1_000_000,
                     help="requests in all (default 1000000)")
     ap.add_argument("--seed", type=int, default=None,
-                    help="seed of every random choice (default: a fresh one, printed)")
+                    help="seed of every random choice (default: $KVASU_SEED, else a fresh "
+                         "one; printed)")
     ap.add_argument("--config", choices=sorted(CONFIGS), default="small")
     ap.add_argument("--ready", type=int_range(1, 1000, why="per mille of cycles with the "
                                               "response consumer ready; 1000: always"),
@@ -216,13 +218,21 @@ def main(argv=None) -> int:
     check_writable(args.build / args.config, "--build", folder=True)
     check_writable(args.out, "--out")
     args.out.unlink(missing_ok=True)     # an earlier run's: a failed run leaves none
-    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    try:
+        seed = args.seed if args.seed is not None else run_seed()
+    except ValueError as error:
+        ap.error(str(error))
     try:
         summary = predictor_soak(CONFIGS[args.config], args.requests, seed,
                                  args.build / args.config, chunk=args.chunk,
                                  ready_permille=args.ready)
     except fast.Mismatch as exc:
         print(f"predictor soak: FAIL (seed {seed}): {exc}", file=sys.stderr)
+        # every option that shapes the traffic (the chunk too: each chunk draws its own)
+        print(f"predictor soak: reproduce: python -m verif.predictor_soak --config "
+              f"{args.config} --requests {args.requests} --chunk {args.chunk} --ready "
+              f"{args.ready} --seed {seed} --build {args.build} --out {args.out}",
+              file=sys.stderr)
         return 1
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({**summary, "config": args.config}, indent=1) + "\n")

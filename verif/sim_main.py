@@ -26,6 +26,7 @@ from pathlib import Path
 
 from regmap.arguments import check_writable
 from verif import runner as R
+from verif.seeds import env_seed
 
 
 #: The longest trace (in cycles) ``make sim`` simulates: cocotb runs a few thousand cycles
@@ -44,12 +45,10 @@ def main(argv=None) -> int:
                     help="seed of the testbench and of Verilator's random initial values "
                          "(default: $KVASU_SEED, else a fresh one; printed)")
     args = ap.parse_args(argv)
-    env_seed = os.environ.get("KVASU_SEED") or None       # the cocotb runs' variable
-    if env_seed is not None:
-        try:
-            env_seed = int(env_seed, 0)
-        except ValueError:
-            ap.error(f"KVASU_SEED must be an integer, not {env_seed!r}")
+    try:
+        seed_from_env = env_seed()                        # the cocotb runs' variable
+    except ValueError as error:
+        ap.error(str(error))
     from evaluation.workload import PRESETS, video_kv_requests
     if args.preset not in PRESETS:
         ap.error(f"--preset must be one of {', '.join(PRESETS)}, not {args.preset!r}")
@@ -75,7 +74,7 @@ def main(argv=None) -> int:
     for old in (fst, figures, results):        # an earlier run's: not this run's outputs
         old.unlink(missing_ok=True)
     params = Params()
-    seed = args.seed if args.seed is not None else env_seed
+    seed = args.seed if args.seed is not None else seed_from_env
     if seed is None:
         seed = random.SystemRandom().getrandbits(32)
     print(f"make sim: seed {seed} (--seed {seed} reproduces the run)", flush=True)

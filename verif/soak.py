@@ -34,6 +34,7 @@ from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
 from .regmirror import TableGenerations
+from .seeds import run_seed
 from .tb.addresses import AddrSpace
 
 __all__ = ["CONFIGS", "Traffic", "AXI_READY_PERMILLE", "axi_master", "soak", "main"]
@@ -279,7 +280,8 @@ def main(argv=None) -> int:
     ap.add_argument("--requests", type=int_range(1), default=10_000_000,
                     help="requests in all (default 10000000)")
     ap.add_argument("--seed", type=int, default=None,
-                    help="seed of every random choice (default: a fresh one, printed)")
+                    help="seed of every random choice (default: $KVASU_SEED, else a fresh "
+                         "one; printed)")
     ap.add_argument("--config", choices=sorted(CONFIGS), default="default")
     ap.add_argument("--ready", type=int_range(1, 1000, why="per mille of cycles with the "
                                               "response consumer ready; 1000: always"),
@@ -290,12 +292,19 @@ def main(argv=None) -> int:
                     help="build folder (the harness of --config in a folder of its name)")
     args = ap.parse_args(argv)
     check_writable(args.build / args.config, "--build", folder=True)
-    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    try:
+        seed = args.seed if args.seed is not None else run_seed()
+    except ValueError as error:
+        ap.error(str(error))
     try:
         soak(CONFIGS[args.config], args.requests, seed, args.build / args.config,
              chunk=args.chunk, ready_permille=args.ready)
     except fast.Mismatch as err:
         print(f"soak: FAIL (seed {seed}): {err}", flush=True)
+        # every option that shapes the traffic (the chunk too: each chunk draws its own)
+        print(f"soak: reproduce: python -m verif.soak --config {args.config} --requests "
+              f"{args.requests} --chunk {args.chunk} --ready {args.ready} --seed {seed} "
+              f"--build {args.build}", flush=True)
         return 1
     return 0
 

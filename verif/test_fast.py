@@ -8,7 +8,6 @@ reproduce a failure.
 """
 
 import json
-import os
 import random
 
 import numpy as np
@@ -21,12 +20,13 @@ from verif.codec import Codec
 from verif.hostile import attack_rtl, colliding_lines
 from verif.predictor_soak import CONFIGS as PREDICTOR_CONFIGS
 from verif.replay import replay
+from verif.seeds import run_seed
 from verif.soak import CONFIGS, soak
 
 
 @pytest.fixture(scope="module")
 def seed():
-    value = int(os.environ.get("KVASU_SEED", random.SystemRandom().getrandbits(32)))
+    value = run_seed()
     print(f"KVASU_SEED={value}")
     return value
 

@@ -33,6 +33,7 @@ import pytest
 
 from regmap import Params
 from verif import runner as R
+from verif.seeds import SEED_VARIABLES, env_seed
 
 MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random",
            "verif.cocotb_nonblocking", "verif.cocotb_flips", "verif.cocotb_predictor"]
@@ -105,10 +106,8 @@ RUNS = [(s, c) for s, c in MATRIX if s in SIMS and c in CONFIGS] or \
 def _seed():
     """The run's seed: from the environment, else a fresh one. It seeds both the testbench
     and Verilator's random initial values, so ``KVASU_SEED=N`` reproduces a run exactly."""
-    for var in ("KVASU_SEED", "RANDOM_SEED", "SEED"):
-        if os.environ.get(var):
-            return int(os.environ[var], 0)
-    return random.SystemRandom().getrandbits(31) or 1
+    seed = env_seed(SEED_VARIABLES)
+    return random.SystemRandom().getrandbits(31) or 1 if seed is None else seed
 
 
 def merged_coverage(cov_dir: Path) -> dict:
@@ -177,6 +176,8 @@ def _regression(sim, config, options, modules, capsys):
     scale = (SIM_SCALE[sim] * CONFIG_SCALE.get(config, 1.0)
              * float(os.environ.get("KVASU_SCALE", "1")))
     tests = os.environ.get("KVASU_TESTS") or None
+    if tests is not None:
+        _check_named_tests(_list("KVASU_TESTS", []), modules, name)
     if tests is None and options is None and (sim, config) in RUN_TESTS:
         tests = RUN_TESTS[(sim, config)]
         with capsys.disabled():
@@ -230,6 +231,23 @@ def _check_sim_main_figures(path, seed):
     assert 0 < doc["totals"]["cycle"] <= doc["simulated_cycles"]
 
 
+def _check_named_tests(named: list[str], modules: list[str], run: str) -> None:
+    """``KVASU_TESTS`` (``named``) against the cocotb tests: a name that is no cocotb test
+    fails (cocotb would run nothing and the run would pass); a run none of whose modules
+    has a named test is skipped (the reproduction command a mismatch report prints, ``-k
+    <simulator>``, selects every run of the simulator)."""
+    every = set().union(*(_cocotb_test_names(f"verif.{p.stem}")
+                          for p in sorted((R.ROOT / "verif").glob("cocotb_*.py"))))
+    unknown = [t for t in named if t not in every]
+    if unknown:
+        pytest.fail(f"KVASU_TESTS names no cocotb test: {', '.join(unknown)} (the tests: "
+                    f"{', '.join(sorted(every))})", pytrace=False)
+    here = set().union(*(_cocotb_test_names(m) for m in modules))
+    if not here & set(named):
+        pytest.skip(f"[{run}] none of KVASU_TESTS ({', '.join(named)}) is a test of this "
+                    f"run's modules ({', '.join(modules)})")
+
+
 def _cocotb_test_names(module: str) -> set[str]:
     """The cocotb tests of ``module`` (its ``@tb_test()`` / ``@cocotb.test()`` functions),
     read from its source (importing it needs a simulator)."""
@@ -237,6 +255,16 @@ def _cocotb_test_names(module: str) -> set[str]:
     tree = ast.parse((R.ROOT / (module.replace(".", "/") + ".py")).read_text())
     return {f.name for f in tree.body if isinstance(f, ast.AsyncFunctionDef)
             and any("test" in ast.unparse(d) for d in f.decorator_list)}
+
+
+def test_kvasu_tests_that_name_no_test_fail_and_other_runs_skip():
+    """A misspelt KVASU_TESTS fails (cocotb would run no test and the run would pass); a
+    run whose modules have none of the named tests is skipped; a run that has one runs."""
+    with pytest.raises(pytest.fail.Exception, match="names no cocotb test: random_mixx"):
+        _check_named_tests(["random_mix", "random_mixx"], MODULES, "verilator-small")
+    with pytest.raises(pytest.skip.Exception, match="none of KVASU_TESTS"):
+        _check_named_tests(["mode_reset_nonblocking"], MODULES, "icarus-small")
+    _check_named_tests(["mode_reset_nonblocking", "random_mix"], MODULES, "verilator-small")
 
 
 def test_run_tests_name_cocotb_tests():

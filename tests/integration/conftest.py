@@ -2,12 +2,13 @@
 """Shared fixtures of the integration tests: the tools an integrator uses."""
 
 import os
-import random
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+
+from verif.seeds import run_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
@@ -25,6 +26,6 @@ def tool(name: str) -> str:
 
 @pytest.fixture(scope="session")
 def seed():
-    value = int(os.environ.get("KVASU_SEED", random.SystemRandom().getrandbits(32)))
+    value = run_seed()
     print(f"KVASU_SEED={value}")
     return value

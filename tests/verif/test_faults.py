@@ -4,7 +4,6 @@ protected core (the default options, docs/spec-decisions.md D11) and on the unpr
 (``CoreOptions(protection="none")``): directed upsets whose outcome is known, and short
 seeded campaigns that assert D11's targets. Set KVASU_SEED to reproduce the campaigns."""
 
-import os
 import random
 import warnings
 
@@ -18,6 +17,7 @@ from verif import fast
 from verif.faults import (CLASSES, _first_difference, _Plan, campaign, classify, codes,
                           location, misreported, recovery_bound, replay, run_one, run_shared,
                           targets)
+from verif.seeds import run_seed
 from verif.soak import CONFIGS
 
 PARAMS = CONFIGS["small"]
@@ -61,10 +61,12 @@ def stat_lag():
         return KvAsu(PARAMS).regs.stat_lag
 
 
-def _seed():
-    seed = int(os.environ.get("KVASU_SEED", random.SystemRandom().getrandbits(32)))
-    print(f"KVASU_SEED={seed}")
-    return seed
+@pytest.fixture
+def seed():
+    """The campaign's seed (``$KVASU_SEED``, else a fresh one), printed."""
+    value = run_seed()
+    print(f"KVASU_SEED={value}")
+    return value
 
 
 def test_classify():
@@ -209,11 +211,10 @@ def test_upset_in_an_untracked_slots_word_is_masked_unprotected(exe_unprotected,
                        requests=requests)["class"] == "masked"
 
 
-def test_shared_runs_equal_fresh_runs(exe, verilog, lag, stat_lag):
+def test_shared_runs_equal_fresh_runs(exe, verilog, lag, stat_lag, seed):
     """A run forked from the shared fault-free prefix (run_shared) is exactly the fresh
     harness run of the same traffic and upset: the same class, ERR_* registers (cycles
     included) and first difference; the fault-free run is masked, nothing flagged."""
-    seed = _seed()
     plan = _Plan(PARAMS, verilog, seed, 1, 6, 150)
     tseed, requests, indices = plan.group(0, 6)
     fault_sets = []
@@ -275,10 +276,9 @@ def test_a_failure_of_the_harness_stops_the_runs(exe, verilog, lag, stat_lag, mo
     assert proc.returncode == 4 and "exclude each other" in proc.stderr, proc
 
 
-def test_campaign_independent_of_jobs_and_replayable(exe, fast_build_root):
+def test_campaign_independent_of_jobs_and_replayable(exe, fast_build_root, seed):
     """Run k depends on (seed, k, per_traffic) only: two worker processes give the same
     summary as one, and --replay of a run gives its record again."""
-    seed = _seed()
     one = campaign(PARAMS, 8, seed, fast_build_root / "small", n_requests=100, per_traffic=3)
     two = campaign(PARAMS, 8, seed, fast_build_root / "small", n_requests=100, per_traffic=3,
                    jobs=2)
@@ -347,10 +347,9 @@ def test_a_recovery_not_reported_is_too_short():
     assert not recovery_too_short(PARAMS, {})
 
 
-def test_short_campaign_protected_single_bit(exe, fast_build_root, capsys):
+def test_short_campaign_protected_single_bit(exe, fast_build_root, capsys, seed):
     """D11's targets: no hang, no silent corruption, every detected upset recovered (every
     response equal to the model told of it), every recovery within the bound."""
-    seed = _seed()
     summary = campaign(PARAMS, 24, seed, fast_build_root / "small", n_requests=150)
     print(capsys.readouterr().out)
     _consistent(summary, 24)
@@ -363,11 +362,10 @@ def test_short_campaign_protected_single_bit(exe, fast_build_root, capsys):
     assert summary["longest_recovery"] <= summary["recovery_bound"]
 
 
-def test_short_campaign_protected_double_bit(exe, fast_build_root, capsys):
+def test_short_campaign_protected_double_bit(exe, fast_build_root, capsys, seed):
     """Two bits of one word: no hang; the block reports what SECDED detects, so a silent
     corruption can only come from a parity-coded memory (D11: parity misses an even
     number of flips)."""
-    seed = _seed()
     summary = campaign(PARAMS, 12, seed, fast_build_root / "small", n_requests=150,
                        double=True)
     print(capsys.readouterr().out)
@@ -379,8 +377,7 @@ def test_short_campaign_protected_double_bit(exe, fast_build_root, capsys):
     assert summary["recoveries_over_bound"] == 0
 
 
-def test_short_campaign_unprotected(exe_unprotected, fast_build_root, capsys):
-    seed = _seed()
+def test_short_campaign_unprotected(exe_unprotected, fast_build_root, capsys, seed):
     summary = campaign(PARAMS, 8, seed, fast_build_root / "small_unprotected",
                        n_requests=150, protected=False)
     print(capsys.readouterr().out)

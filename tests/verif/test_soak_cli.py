@@ -110,6 +110,27 @@ def test_predictor_soak_failure_leaves_no_summary(fake_harness, tmp_path, capsys
     assert not out.exists()
 
 
+@pytest.mark.parametrize("main, module", [(soak.main, "verif.soak"),
+                                          (predictor_soak.main, "verif.predictor_soak")],
+                         ids=["soak", "predictor"])
+def test_a_failed_soak_prints_its_whole_command_and_takes_kvasu_seed(
+        main, module, fake_harness, tmp_path, capsys, monkeypatch):
+    """Without ``--seed`` a soak runs with ``$KVASU_SEED`` (read as the other harnesses
+    read it); a failure prints every option that shapes the traffic, the chunk too."""
+    monkeypatch.setenv("KVASU_SEED", "0x21")
+    fake_harness.failing = True
+    out = ["--out", str(tmp_path / "s.json")] if main is predictor_soak.main else []
+    argv = ["--requests", "20", "--chunk", "10", "--ready", "600", "--config", "small",
+            "--build", str(tmp_path / "b"), *out]
+    assert main(argv) == 1
+    text = "".join(capsys.readouterr())
+    assert "FAIL (seed 33)" in text
+    assert (f"reproduce: python -m {module} --config small --requests 20 --chunk 10 "
+            f"--ready 600 --seed 33 --build {tmp_path / 'b'}") in text
+    monkeypatch.setenv("KVASU_SEED", "seven")
+    _refused(main, argv, capsys, "KVASU_SEED must be an integer >= 0, not 'seven'")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--faults", "0"], "argument --faults: must be at least 1, not 0"),  # divided by 0
     (["--faults", "-3"], "argument --faults: must be at least 1, not -3"),
@@ -208,5 +229,5 @@ def test_sim_main_refuses_a_kvasu_seed_that_is_no_integer(monkeypatch, tmp_path,
     monkeypatch.setattr(R, "build", build)
     monkeypatch.setenv("KVASU_SEED", "seven")
     _refused(sim_main.main, ["--build", str(tmp_path / "sim")], capsys,
-             "KVASU_SEED must be an integer, not 'seven'")
+             "KVASU_SEED must be an integer >= 0, not 'seven'")
     assert not (tmp_path / "sim").exists()
