@@ -251,6 +251,12 @@ class AxilProps(AxilHarness):
         nonblocking_prev = Signal(reset_less=True)
         m.d.sync += [after_rst.eq(ResetSignal()), nonblocking_prev.eq(regs.nonblocking)]
         m.d.comb += Assert(after_rst | regs.core_idle | (regs.nonblocking == nonblocking_prev))
+        # HASH_SEED changes only with a flush (or after a reset): the core's harness
+        # (formal/common.py) keeps one hash for the whole run, which stands for every seed
+        # only if lines placed under one seed are never looked up under another.
+        seed_prev = Signal.like(cfg.hash_seed, reset_less=True)
+        m.d.sync += seed_prev.eq(cfg.hash_seed)
+        m.d.comb += Assert(after_rst | regs.flush | (cfg.hash_seed == seed_prev))  # check: seed-with-flush
         if self.predictor:
             policy_prev = Signal(reset_less=True)
             m.d.sync += policy_prev.eq(regs.policy)

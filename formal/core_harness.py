@@ -16,7 +16,7 @@ elaboration), so that the harness can read, from the core's ``observe`` port
   ``generations_used + 1`` generations (asserted: so no slot of an older generation can
   come back as tracked when the generation number is used again);
 * ``nxt[s]``, ``prv[s]``: the *logical* LRU pointers, i.e. the XOR of the two coded banks
-  with the pointer writes of this cycle and those requested in C4 and C5 applied
+  with the pointer writes of this cycle and those requested in C4 to C6 applied
   (``_pointer_view``);
 * ``flushing``, ``sweep_row``: the clear sweep after reset and flush (the invariants
   below hold outside it; ``sweep_properties`` holds during it);

@@ -9,7 +9,7 @@ insert, observe hit, replacement (with ``victim_valid``), drop, QUERY hit, QUERY
 EVICT that removes a line, EVICT that finds nothing on a non-empty list (tail not T0),
 EVICT on an empty list, EVICT_ANY that removes, an OBSERVE whose line was T3, a flush of a
 non-empty table, a full table (``occupancy == ENTRIES``), exhausted credits
-(``inflight == fifo depth``, ``req.ready`` low for back-pressure).
+(``inflight == fifo depth``: every credit in use, so ``req.ready`` would be low).
 
 Register block (``RegCovers``, environment of ``AxilHarness``): a commit accepted that
 changes the configuration, a commit refused (``STATUS.ERROR`` rises), ``SLVERR`` for a

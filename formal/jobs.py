@@ -175,7 +175,8 @@ def _stream_count_lh11():
 
 @job("sanity_flush_busy", mode="bmc", depth=12, quick=True, expect="FAIL", timeout=120,
      failing=("core_harness.py:sweep-nothing-in-flight",),
-     doc="sanity: a flush while a request is in flight must break P1 (expect FAIL)")
+     doc="sanity: a flush while a request is in flight must break the clear sweep's "
+         "'nothing in flight' (expect FAIL)")
 def _sanity_flush_busy():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params(), unsafe_flush=True)
@@ -379,6 +380,15 @@ def _mutant_flush_while_flushing():
 def _mutant_policy_without_flush():
     from .axil_props import AxilProps
     return AxilProps(small_params(), predictor=True)
+
+
+@job("mutant_ctrl_seed_without_flush", mode="bmc", depth=16, expect="FAIL", timeout=300,
+     failing=("axil_props.py:seed-with-flush",),
+     mutant=(CTRL, "changes = state.seed_changes", "changes = C(0, 1)"),
+     doc="mutant: a commit that changes HASH_SEED does not flush; P6's seed guarantee must fail")
+def _mutant_seed_without_flush():
+    from .axil_props import AxilProps
+    return AxilProps(small_params())
 
 
 @job("mutant_ctrl_refused_clear_stats", mode="bmc", depth=16, expect="FAIL", timeout=300,

@@ -19,7 +19,7 @@ Expressed on the core (``CoreHarness``) with the list unrolled over the small ``
   the one before, which is not the head: the valid elements are the list's last slots.
 
 ``next``/``prev`` are the logical pointer values (the XOR of the two coded banks, with the
-pointer writes of this cycle and those requested in C4 and C5 applied), read from the register-model memories. During the clear
+pointer writes of this cycle and those requested in C4 to C6 applied), read from the register-model memories. During the clear
 sweep after reset or flush the harness's ``sweep_properties`` hold instead.
 """
 

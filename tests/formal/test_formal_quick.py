@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The quick formal subset (``python -m formal.run --quick``) under pytest, one test per
 job, each required to PASS (yowasp-sby comes with the venv: a missing one fails the jobs,
-it does not skip them). About two minutes in all on the 2-core machine; see
+it does not skip them). About three minutes in all on the 2-core machine; see
 docs/formal.md. Also the runner's check of an expect-FAIL job's failing assertions."""
 
 import pytest
@@ -95,3 +95,31 @@ def test_mutant_jobs_apply():
         assert (ROOT / path).read_text().count(old) == 1, name
         for spec in job["failing"]:
             check_location(spec)
+
+
+def test_docs_list_every_job_as_the_runner_defines_it():
+    """docs/formal.md's table has one row per job of ``formal.jobs`` (a job added or
+    dropped without the docs fails), with its quick mark, mode, depth and expected result,
+    and "Runs" counts them."""
+    import re
+    from pathlib import Path
+
+    from formal.jobs import JOBS
+    text = (Path(__file__).resolve().parents[2] / "docs" / "formal.md").read_text()
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        match = re.fullmatch(r"`(\w+)`( \(quick\))?", cells[0]) if line.startswith("| `") else None
+        if match:
+            assert match.group(1) not in rows, f"{match.group(1)}: two rows"
+            rows[match.group(1)] = (bool(match.group(2)), cells[2], cells[3])
+    assert set(rows) == set(JOBS), (set(JOBS) ^ set(rows))
+    modes = {"bmc": "BMC", "prove": "k-induction", "cover": "cover"}
+    for name, job in JOBS.items():
+        quick, mode, depth = rows[name]
+        assert quick == job["quick"], name
+        assert mode.startswith(modes[job["mode"]]), (name, mode)
+        assert ("expect FAIL" in mode) == (job["expect"] == "FAIL"), (name, mode)
+        assert depth.split()[0] == str(job["depth"]), (name, depth)
+    quick = sum(job["quick"] for job in JOBS.values())
+    assert f"{len(JOBS)} jobs ({quick} quick)" in " ".join(text.split())
