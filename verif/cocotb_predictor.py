@@ -22,6 +22,14 @@ model's own P3 invariants are checked there too. The test asserts that ghost rev
 replacements, EVICTs that leave ghosts, ``tlevel`` 3 answers and back-pressure stalls all
 occurred.
 
+``predictor_reset_mid_traffic`` runs on the predictor build only: ``POLICY.MODE = 1``
+traffic (loops that leave ghosts and train the counters and the loop detector) with a
+reset while requests are queued and in flight (in the second round a response held by
+back-pressure too); afterwards every register reads its reset value (``ACT_POLICY`` 0),
+and after ``POLICY.MODE = 1`` is committed again the traffic matches a fresh model in the
+mode, so no ghost, counter or selector state survives the reset (D10, spec-predictor.md
+P2).
+
 ``predictor_nonblocking`` runs on the predictor build only: ``POLICY.MODE = 1`` with
 ``MODE.NONBLOCKING``, runtime-like loops with EVICTs back to back, every request taken or
 dropped as D13's rule (its second form, the EVICT's FREE edges and the longer gap) says
@@ -30,10 +38,11 @@ dropped as D13's rule (its second form, the EVICT's FREE edges and the longer ga
 
 from __future__ import annotations
 
+from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import AxiResp
 
 from regmap import REG
-from verif.cocotb_random import Stimulus, random_config
+from verif.cocotb_random import Stimulus, random_config, reset_with_requests_in_flight
 from verif.kvasu_tb import (CLEAR_ERROR, ENABLE, EVICT, EVICT_ANY, OBSERVE, QUERY,
                             ST_ERROR, KvAsuTB, ReqItem, tb_test)
 
@@ -272,6 +281,47 @@ async def predictor_random(tb: KvAsuTB):
     assert not missing, f"not exercised: {missing} (seed {tb.seed})"
     for k, v in seen.items():
         tb.cov.hit(f"predictor.{k.replace(' ', '_')}", v)
+
+
+@tb_test(timeout_ms=2000, skip=_not_a_predictor_build)
+async def predictor_reset_mid_traffic(tb: KvAsuTB):
+    """A reset in the middle of ``POLICY.MODE = 1`` traffic leaves the block as new: every
+    register at its reset value (``POLICY.MODE`` 0), nothing tracked, no stale response,
+    and the predictor's state (ghosts, ``PT`` / ``PA``, ``PSEL`` / ``GSEL``, the shadows)
+    gone: traffic after ``POLICY.MODE = 1`` is committed again matches a fresh model's."""
+    rng = tb.rng
+    stim = PredictorStimulus(tb)
+    events = EventCounter(tb)
+    for round_ in range(2):
+        await _switch(tb, POLICY_MODE)
+        held = round_ == 1
+        tb.driver.rsp_ready_fn = _back_pressure(tb) if held else None
+        accepted_before = tb.scoreboard.accepted
+        tb.send_items(stim.loop(rng.randint(500, 800)))
+        for _ in range(200_000):
+            if tb.scoreboard.accepted > accepted_before:
+                break
+            await RisingEdge(tb.dut.clk)
+        await ClockCycles(tb.dut.clk, rng.randint(200, 400))
+        assert tb.model.policy == "predictor" and events.max_gcount > 0, \
+            f"no ghost before the reset (seed {tb.seed})"
+        if held:
+            tb.driver.rsp_ready_fn = lambda: False      # the last 10 cycles: held
+            await ClockCycles(tb.dut.clk, 10)
+        outstanding = await reset_with_requests_in_flight(tb, rng.randint(1, 5), held)
+        tb.log.info("predictor_reset_mid_traffic: round %d, reset with %d responses "
+                    "outstanding", round_, outstanding)
+        tb.driver.rsp_ready_fn = None
+        assert tb.model.policy == "article" and tb.model.occupancy == 0
+        await tb.check_all_registers()          # the mirror is fresh: reset values
+        assert await tb.read_reg("ACT_POLICY") == 0
+        await tb.check_quiescent("after the reset")
+        await _switch(tb, POLICY_MODE)
+        tb.send_items(stim.loop(rng.randint(300, 500)) + stim.items(200))
+        await tb.drain()
+        await tb.check_quiescent("POLICY.MODE = 1 again")
+        tb.model.check_invariants()
+        tb.cov.hit("predictor.reset_mid_traffic", outstanding)
 
 
 @tb_test(timeout_ms=2000, skip=_not_a_predictor_build)
