@@ -15,9 +15,12 @@ import os
 
 import cocotb
 
-from regmap import REG
-from verif.kvasu_tb import (CLEAR_STATS, COMMIT, ENABLE, EVICT, EVICT_ANY, FLUSH, OBSERVE,
-                            KvAsuTB, ReqItem, tb_test)
+from cocotbext.axi import AxiResp
+
+import regmap
+from regmap import REG, REGISTERS
+from verif.kvasu_tb import (CLEAR_ERROR, CLEAR_STATS, COMMIT, ENABLE, EVICT, EVICT_ANY, FLUSH,
+                            OBSERVE, ST_ERROR, KvAsuTB, ReqItem, tb_test)
 
 NONBLOCKING = REG["MODE"].mask("NONBLOCKING")
 
@@ -79,6 +82,28 @@ async def nonblocking_never_stalls(tb: KvAsuTB):
     await stream_with(tb, video_items(tb, n), FLUSH | ENABLE, CLEAR_STATS | ENABLE,
                       COMMIT | ENABLE)
     assert front.drop_reasons["action write"] > 0, front.drop_reasons
+
+    # Refused writes in the stream: an illegal commit (SLVERR and STATUS.ERROR; an action
+    # write all the same, so its window drops as D13 rule 4 says), a write to a read-only
+    # word (SLVERR) and one to an unmapped word (DECERR), neither an action: every drop the
+    # rule's, every response and statistic the model's, nothing else changed.
+    await tb.write_reg("C3", 1)
+    await tb.write_reg("C2", tb.p.COUNT_MAX)                 # C2 > C3: illegal
+    action_drops = front.drop_reasons["action write"]
+    unmapped = max(set(range(0, 1 << regmap.AXIL_ADDR_WIDTH, 4)) -
+                   {o for reg in REGISTERS for o in reg.offsets})
+    tb.send_items(video_items(tb, 200, start=n // 4))
+    await cocotb.triggers.ClockCycles(tb.dut.clk, 30)
+    await tb.write_ctrl(COMMIT | ENABLE)                     # refused (checked: SLVERR)
+    assert await tb.wr_bytes(REG["STATUS"].offset, b"\xff" * 4) == AxiResp.SLVERR
+    assert await tb.wr_bytes(unmapped, b"\xff" * 4) == AxiResp.DECERR
+    await tb.drain()
+    assert front.drop_reasons["action write"] > action_drops, front.drop_reasons
+    assert await tb.read_reg("STATUS") & ST_ERROR
+    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
+    await tb.commit(C2=1, C3=tb.p.COUNT_MAX)                 # legal again
+    await tb.write_ctrl(CLEAR_ERROR | ENABLE)
+    await tb.check_quiescent("after refused writes in the stream")
 
     # CTRL.ENABLE = 0 in the stream (a plain write, acting at once): dropped (rule 1).
     await stream_with(tb, video_items(tb, 120, start=n // 2), 0, ENABLE, after=20)

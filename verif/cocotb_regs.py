@@ -51,19 +51,31 @@ async def reset_values_and_identification(tb: KvAsuTB):
 @tb_test()
 async def read_only_writes_refused(tb: KvAsuTB):
     """A write to any read-only word (both halves of 64-bit counters) gets SLVERR and changes
-    nothing, even after traffic has made the counters non-zero."""
+    nothing, in a state where a change would show: after traffic has made the counters
+    non-zero and with STATUS.ERROR set (a refused commit), so that a read-only write that
+    acted as a CLEAR_ERROR would be seen. Each word is written twice: all ones with every
+    strobe, then ones on a random run of byte lanes."""
     stim = Stimulus(tb)
     tb.send_items(stim.items(200))
     await tb.drain()
+    for k, v in random_config(tb, legal=False).items():
+        await tb.write_reg(k, v)
+    await tb.write_ctrl(COMMIT | ENABLE)          # refused: SLVERR (checked), ERROR set
+    assert tb.mirror.error == 1
     for reg in REGISTERS:
         if reg.access != "ro":
             continue
         for off in reg.offsets:
-            resp = await tb.wr_bytes(off, (0xFFFFFFFF).to_bytes(4, "little"))
-            if resp != AxiResp.SLVERR:
-                raise Mismatch(f"write to RO {reg.name} @ {off:#05x} got {resp!r}, want SLVERR")
+            width = tb.rng.randint(1, 4)
+            lane = tb.rng.randint(0, 4 - width)
+            for at, data in ((off, b"\xff" * 4), (off + lane, b"\xff" * width)):
+                resp = await tb.wr_bytes(at, data)
+                if resp != AxiResp.SLVERR:
+                    raise Mismatch(f"write of {len(data)} byte(s) to RO {reg.name} @ {at:#05x} "
+                                   f"got {resp!r}, want SLVERR")
             tb.cov.hit("regs.ro_write_slverr")
     await tb.check_all_registers()
+    assert await tb.read_reg("STATUS") & ST_ERROR, f"STATUS.ERROR cleared (seed {tb.seed})"
     await tb.check_quiescent("ro writes")
 
 
