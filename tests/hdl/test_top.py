@@ -217,10 +217,20 @@ def test_top_integration():
     assert got[3]["count"] == 2 and got[4]["op"] == QUERY
 
 
-def test_reset_mid_run_leaves_a_clean_block():
-    """D10: a synchronous reset with responses pending and lines tracked."""
+def _ice40_pipeline():
+    """The shipped iCE40 build's options (its compact pipeline, two-stage statistics
+    engine and LUT hash), for the small parameters."""
+    from fpga.flow import TARGETS
+    return TARGETS["ice40"].options
+
+
+@pytest.mark.parametrize("options", [None, CoreOptions(protection="none"), "ice40"],
+                         ids=["default", "unprotected", "ice40"])
+def test_reset_mid_run_leaves_a_clean_block(options):
+    """D10: a synchronous reset with responses pending and lines tracked, on the default
+    (protected) build, the unprotected one and the iCE40 build's pipeline."""
     p = small_params()
-    dut = KvAsu(p)
+    dut = KvAsu(p, _ice40_pipeline() if options == "ice40" else options)
     w = ResetWrap(dut)
     got = []
 
