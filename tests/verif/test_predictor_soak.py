@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """A short soak of the predictor build (verif.predictor_soak): the Verilated RTL with
-``CoreOptions.predictor``, committed to ``POLICY.MODE = 1`` (and switched to 0 and back),
-every response and register access checked against the golden model; fails on the first
-difference. The long run is ``make soak-predictor``."""
+``CoreOptions.predictor``, committed to ``POLICY.MODE = 1`` (switched to 0 and back at a
+random quarter of its barriers), every response and register access checked against the
+golden model; fails on the first difference. The long run is ``make soak-predictor``."""
 
 import io
 import os
@@ -21,6 +21,9 @@ def test_short_predictor_soak(fast_build_root):
     assert summary["requests"] == 8000 and summary["mismatches"] == 0
     stats = summary["model_stats_of_last_runs"]
     assert stats["inserts"] and stats["evicts"] and stats["obs_t3"], stats
+    codes = summary["axi_responses"]      # the register fuzzing hit every kind of answer
+    for code in ("read_OKAY", "read_DECERR", "write_OKAY", "write_SLVERR", "write_DECERR"):
+        assert codes.get(code, 0) > 0, codes
     assert summary["sweeps"] >= summary["chunks"], summary    # D12's clear sweep, per chunk
     ready = [m["ready_permille"] for m in summary["axi_masters"]]   # B and R back-pressured
     assert len(ready) == summary["chunks"] and {700, 300} <= set(ready), ready
