@@ -17,7 +17,7 @@ from hdl.generate import generate, main
 from hdl.table import GEN_WIDTH
 from hdl.top import KvAsu
 
-from .harness import (OBSERVE, QUERY, ResetWrap, addr_of, decode, pulse_reset,
+from .harness import (BENCH_OPTIONS, OBSERVE, QUERY, ResetWrap, addr_of, decode, pulse_reset,
                       small_params)
 
 BUSY = regmap.REG["STATUS"].mask("BUSY")
@@ -542,3 +542,69 @@ def test_core_and_register_ports_mirror_each_other(options):
     for name in ("cycle",):
         assert regs[name].flow == core[name].flow == wiring.In
         assert regs[name].shape == core[name].shape
+
+
+@pytest.mark.parametrize("action", ["COMMIT", "FLUSH"])
+def test_a_reset_while_a_ctrl_action_waits_abandons_it(action):
+    """D10 with D8: a COMMIT (of a new C3) or a FLUSH written while requests are in flight
+    waits for them, with ``req.ready`` low and no write response yet; a reset in that wait
+    abandons it: no write response ever comes (not even to a manager that keeps BREADY
+    high), the configuration is the reset one, nothing is tracked, and the block then takes
+    requests and a new commit as a new block does."""
+    p = small_params()
+    dut = KvAsu(p, BENCH_OPTIONS)
+    w = ResetWrap(dut)
+    reg, ctrl = regmap.REG, regmap.REG["CTRL"]
+    c3_reset = p.defaults["C3"]
+    c3_new = c3_reset + 1 if c3_reset < p.COUNT_MAX else c3_reset - 1
+    seen = {}
+
+    async def bench(ctx):
+        bus = dut.axil
+        ctx.set(dut.rsp.ready, 1)
+        assert await axi_write(ctx, bus, reg["C3"].offset, c3_new) == 0
+        ctx.set(dut.req.valid, 1)                       # OBSERVEs back to back
+        for k in range(6):
+            ctx.set(dut.req.payload.op, OBSERVE)
+            ctx.set(dut.req.payload.addr, addr_of(p, 1 + k))
+            await ctx.tick()
+        ctx.set(dut.req.valid, 0)
+        ctx.set(bus.awaddr, ctrl.offset)                # the action, requests in flight
+        ctx.set(bus.wdata, ctrl.mask("ENABLE") | ctrl.mask(action))
+        ctx.set(bus.wstrb, 0xF)
+        ctx.set(bus.awvalid, 1)
+        ctx.set(bus.wvalid, 1)
+        ctx.set(bus.bready, 1)
+        aw = wr = False
+        while not (aw and wr):
+            aw = aw or ctx.get(bus.awready)
+            wr = wr or ctx.get(bus.wready)
+            await ctx.tick()
+            ctx.set(bus.awvalid, 0 if aw else 1)
+            ctx.set(bus.wvalid, 0 if wr else 1)
+        await ctx.tick()
+        seen["waiting"] = (not ctx.get(bus.bvalid), not ctx.get(dut.req.ready))
+        await pulse_reset(ctx, w)                       # while the action waits
+        stray = 0
+        for _ in range(dut.latency + 20):               # BREADY still high
+            stray += ctx.get(bus.bvalid)
+            await ctx.tick()
+        ctx.set(bus.bready, 0)
+        seen["stray_b"] = stray
+        seen["after"] = {name: await axi_read(ctx, bus, reg[name].offset)
+                         for name in ("ACT_C3", "C3", "OCCUPANCY", "STATUS", "STAT_OBSERVES")}
+        seen["ready"] = ctx.get(dut.req.ready)
+        assert await axi_write(ctx, bus, reg["C3"].offset, c3_new) == 0
+        assert await axi_write(ctx, bus, ctrl.offset,
+                               ctrl.mask("ENABLE") | ctrl.mask("COMMIT")) == 0
+        seen["committed"] = await axi_read(ctx, bus, reg["ACT_C3"].offset)
+
+    sim = Simulator(w)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen["waiting"] == (True, True), seen        # the action was still waiting
+    assert seen["stray_b"] == 0, seen
+    assert seen["after"] == {"ACT_C3": c3_reset, "C3": c3_reset, "OCCUPANCY": 0, "STATUS": 0,
+                             "STAT_OBSERVES": 0}, seen
+    assert seen["ready"] and seen["committed"] == c3_new, seen
