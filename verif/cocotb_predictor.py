@@ -33,7 +33,9 @@ P2).
 ``predictor_nonblocking`` runs on the predictor build only: ``POLICY.MODE = 1`` with
 ``MODE.NONBLOCKING``, runtime-like loops with EVICTs back to back, every request taken or
 dropped as D13's rule (its second form, the EVICT's FREE edges and the longer gap) says
-(``verif.tb.front``), the drops of both kinds asserted; then the same traffic blocking.
+(``verif.tb.front``), the drops of both kinds asserted, then a consumer holding
+``rsp.ready`` low three cycles in four (the credits' drops asserted); then the same
+traffic blocking.
 """
 
 from __future__ import annotations
@@ -352,7 +354,13 @@ async def predictor_nonblocking(tb: KvAsuTB):
         tb.send_items(evicts_taken_and_dropped(300))
         await tb.drain()
         await tb.check_quiescent("predictor, non-blocking")
-    for reason in ("evict frees", "evict gap"):
+    # A consumer that holds rsp.ready low most of the time: the credits run out (rule 3).
+    tb.driver.rsp_ready_fn = lambda: rng.random() < 0.25
+    tb.send_items(evicts_taken_and_dropped(200))
+    await tb.drain()
+    tb.driver.rsp_ready_fn = None
+    await tb.check_quiescent("predictor, non-blocking, back-pressure")
+    for reason in ("evict frees", "evict gap", "credits"):
         assert front.drop_reasons[reason] > 0, (reason, dict(front.drop_reasons))
     assert await tb.read_reg("STAT_REQ_DROPPED") == front.drops > 0
     assert await tb.commit(MODE=0) == AxiResp.OKAY
