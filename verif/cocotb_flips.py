@@ -34,7 +34,7 @@ from cocotb.triggers import ClockCycles, FallingEdge
 
 from golden_model.soft_errors import recovery_bound
 from regmap import MEM_IDS, REG, STAT_NAMES
-from verif.kvasu_tb import ENABLE, OBSERVE, QUERY, KvAsuTB, tb_test
+from verif.kvasu_tb import CLEAR_STATS, ENABLE, OBSERVE, QUERY, KvAsuTB, tb_test
 
 UNCORRECTABLE = REG["ERR_FIRST_MEM"].mask("UNCORRECTABLE")
 # Flips of a statistics word tried before one must have been corrected (a flip overwritten
@@ -155,6 +155,14 @@ async def flip_recovered(tb: KvAsuTB):
     tb.model.on_error("ent", slot, corrected=False)
     (accepted, rsp), = await tb.batch([(QUERY, victim)])
     assert rsp["present"] == 0, rsp            # answered as an untracked line
+    recovering = REG["STATUS"].mask("RECOVERING")
+    if await tb.read_reg("STATUS", check=False) & recovering:
+        # A CTRL action written during the recovery waits for its end (registers.md: a
+        # write waits for a flush or recovery running), then applies as the mirror says.
+        await tb.write_ctrl(CLEAR_STATS | ENABLE)
+        assert not await tb.read_reg("STATUS", check=False) & recovering, \
+            f"a CTRL action answered during the recovery (seed {tb.seed})"
+        tb.cov.hit("flip.ctrl_action_during_recovery")
     await tb.wait_not_busy()                   # the recovery's sweep has ended
     tb.model.end_recovery()
     now = tb.cycle_now()
