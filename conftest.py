@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Fixtures shared by the tests under tests/ and verif/."""
 
+import shlex
+
 import pytest
+
 
 
 @pytest.fixture(scope="session")
@@ -30,7 +33,7 @@ def _print_module_seed(request):
 
 
 #: The variable a ``seed`` fixture reads, by the folder of its tests (else ``KVASU_SEED``).
-SEED_VARIABLE = {"tests/golden_model/": "GM_SEED"}
+FIXTURE_SEED_VARIABLE = {"tests/golden_model/": "GM_SEED"}
 
 
 @pytest.hookimpl(wrapper=True)
@@ -42,11 +45,15 @@ def pytest_runtest_makereport(item, call):
     of the module would not show."""
     report = yield
     seed = getattr(item, "funcargs", {}).get("seed")
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "seed" in callspec.params:
+        seed = None              # a parameter of the test's own, which no variable sets
     if report.failed and isinstance(seed, int) and not isinstance(seed, bool):
-        variable = next((v for folder, v in SEED_VARIABLE.items()
+        variable = next((v for folder, v in FIXTURE_SEED_VARIABLE.items()
                          if item.nodeid.startswith(folder)), "KVASU_SEED")
         report.sections.append(("seed", f"{variable}={seed} python -m pytest "
-                                        f"'{item.nodeid}' runs it again with this seed"))
+                                        f"{shlex.quote(item.nodeid)} runs it again with "
+                                        f"this seed"))
     return report
 
 

@@ -156,7 +156,12 @@ async def flip_recovered(tb: KvAsuTB):
     (accepted, rsp), = await tb.batch([(QUERY, victim)])
     assert rsp["present"] == 0, rsp            # answered as an untracked line
     recovering = REG["STATUS"].mask("RECOVERING")
-    if await tb.read_reg("STATUS", check=False) & recovering:
+    during = await tb.read_reg("STATUS", check=False) & recovering
+    # the recovery's sweep alone takes ENTRIES / PROBE cycles: on the default build (512)
+    # the STATUS read after the QUERY's response lands in it whatever the timing
+    assert during or p.ENTRIES // p.PROBE < 64, \
+        f"the recovery ended before a STATUS read right after its request (seed {tb.seed})"
+    if during:
         # A CTRL action written during the recovery waits for its end (registers.md: a
         # write waits for a flush or recovery running), then applies as the mirror says.
         await tb.write_ctrl(CLEAR_STATS | ENABLE)

@@ -35,6 +35,9 @@ from golden_model import KvAsuModel
 from regmap import OPS, REG, Params
 from regmap.arguments import check_writable, int_range
 
+from .seeds import run_seed
+
+
 __all__ = ["colliding_lines", "attack", "main"]
 
 OBSERVE = OPS["OBSERVE"]
@@ -119,8 +122,8 @@ def main(argv=None) -> int:
                     help="lines aimed at one window")
     ap.add_argument("--rounds", type=int_range(1), default=8, help="passes over the lines")
     ap.add_argument("--seed", type=int_range(0), default=None,
-                    help="random seed of the search and the secret (default: a fresh one, "
-                         "printed)")
+                    help="random seed of the search and the secret (default: $KVASU_SEED, "
+                         "else a fresh one; printed)")
     ap.add_argument("--rtl", action="store_true", help="also run it on the Verilated RTL")
     ap.add_argument("--build", type=Path, default=Path("build/hostile"),
                     help="the Verilator build folder (with --rtl)")
@@ -131,7 +134,10 @@ def main(argv=None) -> int:
         check_writable(args.json, "--json")
     if args.rtl:
         check_writable(args.build, "--build", folder=True)
-    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    try:
+        seed = args.seed if args.seed is not None else run_seed()
+    except ValueError as error:
+        ap.error(str(error))
     rng = random.Random(seed)
     params = Params()
     secret = rng.getrandbits(32) | 1

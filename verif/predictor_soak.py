@@ -29,6 +29,7 @@ import argparse
 import dataclasses
 import json
 import random
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -229,9 +230,10 @@ def main(argv=None) -> int:
     except fast.Mismatch as exc:
         print(f"predictor soak: FAIL (seed {seed}): {exc}", file=sys.stderr)
         # every option that shapes the traffic (the chunk too: each chunk draws its own)
-        print(f"predictor soak: reproduce: python -m verif.predictor_soak --config "
-              f"{args.config} --requests {args.requests} --chunk {args.chunk} --ready "
-              f"{args.ready} --seed {seed} --build {args.build} --out {args.out}",
+        print("predictor soak: reproduce: " + shlex.join(
+            ["python", "-m", "verif.predictor_soak", "--config", args.config, "--requests",
+             str(args.requests), "--chunk", str(args.chunk), "--ready", str(args.ready),
+             "--seed", str(seed), "--build", str(args.build), "--out", str(args.out)]),
               file=sys.stderr)
         return 1
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The seed of a random run, as every harness of ``verif/`` reads it from the environment.
+"""The seed of a random run, as the harnesses of ``verif/`` read it from the environment.
 
-``$KVASU_SEED`` (the cocotb regression also takes ``$RANDOM_SEED`` and ``$SEED``, cocotb's
-own names) is read as a Python integer literal (``12``, ``0x10``), so one value means one
-seed to the cocotb regression, the fast harness's tests, the soaks and ``make sim``.
+``$KVASU_SEED`` is read as a Python integer literal (``12``, ``0x10``), so one value means
+one seed to the cocotb regression (which also takes ``$RANDOM_SEED``, cocotb's own name,
+and ``$SEED``), the fast harness's tests, ``make sim``, the soaks, the firmware test and
+``make hostile``. The fault campaign and the mutation draw take theirs from ``--seed``
+(``make faults``' ``FAULTS_SEED``, ``make mutation``'s ``MUTATION_SEED``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import os
 import random
 
-__all__ = ["SEED_VARIABLES", "env_seed", "run_seed"]
+__all__ = ["SEED_VARIABLES", "env_seed", "run_seed", "announced_seed"]
 
 #: The variables the cocotb regression reads, in order (the others read the first only).
 SEED_VARIABLES = ("KVASU_SEED", "RANDOM_SEED", "SEED")
@@ -37,3 +39,11 @@ def run_seed(names: tuple[str, ...] = SEED_VARIABLES[:1]) -> int:
     """:func:`env_seed`, else a fresh 32-bit seed."""
     seed = env_seed(names)
     return random.SystemRandom().getrandbits(32) if seed is None else seed
+
+
+def announced_seed() -> int:
+    """:func:`run_seed`, printed as ``KVASU_SEED=N`` (the tests' ``seed`` fixtures: pytest
+    shows it with a failing test's output)."""
+    seed = run_seed()
+    print(f"KVASU_SEED={seed}")
+    return seed

@@ -19,14 +19,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import random
 import sys
 import time
 from pathlib import Path
 
 from regmap.arguments import check_writable
 from verif import runner as R
-from verif.seeds import env_seed
+from verif.seeds import run_seed
 
 
 #: The longest trace (in cycles) ``make sim`` simulates: cocotb runs a few thousand cycles
@@ -46,9 +45,10 @@ def main(argv=None) -> int:
                          "(default: $KVASU_SEED, else a fresh one; printed)")
     args = ap.parse_args(argv)
     try:
-        seed_from_env = env_seed()                        # the cocotb runs' variable
+        seed = args.seed if args.seed is not None else run_seed()    # the cocotb runs' variable
     except ValueError as error:
         ap.error(str(error))
+
     from evaluation.workload import PRESETS, video_kv_requests
     if args.preset not in PRESETS:
         ap.error(f"--preset must be one of {', '.join(PRESETS)}, not {args.preset!r}")
@@ -74,9 +74,7 @@ def main(argv=None) -> int:
     for old in (fst, figures, results):        # an earlier run's: not this run's outputs
         old.unlink(missing_ok=True)
     params = Params()
-    seed = args.seed if args.seed is not None else seed_from_env
-    if seed is None:
-        seed = random.SystemRandom().getrandbits(32)
+    
     print(f"make sim: seed {seed} (--seed {seed} reproduces the run)", flush=True)
     t0 = time.monotonic()
     print(f"make sim: generating the Verilog of the default configuration and building it "

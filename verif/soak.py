@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import random
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -302,9 +303,10 @@ def main(argv=None) -> int:
     except fast.Mismatch as err:
         print(f"soak: FAIL (seed {seed}): {err}", flush=True)
         # every option that shapes the traffic (the chunk too: each chunk draws its own)
-        print(f"soak: reproduce: python -m verif.soak --config {args.config} --requests "
-              f"{args.requests} --chunk {args.chunk} --ready {args.ready} --seed {seed} "
-              f"--build {args.build}", flush=True)
+        print("soak: reproduce: " + shlex.join(
+            ["python", "-m", "verif.soak", "--config", args.config, "--requests",
+             str(args.requests), "--chunk", str(args.chunk), "--ready", str(args.ready),
+             "--seed", str(seed), "--build", str(args.build)]), flush=True)
         return 1
     return 0
 

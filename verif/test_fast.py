@@ -20,15 +20,13 @@ from verif.codec import Codec
 from verif.hostile import attack_rtl, colliding_lines
 from verif.predictor_soak import CONFIGS as PREDICTOR_CONFIGS
 from verif.replay import replay
-from verif.seeds import run_seed
+from verif.seeds import announced_seed
 from verif.soak import CONFIGS, soak
 
 
 @pytest.fixture(scope="module")
 def seed():
-    value = run_seed()
-    print(f"KVASU_SEED={value}")
-    return value
+    return announced_seed()
 
 
 @pytest.fixture(scope="module")

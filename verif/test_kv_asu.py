@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 import time
 from pathlib import Path
@@ -33,7 +32,7 @@ import pytest
 
 from regmap import Params
 from verif import runner as R
-from verif.seeds import SEED_VARIABLES, env_seed
+from verif.seeds import SEED_VARIABLES, run_seed
 
 MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random",
            "verif.cocotb_nonblocking", "verif.cocotb_flips", "verif.cocotb_predictor"]
@@ -106,8 +105,7 @@ RUNS = [(s, c) for s, c in MATRIX if s in SIMS and c in CONFIGS] or \
 def _seed():
     """The run's seed: from the environment, else a fresh one. It seeds both the testbench
     and Verilator's random initial values, so ``KVASU_SEED=N`` reproduces a run exactly."""
-    seed = env_seed(SEED_VARIABLES)
-    return random.SystemRandom().getrandbits(31) or 1 if seed is None else seed
+    return run_seed(SEED_VARIABLES)
 
 
 def merged_coverage(cov_dir: Path) -> dict:
@@ -168,6 +166,9 @@ def _regression(sim, config, options, modules, capsys):
     build_dir = R.build_dir_for(sim, config, options)
     name = build_dir.name
     waves = os.environ.get("WAVES", "0") not in ("", "0")
+    tests = os.environ.get("KVASU_TESTS") or None
+    if tests is not None:                       # (before the build it would wait for)
+        _check_named_tests(_list("KVASU_TESTS", []), modules, name)
     shutil.rmtree(build_dir / "coverage", ignore_errors=True)
     t0 = time.monotonic()
     runner = R.build(sim, config, params, build_dir, waves=waves,
@@ -175,9 +176,6 @@ def _regression(sim, config, options, modules, capsys):
     t1 = time.monotonic()
     scale = (SIM_SCALE[sim] * CONFIG_SCALE.get(config, 1.0)
              * float(os.environ.get("KVASU_SCALE", "1")))
-    tests = os.environ.get("KVASU_TESTS") or None
-    if tests is not None:
-        _check_named_tests(_list("KVASU_TESTS", []), modules, name)
     if tests is None and options is None and (sim, config) in RUN_TESTS:
         tests = RUN_TESTS[(sim, config)]
         with capsys.disabled():

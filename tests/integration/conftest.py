@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from verif.seeds import run_seed
+from verif.seeds import announced_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
@@ -26,6 +26,4 @@ def tool(name: str) -> str:
 
 @pytest.fixture(scope="session")
 def seed():
-    value = run_seed()
-    print(f"KVASU_SEED={value}")
-    return value
+    return announced_seed()

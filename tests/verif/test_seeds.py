@@ -42,10 +42,13 @@ def test_the_first_variable_set_gives_the_seed(no_seed):
     assert env_seed(SEED_VARIABLES) == 6
 
 
-def _report(nodeid, seed, failed):
+def _report(nodeid, seed, failed, parametrized=False):
     """The report the root conftest's hook gives for a test ``nodeid`` with fixture value
-    ``seed`` that ``failed`` (or passed)."""
+    ``seed`` (or, ``parametrized``, a parameter named ``seed``) that ``failed`` (or
+    passed)."""
     item = types.SimpleNamespace(nodeid=nodeid, funcargs={"seed": seed})
+    if parametrized:
+        item.callspec = types.SimpleNamespace(params={"seed": seed})
     report = types.SimpleNamespace(failed=failed, sections=[])
     hook = conftest.pytest_runtest_makereport(item, None)
     next(hook)
@@ -64,3 +67,6 @@ def test_a_failed_report_names_the_seed_and_the_command():
     assert report.sections[0][1].startswith("GM_SEED=5 python -m pytest")
     assert _report("verif/test_fast.py::test_x", 77, False).sections == []
     assert _report("verif/test_fast.py::test_x", "a path", True).sections == []
+    # a test's own parameter named seed: no variable reruns it with another value
+    assert _report("tests/evaluation/test_compare.py::test_x[3]", 3, True,
+                   parametrized=True).sections == []

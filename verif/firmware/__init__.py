@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import collections
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -39,6 +38,8 @@ from regmap import SHADOW_NAMES, STAT_NAMES, VERSION, Params, build_word, mode_v
 
 from ..fast import VERILATOR_MAKEFLAGS, public_config, verilator
 from ..runner import VERILATOR_OPT
+from ..seeds import run_seed
+
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -276,10 +277,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verif.firmware", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="ice40", choices=("default", "predictor", "ice40"))
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the driver calls' draws (default: $KVASU_SEED, else a "
+                             "fresh one; printed)")
     parser.add_argument("--dir", type=Path, default=ROOT / "build" / "firmware")
     args = parser.parse_args(argv)
-    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    try:
+        seed = args.seed if args.seed is not None else run_seed()
+    except ValueError as error:
+        parser.error(str(error))
     print(f"KVASU_SEED={seed}")
     exe = build(args.build, args.dir / args.build)
     log = run(exe, seed)
