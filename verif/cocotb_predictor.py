@@ -33,9 +33,9 @@ P2).
 ``predictor_nonblocking`` runs on the predictor build only: ``POLICY.MODE = 1`` with
 ``MODE.NONBLOCKING``, runtime-like loops with EVICTs back to back, every request taken or
 dropped as D13's rule (its second form, the EVICT's FREE edges and the longer gap) says
-(``verif.tb.front``), the drops of both kinds asserted, then a consumer holding
-``rsp.ready`` low three cycles in four (the credits' drops asserted); then the same
-traffic blocking.
+(``verif.tb.front``), the drops of both kinds asserted, then OBSERVEs and QUERYs to
+a consumer that holds ``rsp.ready`` low for 100 cycles and then takes one response in
+four (the credits' drops asserted); then the same traffic blocking.
 """
 
 from __future__ import annotations
@@ -357,10 +357,14 @@ async def predictor_nonblocking(tb: KvAsuTB):
         await tb.check_quiescent("predictor, non-blocking")
     for reason in ("evict frees", "evict gap"):
         assert front.drop_reasons[reason] > 0, (reason, dict(front.drop_reasons))
-    # A consumer that holds rsp.ready low most of the time: the credits run out (rule 3).
+    # OBSERVEs and QUERYs back to back (none of them dropped by an EVICT's rules) to a
+    # consumer that holds rsp.ready low for 100 cycles, then takes one response in four:
+    # the credits run out (rule 3), whatever the seed.
     credit_drops = front.drop_reasons["credits"]
-    tb.driver.rsp_ready_fn = lambda: rng.random() < 0.25
-    tb.send_items(evicts_taken_and_dropped(200))
+    held = iter(range(100))
+    tb.driver.rsp_ready_fn = lambda: next(held, None) is None and rng.random() < 0.25
+    tb.send_items([ReqItem(OBSERVE if i % 2 else QUERY, tb.space.addr(tb.space.random_line()),
+                           rng.randrange(4)) for i in range(150)])
     await tb.drain()
     tb.driver.rsp_ready_fn = None
     await tb.check_quiescent("predictor, non-blocking, back-pressure")
