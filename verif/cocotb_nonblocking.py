@@ -50,6 +50,32 @@ async def stream_with(tb: KvAsuTB, items, *writes, after: int = 40):
     await tb.drain()
 
 
+async def refused_writes_in_stream(tb: KvAsuTB, front, items):
+    """``items`` presented back to back in ``MODE.NONBLOCKING`` with refused writes among
+    them: an illegal commit (SLVERR and STATUS.ERROR; an action write all the same, so its
+    window drops as D13 rule 4 says), a write to a read-only word (SLVERR) and one to an
+    unmapped word (DECERR), neither an action. Every drop is the rule's (``front``, the
+    front door), every response and statistic the model's, nothing else changes; the
+    shadows are legal again and STATUS.ERROR clear at the end."""
+    await tb.write_reg("C3", 1)
+    await tb.write_reg("C2", tb.p.COUNT_MAX)                 # C2 > C3: illegal
+    action_drops = front.drop_reasons["action write"]
+    unmapped = max(set(range(0, 1 << regmap.AXIL_ADDR_WIDTH, 4)) -
+                   {o for reg in REGISTERS for o in reg.offsets})
+    tb.send_items(items)
+    await cocotb.triggers.ClockCycles(tb.dut.clk, 30)
+    await tb.write_ctrl(COMMIT | ENABLE)                     # refused (checked: SLVERR)
+    assert await tb.wr_bytes(REG["STATUS"].offset, b"\xff" * 4) == AxiResp.SLVERR
+    assert await tb.wr_bytes(unmapped, b"\xff" * 4) == AxiResp.DECERR
+    await tb.drain()
+    assert front.drop_reasons["action write"] > action_drops, front.drop_reasons
+    assert await tb.read_reg("STATUS") & ST_ERROR
+    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
+    await tb.commit(C2=1, C3=tb.p.COUNT_MAX)                 # legal again
+    await tb.write_ctrl(CLEAR_ERROR | ENABLE)
+    await tb.check_quiescent("after refused writes in the stream")
+
+
 def _front_door_too_slow(cfg):
     full = os.environ.get("KVASU_MATRIX") == "full"
     if cfg.get("sim") != "verilator" or not (full or cfg.get("name") in ("default", "small")):
@@ -83,27 +109,8 @@ async def nonblocking_never_stalls(tb: KvAsuTB):
                       COMMIT | ENABLE)
     assert front.drop_reasons["action write"] > 0, front.drop_reasons
 
-    # Refused writes in the stream: an illegal commit (SLVERR and STATUS.ERROR; an action
-    # write all the same, so its window drops as D13 rule 4 says), a write to a read-only
-    # word (SLVERR) and one to an unmapped word (DECERR), neither an action: every drop the
-    # rule's, every response and statistic the model's, nothing else changed.
-    await tb.write_reg("C3", 1)
-    await tb.write_reg("C2", tb.p.COUNT_MAX)                 # C2 > C3: illegal
-    action_drops = front.drop_reasons["action write"]
-    unmapped = max(set(range(0, 1 << regmap.AXIL_ADDR_WIDTH, 4)) -
-                   {o for reg in REGISTERS for o in reg.offsets})
-    tb.send_items(video_items(tb, 200, start=n // 4))
-    await cocotb.triggers.ClockCycles(tb.dut.clk, 30)
-    await tb.write_ctrl(COMMIT | ENABLE)                     # refused (checked: SLVERR)
-    assert await tb.wr_bytes(REG["STATUS"].offset, b"\xff" * 4) == AxiResp.SLVERR
-    assert await tb.wr_bytes(unmapped, b"\xff" * 4) == AxiResp.DECERR
-    await tb.drain()
-    assert front.drop_reasons["action write"] > action_drops, front.drop_reasons
-    assert await tb.read_reg("STATUS") & ST_ERROR
-    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
-    await tb.commit(C2=1, C3=tb.p.COUNT_MAX)                 # legal again
-    await tb.write_ctrl(CLEAR_ERROR | ENABLE)
-    await tb.check_quiescent("after refused writes in the stream")
+    await refused_writes_in_stream(tb, front, video_items(tb, 200, start=n // 4))
+
 
     # CTRL.ENABLE = 0 in the stream (a plain write, acting at once): dropped (rule 1).
     await stream_with(tb, video_items(tb, 120, start=n // 2), 0, ENABLE, after=20)

@@ -33,8 +33,9 @@ P2).
 ``predictor_nonblocking`` runs on the predictor build only: ``POLICY.MODE = 1`` with
 ``MODE.NONBLOCKING``, runtime-like loops with EVICTs back to back, every request taken or
 dropped as D13's rule (its second form, the EVICT's FREE edges and the longer gap) says
-(``verif.tb.front``), the drops of both kinds asserted, then OBSERVEs and QUERYs to
-a consumer that holds ``rsp.ready`` low for 100 cycles and then takes one response in
+(``verif.tb.front``), the drops of both kinds asserted, then refused writes in the
+stream (``cocotb_nonblocking.refused_writes_in_stream``), then OBSERVEs and QUERYs to a
+consumer that holds ``rsp.ready`` low for 100 cycles and then takes one response in
 four (the credits' drops asserted); then the same traffic blocking.
 """
 
@@ -44,6 +45,7 @@ from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import AxiResp
 
 from regmap import REG
+from verif.cocotb_nonblocking import refused_writes_in_stream
 from verif.cocotb_random import Stimulus, random_config, reset_with_requests_in_flight
 from verif.kvasu_tb import (CLEAR_ERROR, ENABLE, EVICT, EVICT_ANY, OBSERVE, QUERY,
                             ST_ERROR, KvAsuTB, ReqItem, tb_test)
@@ -298,14 +300,19 @@ async def predictor_reset_mid_traffic(tb: KvAsuTB):
         held = round_ == 1
         tb.driver.rsp_ready_fn = _back_pressure(tb) if held else None
         accepted_before = tb.scoreboard.accepted
-        tb.send_items(stim.loop(rng.randint(500, 800)))
+        tb.send_items(stim.loop(1500))          # more than the cycles to the reset
         for _ in range(200_000):
             if tb.scoreboard.accepted > accepted_before:
                 break
             await RisingEdge(tb.dut.clk)
         assert tb.scoreboard.accepted > accepted_before, "no traffic before the reset"
         await ClockCycles(tb.dut.clk, rng.randint(200, 400))
-        # the model has taken every request accepted so far: ghosts on its lists now
+        # then a cycle with ghosts on the lists (the model has taken every request
+        # accepted so far): the loops leave them, and revive or free them again
+        for _ in range(600):
+            if tb.model._predictor.gcount > 0:
+                break
+            await RisingEdge(tb.dut.clk)
         assert tb.model.policy == "predictor" and tb.model._predictor.gcount > 0, \
             f"no ghost before the reset (seed {tb.seed})"
         if held:
@@ -357,6 +364,11 @@ async def predictor_nonblocking(tb: KvAsuTB):
         await tb.check_quiescent("predictor, non-blocking")
     for reason in ("evict frees", "evict gap"):
         assert front.drop_reasons[reason] > 0, (reason, dict(front.drop_reasons))
+    # Refused writes in the stream (an illegal commit, a read-only and an unmapped word),
+    # with OBSERVEs and QUERYs back to back so that the commit's window drops some.
+    await refused_writes_in_stream(tb, front, [
+        ReqItem(OBSERVE if i % 2 else QUERY, tb.space.addr(tb.space.random_line()),
+                rng.randrange(4)) for i in range(120)])
     # OBSERVEs and QUERYs back to back (none of them dropped by an EVICT's rules) to a
     # consumer that holds rsp.ready low for 100 cycles, then takes one response in four:
     # the credits run out (rule 3), whatever the seed.
