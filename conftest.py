@@ -6,7 +6,6 @@ import shlex
 import pytest
 
 
-
 @pytest.fixture(scope="session")
 def fast_build_root(tmp_path_factory, worker_id):
     """One folder for the fast C++ harness's builds, shared by every test that replays
@@ -41,8 +40,8 @@ def pytest_runtest_makereport(item, call):
     """A failed test that draws from a ``seed`` fixture (the fast harness's tests, the fault
     campaigns, the firmware test: ``$KVASU_SEED``, else a fresh one; the golden model's:
     ``$GM_SEED``) says in its own report how to run it again with that seed. The harnesses'
-    fixtures print the seed once per module or session, which the report of a later test
-    of the module would not show."""
+    fixtures print the seed once per module or once for the whole pytest run, which the
+    report of a later test would not show."""
     report = yield
     seed = getattr(item, "funcargs", {}).get("seed")
     callspec = getattr(item, "callspec", None)

@@ -111,7 +111,6 @@ async def nonblocking_never_stalls(tb: KvAsuTB):
 
     await refused_writes_in_stream(tb, front, video_items(tb, 200, start=n // 4))
 
-
     # CTRL.ENABLE = 0 in the stream (a plain write, acting at once): dropped (rule 1).
     await stream_with(tb, video_items(tb, 120, start=n // 2), 0, ENABLE, after=20)
     assert front.drop_reasons["disabled"] > 0, front.drop_reasons

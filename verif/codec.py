@@ -19,8 +19,8 @@ class Codec:
     """Bit packing of one configuration's request and response payloads.
 
     ``pack_req(op, addr, min_tlevel) -> int``, ``unpack_rsp(int) -> dict`` of every
-    response field and its inverse ``pack_rsp(dict) -> int``; ``req_width`` / ``rsp_width`` in bits; ``req_words`` / ``rsp_words``
-    in 32-bit words.
+    response field and its inverse ``pack_rsp(dict) -> int``; ``req_width`` /
+    ``rsp_width`` in bits; ``req_words`` / ``rsp_words`` in 32-bit words.
     """
 
     def __init__(self, params: Params):

@@ -35,8 +35,7 @@ from golden_model import KvAsuModel
 from regmap import OPS, REG, Params
 from regmap.arguments import check_writable, int_range
 
-from .seeds import run_seed
-
+from .seeds import cli_seed
 
 __all__ = ["colliding_lines", "attack", "main"]
 
@@ -134,10 +133,7 @@ def main(argv=None) -> int:
         check_writable(args.json, "--json")
     if args.rtl:
         check_writable(args.build, "--build", folder=True)
-    try:
-        seed = args.seed if args.seed is not None else run_seed()
-    except ValueError as error:
-        ap.error(str(error))
+    seed = cli_seed(args.seed, ap)
     rng = random.Random(seed)
     params = Params()
     secret = rng.getrandbits(32) | 1

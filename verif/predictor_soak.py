@@ -41,7 +41,7 @@ from regmap import OPS, REG, Params
 from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
-from .seeds import run_seed
+from .seeds import cli_seed
 from .soak import Traffic, _stat_reads, axi_master
 from .tb.addresses import AddrSpace
 
@@ -219,10 +219,7 @@ def main(argv=None) -> int:
     check_writable(args.build / args.config, "--build", folder=True)
     check_writable(args.out, "--out")
     args.out.unlink(missing_ok=True)     # an earlier run's: a failed run leaves none
-    try:
-        seed = args.seed if args.seed is not None else run_seed()
-    except ValueError as error:
-        ap.error(str(error))
+    seed = cli_seed(args.seed, ap)
     try:
         summary = predictor_soak(CONFIGS[args.config], args.requests, seed,
                                  args.build / args.config, chunk=args.chunk,

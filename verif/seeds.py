@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import random
 
-__all__ = ["SEED_VARIABLES", "env_seed", "run_seed", "announced_seed"]
+__all__ = ["SEED_VARIABLES", "env_seed", "run_seed", "announced_seed", "cli_seed"]
 
 #: The variables the cocotb regression reads, in order (the others read the first only).
 SEED_VARIABLES = ("KVASU_SEED", "RANDOM_SEED", "SEED")
@@ -39,6 +39,17 @@ def run_seed(names: tuple[str, ...] = SEED_VARIABLES[:1]) -> int:
     """:func:`env_seed`, else a fresh 32-bit seed."""
     seed = env_seed(names)
     return random.SystemRandom().getrandbits(32) if seed is None else seed
+
+
+def cli_seed(given: int | None, parser) -> int:
+    """A command's seed: ``given`` (its ``--seed``), else :func:`run_seed`; a
+    ``$KVASU_SEED`` that is no integer is the ``argparse`` ``parser``'s usage error."""
+    if given is not None:
+        return given
+    try:
+        return run_seed()
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def announced_seed() -> int:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from regmap.arguments import check_writable
 from verif import runner as R
-from verif.seeds import run_seed
+from verif.seeds import cli_seed
 
 
 #: The longest trace (in cycles) ``make sim`` simulates: cocotb runs a few thousand cycles
@@ -44,11 +44,7 @@ def main(argv=None) -> int:
                     help="seed of the testbench and of Verilator's random initial values "
                          "(default: $KVASU_SEED, else a fresh one; printed)")
     args = ap.parse_args(argv)
-    try:
-        seed = args.seed if args.seed is not None else run_seed()    # the cocotb runs' variable
-    except ValueError as error:
-        ap.error(str(error))
-
+    seed = cli_seed(args.seed, ap)            # (the cocotb runs' variable, $KVASU_SEED)
     from evaluation.workload import PRESETS, video_kv_requests
     if args.preset not in PRESETS:
         ap.error(f"--preset must be one of {', '.join(PRESETS)}, not {args.preset!r}")
@@ -74,7 +70,6 @@ def main(argv=None) -> int:
     for old in (fst, figures, results):        # an earlier run's: not this run's outputs
         old.unlink(missing_ok=True)
     params = Params()
-    
     print(f"make sim: seed {seed} (--seed {seed} reproduces the run)", flush=True)
     t0 = time.monotonic()
     print(f"make sim: generating the Verilog of the default configuration and building it "

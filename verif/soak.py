@@ -35,7 +35,7 @@ from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
 from .regmirror import TableGenerations
-from .seeds import run_seed
+from .seeds import cli_seed
 from .tb.addresses import AddrSpace
 
 __all__ = ["CONFIGS", "Traffic", "AXI_READY_PERMILLE", "axi_master", "soak", "main"]
@@ -293,10 +293,7 @@ def main(argv=None) -> int:
                     help="build folder (the harness of --config in a folder of its name)")
     args = ap.parse_args(argv)
     check_writable(args.build / args.config, "--build", folder=True)
-    try:
-        seed = args.seed if args.seed is not None else run_seed()
-    except ValueError as error:
-        ap.error(str(error))
+    seed = cli_seed(args.seed, ap)
     try:
         soak(CONFIGS[args.config], args.requests, seed, args.build / args.config,
              chunk=args.chunk, ready_permille=args.ready)

@@ -2,12 +2,13 @@
 """One reading of ``$KVASU_SEED`` for every harness (``verif.seeds``), and a failed test's
 report naming the seed that reproduces it (the root ``conftest.py``)."""
 
+import argparse
 import types
 
 import pytest
 
 import conftest
-from verif.seeds import SEED_VARIABLES, env_seed, run_seed
+from verif.seeds import SEED_VARIABLES, cli_seed, env_seed, run_seed
 
 
 @pytest.fixture
@@ -40,6 +41,18 @@ def test_the_first_variable_set_gives_the_seed(no_seed):
     assert env_seed(SEED_VARIABLES) == 5 and env_seed() is None
     no_seed.setenv("RANDOM_SEED", "6")
     assert env_seed(SEED_VARIABLES) == 6
+
+
+def test_a_command_s_seed_is_its_option_else_the_variable(no_seed, capsys):
+    parser = argparse.ArgumentParser(prog="cmd")
+    no_seed.setenv("KVASU_SEED", "0x21")
+    assert cli_seed(5, parser) == 5 and cli_seed(None, parser) == 33
+    no_seed.setenv("KVASU_SEED", "seven")
+    assert cli_seed(5, parser) == 5                 # the option: the variable not read
+    with pytest.raises(SystemExit) as exit_info:
+        cli_seed(None, parser)
+    assert exit_info.value.code == 2
+    assert "cmd: error: KVASU_SEED must be an integer >= 0, not 'seven'" in capsys.readouterr().err
 
 
 def _report(nodeid, seed, failed, parametrized=False):

@@ -9,32 +9,23 @@ tests/verif/test_tb_rsp_timing.py.)"""
 
 import collections
 import logging
-import random
 import types
 
 import pytest
 
-from golden_model import KvAsuModel
-from regmap import OPS, Params
+from regmap import OPS
 from verif.codec import Codec
 from verif.tb import driver as drv
-from verif.tb.addresses import AddrSpace
-from verif.tb.coverage import Coverage
 from verif.tb.scoreboard import Mismatch, Scoreboard
 
-P_SMALL = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, TAG_WIDTH=24, COUNT_WIDTH=4, TS_WIDTH=4,
-                 TICK_SHIFT=1)
+from .boards import P_SMALL, RUN_INFO, scoreboard
+
 LOG = logging.getLogger("test_tb_driver")
-RUN_INFO = {"seed": 1, "config": "c", "sim": "s", "test": "t"}
 
 
 def _board(build_latency):
-    """A scoreboard of ``P_SMALL`` over a fresh golden model, held to ``build_latency``."""
-    board = Scoreboard(P_SMALL, Codec(P_SMALL), AddrSpace(P_SMALL, random.Random(1)),
-                       Coverage(P_SMALL), LOG, RUN_INFO, lambda: {"HASH_SEED": 0},
-                       build_latency=build_latency)
-    board.reset(KvAsuModel(P_SMALL))
-    return board
+    return scoreboard(build_latency, "test_tb_driver")
+
 
 
 class _Sig:

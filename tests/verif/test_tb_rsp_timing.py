@@ -10,7 +10,6 @@ error planted (a response a cycle late or early, a held payload changed, a held 
 dropped) fails with a ``Mismatch`` naming the cycle."""
 
 import functools
-import logging
 import random
 import types
 
@@ -18,17 +17,13 @@ import pytest
 from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.sim import Simulator
 
-from golden_model import KvAsuModel
-from regmap import OPS, Params
-from verif.codec import Codec
+from regmap import OPS
 from verif.runner import build_timing
 from verif.tb import driver as drv
-from verif.tb.addresses import AddrSpace
-from verif.tb.coverage import Coverage
-from verif.tb.scoreboard import Mismatch, Scoreboard
+from verif.tb.scoreboard import Mismatch
 
-P = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, TAG_WIDTH=24, COUNT_WIDTH=4, TS_WIDTH=4,
-           TICK_SHIFT=1)
+from .boards import P_SMALL as P, scoreboard
+
 TIMING = build_timing(P)
 LATENCY, CREDITS = TIMING["latency"], TIMING["credits"]
 #: the cycles from a request's acceptance to its response's write into the FIFO (the
@@ -40,13 +35,7 @@ DRAIN = 6 * LATENCY
 
 
 def _board():
-    codec = Codec(P)
-    board = Scoreboard(P, codec, AddrSpace(P, random.Random(1)), Coverage(P),
-                       logging.getLogger("test_tb_rsp_timing"),
-                       {"seed": 1, "config": "c", "sim": "s", "test": "t"},
-                       lambda: {"HASH_SEED": 0}, build_latency=LATENCY)
-    board.reset(KvAsuModel(P))
-    return board
+    return scoreboard(LATENCY, "test_tb_rsp_timing")
 
 
 def _item(k):

@@ -38,8 +38,7 @@ from regmap import SHADOW_NAMES, STAT_NAMES, VERSION, Params, build_word, mode_v
 
 from ..fast import VERILATOR_MAKEFLAGS, public_config, verilator
 from ..runner import VERILATOR_OPT
-from ..seeds import run_seed
-
+from ..seeds import cli_seed
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -282,10 +281,7 @@ def main(argv=None) -> int:
                              "fresh one; printed)")
     parser.add_argument("--dir", type=Path, default=ROOT / "build" / "firmware")
     args = parser.parse_args(argv)
-    try:
-        seed = args.seed if args.seed is not None else run_seed()
-    except ValueError as error:
-        parser.error(str(error))
+    seed = cli_seed(args.seed, parser)
     print(f"KVASU_SEED={seed}")
     exe = build(args.build, args.dir / args.build)
     log = run(exe, seed)
