@@ -139,7 +139,8 @@ asic-deps:
 
 # Throughput, latency, Fmax/resources (from `make fpga`'s reports), the ASIC estimates and
 # simulation speed (build/bench.json); the design study of a speculative EVICT
-# (build/evict_speculation.json).
+# (build/evict_speculation.json). The run the README quotes is kept in docs/bench/ (written
+# with `--record`; tests/verif/test_bench_record.py holds the README to it).
 bench: setup
 	$(PY) -m tools.bench --cocotb --out $(BUILD)/bench.json
 	$(PY) -m tools.evict_speculation --out $(BUILD)/evict_speculation.json

@@ -235,6 +235,12 @@
 `define KVASU_ACT_MODE_RESET                     32'h00000000
 `define KVASU_ERR_FIRST_MEM_RESET                32'h00000000
 
+// Mode registers: the bits their fields define (FIELDS_MASK) and those that only a build with the predictor (P_POLICIES.PREDICTOR) defines; a commit of a mode register with any other bit set is refused.
+`define KVASU_POLICY_FIELDS_MASK                 32'h00000001
+`define KVASU_POLICY_NEEDS_PREDICTOR_MASK        32'h00000001
+`define KVASU_MODE_FIELDS_MASK                   32'h00000001
+`define KVASU_MODE_NEEDS_PREDICTOR_MASK          32'h00000000
+
 // Statistics: 64-bit counters, by index.
 `define KVASU_STAT_OBSERVES                      0
 `define KVASU_STAT_OBSERVE_HITS                  1

@@ -50,9 +50,17 @@ Policies (JSON names):
   still evicts, and hits less often than in any larger bank. A policy whose hit rate is
   above Belady's holds more lines than the bank (LIRS at 2 lines did, which is why it
   starts at 3): its result is reported as an error, not a figure.
+  ``same_hits_as_lru`` says when a policy hit exactly where LRU hits, access by access
+  (the table marks it ``= LRU``): LRB ranks its lines as LRU does until its first training
+  batch (libCacheSim's ``lrb.cpp``: no booster yet), so on a short trace the "learned"
+  policy is LRU.
 - ``kv_asu_article``, ``kv_asu_article_gate``: :func:`evaluation.runtime.run_runtime` with
   the KV-ASU in the spec's mode, gate off (residency decides, watermark GC with EVICT) and
-  gate on (a resident line hits only at T-level >= 2).
+  gate on (a resident line hits only at T-level >= 2). Its watermark GC evicts T0 lines
+  whether or not the bank needs the room, so in a bank that holds every line it can still
+  hit almost never: a line read again only after it has aged to T0 is evicted first (a
+  loop over 100 lines, one read every 10 cycles: 0 % in a bank of 110 lines, where LRU
+  and Belady hit 99 %).
 - ``kv_asu_predictor``: the KV-ASU in the predictor mode (``docs/spec-predictor.md``)
   choosing the bank's victims: on a miss into a full bank the runtime sends ``EVICT_ANY``
   and drops the line it returns (the bank's own LRU line if the KV-ASU returns none or a
@@ -70,9 +78,13 @@ its OBSERVE response's ``tlevel >= 3``; the article's is the T-level after the O
 ``evaluation.sweep.prediction_scores`` scores it. ``None`` (``n/a``) when that label is the
 same for every access (no access, or every access, is followed by a reuse within the
 window, as ``base_rate`` 0 or 1 says): the correlation is then undefined, and 0 would read
-as a useless prediction.
+as a useless prediction. A *prediction* the same for every access has MCC 0, as
+scikit-learn's ``matthews_corrcoef`` gives it (a constant answer has no skill, whatever the
+labels): ``prediction.positive_rate`` 0 or 1 in the mode's JSON says when.
 
 ``gap_closed``: ``(hit_rate - lru) / (belady - lru)``, ``None`` when Belady does not beat LRU.
+``vs_lru_points``: ``100 * (hit_rate - lru)``, the difference in points, defined with or
+without a gap (a share of a tiny gap can be thousands of percent).
 
 The KV-ASU takes a line as the address ``line << 8``. A trace whose line numbers do not fit
 that in 64 bits (short lines high in the address space) is renumbered 0, 1, ... in the
@@ -518,9 +530,11 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
                           "seconds": round(time.perf_counter() - started, 3)}
         say(f"  {name}: hit rate {policies[name]['hit_rate']:.4f}")
 
+    baseline_hits = {}
     for name, fn in (("lru", simulate_lru), ("fifo", simulate_fifo), ("belady", simulate_belady)):
         started = time.perf_counter()
-        record(name, fn(lines, bank_lines), started)
+        baseline_hits[name] = fn(lines, bank_lines)
+        record(name, baseline_hits[name], started)
     if libcachesim:
         for name in LIBCACHESIM_POLICIES:
             started = time.perf_counter()
@@ -538,10 +552,15 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
                 policies[name] = {"hit_rate": None, "error": str(error)}
                 say(f"  {name}: did not run: {error}")
                 continue
+            extra["same_hits_as_lru"] = bool(np.array_equal(
+                np.asarray(hits, bool), np.asarray(baseline_hits["lru"], bool)))
             record(name, hits, started, **extra)
 
     levels = _article_levels(lines, cycles, entries) if article else None
-    article_mcc = classify(levels >= ARTICLE_LEVEL, label).mcc if article and mcc_defined else None
+    article_scores = classify(levels >= ARTICLE_LEVEL, label).as_dict() if article else None
+    if article and not mcc_defined:
+        article_scores["mcc"] = None
+    article_mcc = article_scores["mcc"] if article else None
     acc = _accesses(lines, cycles)
     for name, gate in (("kv_asu_article", False), ("kv_asu_article_gate", True)) if article else ():
         started = time.perf_counter()
@@ -550,7 +569,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
         result = run_runtime(acc, cfg)
         hits = result.served == 1
         record(name, hits, started, mcc=article_mcc, mcc_prediction=f"T-level after OBSERVE >= {ARTICLE_LEVEL}",
-               gated_refetches=result.gated_refetches, gc_evictions=result.gc_evictions,
+               prediction=article_scores, gated_refetches=result.gated_refetches, gc_evictions=result.gc_evictions,
                forced_evictions=result.forced_evictions)
 
     started = time.perf_counter()
@@ -587,6 +606,7 @@ def summarise(doc: dict) -> None:
         rate = entry.get("hit_rate")
         entry["gap_closed"] = (None if rate is None or belady <= lru
                                else (rate - lru) / (belady - lru))
+        entry["vs_lru_points"] = None if rate is None else 100 * (rate - lru)
     anchors = [k for k in ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
                if policies.get(k, {}).get("hit_rate") is not None]
     doc["best_libcachesim"] = max(anchors, key=lambda k: policies[k]["hit_rate"]) if anchors else None
@@ -600,10 +620,13 @@ def _format(doc: dict) -> list[str]:
         if e.get("hit_rate") is None:
             rows.append(f"{name:20s} did not run: {e.get('error')}")
             continue
+        points = ("" if e.get("vs_lru_points") is None
+                  else f"  vs LRU {e['vs_lru_points']:+7.2f} pts")
         gap = "" if e["gap_closed"] is None else f"  gap closed {100 * e['gap_closed']:6.1f} %"
         mcc = ("" if "mcc" not in e else "  MCC n/a" if e["mcc"] is None
                else f"  MCC {e['mcc']:+.3f}")
-        rows.append(f"{name:20s} hit rate {100 * e['hit_rate']:6.2f} %{gap}{mcc}")
+        same = "  = LRU" if e.get("same_hits_as_lru") else ""
+        rows.append(f"{name:20s} hit rate {100 * e['hit_rate']:6.2f} %{points}{gap}{mcc}{same}")
     return rows
 
 
@@ -645,8 +668,8 @@ def main(argv=None) -> int:
     if args.entries is not None and (args.entries < 4 or args.entries & (args.entries - 1)):
         ap.error(f"--entries must be a power of two, at least 4 (the table's PROBE), "
                  f"not {args.entries}")
-    if args.window < 0:
-        ap.error(f"--window must be >= 0, not {args.window}")
+    if not 0 <= args.window <= _INT64_MAX:
+        ap.error(f"--window must be 0..2^63 - 1, not {args.window}")
     if not args.trace.is_file():
         ap.error(f"{args.trace}: no such file")
     if args.json:                 # refused now, not after the run
@@ -671,7 +694,7 @@ def main(argv=None) -> int:
     except (ValueError, TypeError, OSError) as error:
         text = str(error)
         ap.error(text if text.startswith(str(args.trace)) else f"{args.trace}: {text}")
-    except MemoryError:
+    except (MemoryError, OverflowError):  # (a table past the index range overflows instead)
         ap.error(f"not enough memory for a KV-ASU table of {args.entries} entries"
                  if args.entries else "not enough memory for this trace")
     doc["trace"] = str(args.trace)

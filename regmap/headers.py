@@ -14,8 +14,13 @@ Names (all ``KVASU_``-prefixed, the same in both languages):
 - ``KVASU_<REG>_<FIELD>_SHIFT`` / ``_MASK``: register fields;
 - ``KVASU_<REG>_RESET``: reset values of the default build (the ``P_*`` registers and the
   clamped configuration defaults depend on the build's parameters: read them from the block);
+- ``KVASU_<REG>_FIELDS_MASK`` / ``_NEEDS_PREDICTOR_MASK`` for each mode register (MODE,
+  POLICY): the bits its fields define, and those of them that only a build with the
+  predictor has; any other bit set makes a commit illegal (``mode_violations``);
 - ``KVASU_STAT_<NAME>``: index of each statistic, and ``KVASU_STAT_COUNT``; the C header
-  also has ``KVASU_STAT_OFFSETS``, an initialiser of the LO offsets in index order.
+  also has ``KVASU_STAT_OFFSETS``, an initialiser of the LO offsets in index order, and
+  ``KVASU_CONFIG_LEGAL(...)``, the configuration chains (``CONFIG_CHAINS``) as one C
+  expression (:func:`c_config_legal`).
 
 C writes each as ``#define NAME VALUEu``, Verilog as ``\\`define NAME`` with a sized literal
 (offsets ``12'h...``, words ``32'h...``, the rest unsized decimal).
@@ -25,10 +30,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import (AXIL_ADDR_WIDTH, ID, MEM_IDS, MODE_DEFAULTS, OPS, RELEASE, REGISTERS,
-               STAT_REGISTERS, VERSION, Params, build_word)
+from . import (AXIL_ADDR_WIDTH, CONFIG_CHAINS, CONFIG_NAMES, ID, MEM_IDS, MODE_DEFAULTS,
+               MODE_NAMES, OPS, RELEASE, REGISTERS, STAT_REGISTERS, VERSION, Params,
+               build_word, mode_defined)
 
-__all__ = ["Define", "definitions", "c_header", "verilog_header", "reset_value"]
+__all__ = ["Define", "definitions", "c_header", "c_config_legal", "verilog_header",
+           "reset_value"]
 
 
 class Define(NamedTuple):
@@ -97,6 +104,14 @@ def definitions(params: Params | None = None) -> list[str | Define]:
         value = reset_value(reg, params)
         if value is not None and not reg.wide:
             out.append(Define(f"KVASU_{reg.name}_RESET", value, "word"))
+    out.append("Mode registers: the bits their fields define (FIELDS_MASK) and those that only "
+               "a build with the predictor (P_POLICIES.PREDICTOR) defines; a commit of a mode "
+               "register with any other bit set is refused.")
+    for name in MODE_NAMES:
+        defined = mode_defined(name, predictor=True)
+        out.append(Define(f"KVASU_{name}_FIELDS_MASK", defined, "word"))
+        out.append(Define(f"KVASU_{name}_NEEDS_PREDICTOR_MASK",
+                          defined & ~mode_defined(name, predictor=False), "word"))
     out.append("Statistics: 64-bit counters, by index.")
     for index, reg in enumerate(STAT_REGISTERS):
         out.append(Define(f"KVASU_{reg.name}", index, "dec"))
@@ -116,6 +131,40 @@ def _c_value(d: Define) -> str:
     return f"{d.value}u"
 
 
+def c_config_legal() -> list[str]:
+    """The lines of ``KVASU_CONFIG_LEGAL``: whether a configuration is legal
+    (``CONFIG_CHAINS``: every chain non-decreasing), a C expression over ``uint32_t``
+    arguments: the configuration registers in ``CONFIG_NAMES`` order (``kvasu_config``'s),
+    then the build's derived values the chains name. A comparison that a ``uint32_t``
+    always meets (``0 <= x``, ``x <= 0xFFFFFFFF``) is left out (compilers warn of it); an
+    argument may be evaluated more than once."""
+    named = {e for chain in CONFIG_CHAINS for e in chain if isinstance(e, str)}
+    derived = [e for chain in CONFIG_CHAINS for e in chain
+               if isinstance(e, str) and e not in CONFIG_NAMES]
+    names = [n for n in CONFIG_NAMES if n in named] + list(dict.fromkeys(derived))
+    lines = []
+    for chain in CONFIG_CHAINS:
+        terms = [f"{a}u <= ({b})" if isinstance(a, int) else
+                 f"({a}) <= {b}u" if isinstance(b, int) else f"({a}) <= ({b})"
+                 for a, b in zip(chain, chain[1:])
+                 if a != 0 and b != 0xFFFF_FFFF]
+        if terms:
+            lines.append(" && ".join(terms))
+    rule = "; ".join(" <= ".join(_chain_entry_text(e) for e in chain) for chain in CONFIG_CHAINS)
+    return [_c_comment(f"A legal configuration: {rule} (COUNT_MAX = 2**P_COUNT_WIDTH - 1, "
+                       "WMAX = P_WMAX); a commit of any other set is refused."),
+            f"#define KVASU_CONFIG_LEGAL({', '.join(names)}) \\",
+            *(f"    {'(' if k == 0 else ' '}{line}"
+              + (")" if k == len(lines) - 1 else " && \\") for k, line in enumerate(lines))]
+
+
+def _chain_entry_text(entry: int | str) -> str:
+    """A chain's entry as the header's comment writes it (a large number in hex)."""
+    if isinstance(entry, str):
+        return entry
+    return str(entry) if entry < 10 else f"0x{entry:X}"
+
+
 def c_header(params: Params | None = None) -> str:
     """The text of ``sw/kv_asu_regs.h``."""
     guard = "KV_ASU_REGS_H"
@@ -133,6 +182,7 @@ def c_header(params: Params | None = None) -> str:
     offsets = ", ".join(f"0x{reg.offset:03X}u" for reg in STAT_REGISTERS)
     out.append(_c_comment("The statistics' LO offsets in index order, as an initialiser."))
     out.append(f"#define {'KVASU_STAT_OFFSETS':<40} {{ {offsets} }}")
+    out += c_config_legal()
     out += ["", f"#endif /* {guard} */", ""]
     return "\n".join(out)
 

@@ -97,19 +97,42 @@ kvasu_status kvasu_get_config(const kvasu_dev *dev, kvasu_config *cfg)
     return KVASU_OK;
 }
 
+int kvasu_config_legal(const kvasu_info *info, const kvasu_config *cfg)
+{
+    uint32_t count_max, unbuilt;
+    if (!info || !cfg)
+        return 0;
+    count_max = info->count_width >= 32u ? 0xFFFFFFFFu : (1u << info->count_width) - 1u;
+    unbuilt = (info->policies & KVASU_P_POLICIES_PREDICTOR_MASK) ? 0u : ~0u;
+    return KVASU_CONFIG_LEGAL(cfg->c3, cfg->c2, cfg->w3, cfg->w2, cfg->w1, cfg->hash_seed,
+                              count_max, info->wmax)
+           && !(cfg->policy & ~(KVASU_POLICY_FIELDS_MASK
+                                & ~(KVASU_POLICY_NEEDS_PREDICTOR_MASK & unbuilt)))
+           && !(cfg->mode & ~(KVASU_MODE_FIELDS_MASK
+                              & ~(KVASU_MODE_NEEDS_PREDICTOR_MASK & unbuilt)));
+}
+
 kvasu_status kvasu_configure(const kvasu_dev *dev, const kvasu_config *cfg)
 {
     uint32_t enable;
     kvasu_config active;
+    kvasu_info info;
+    kvasu_status status;
     if (!dev || !cfg)
         return KVASU_ERR_ARG;
+    /* A set the block would refuse is never written: its SLVERR could fault the CPU. */
+    status = kvasu_identify(dev, &info);
+    if (status != KVASU_OK)
+        return status;
+    if (!kvasu_config_legal(&info, cfg))
+        return KVASU_ERR_REFUSED;
     enable = enable_bit(dev);
     /* An error left by someone else must not be taken for this commit's answer. */
     if (rd(dev, KVASU_REG_STATUS) & KVASU_STATUS_ERROR_MASK)
         wr(dev, KVASU_REG_CTRL, KVASU_CTRL_CLEAR_ERROR_MASK | enable);
     write_shadows(dev, cfg);
-    /* Refused with SLVERR and STATUS.ERROR; STATUS answers even where the bus hook cannot
-       report BRESP. */
+    /* The block's own check (SLVERR and STATUS.ERROR) stays the backstop; STATUS answers
+       even where the bus hook cannot report BRESP. */
     wr(dev, KVASU_REG_CTRL, KVASU_CTRL_COMMIT_MASK | enable);
     if (!(rd(dev, KVASU_REG_STATUS) & KVASU_STATUS_ERROR_MASK))
         return KVASU_OK;

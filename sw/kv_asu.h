@@ -12,13 +12,15 @@
  * posted write. kvasu_init_mmio's hooks are plain volatile loads and stores; map the block
  * so that a store completes before a later load is issued (on Arm, Device-nGnRnE and a DSB
  * after each store: supply your own write32 with the barrier), or give hooks that wait for
- * the write response. A refused write answers SLVERR; where the bus turns SLVERR on a
- * store into a fault, the write32 hook must absorb it (the driver reads STATUS.ERROR for
- * the answer and never needs BRESP).
+ * the write response. The driver writes nothing the block would refuse with SLVERR, which
+ * many CPUs take as an imprecise bus fault: kvasu_configure checks a configuration with
+ * kvasu_config_legal before writing it (the block's STATUS.ERROR stays its backstop).
  *
- * A device handle is not locked: one caller at a time. In particular a 64-bit read is a
- * LO then a HI read through the block's single HI latch (docs/registers.md), so no other
- * master may read a LO word in between.
+ * A device handle is not locked: one caller at a time, interrupt handlers included. In
+ * particular a 64-bit read is a LO then a HI read through the block's single HI latch
+ * (docs/registers.md), so no other master or handler may read a LO word in between (a torn
+ * pair cannot be detected), and every CTRL action write carries ENABLE as read just before.
+ * Functions that return no kvasu_status take a valid handle as a precondition.
  *
  * Every function that can fail returns a kvasu_status (0 = KVASU_OK, negative = error).
  */
@@ -99,11 +101,20 @@ void kvasu_init_mmio(kvasu_dev *dev, uintptr_t base);
    when it is not NULL. */
 kvasu_status kvasu_identify(const kvasu_dev *dev, kvasu_info *info);
 
-/* Write the shadow configuration (C3..HASH_SEED, POLICY, MODE) and commit it. A refused
-   commit (an illegal set, a reserved bit of POLICY or MODE, or the predictor mode on a
-   build without it) returns KVASU_ERR_REFUSED and leaves the block as it was: active
-   configuration and modes, ENABLE, table and statistics untouched, STATUS.ERROR clear
-   again, and the shadows restored to the active values. A STATUS.ERROR set before the call (an earlier refused
+/* Whether the block built as `info` (kvasu_identify) takes a commit of `cfg`: the chains
+   of KVASU_CONFIG_LEGAL with the build's COUNT_MAX and WMAX, and no bit of POLICY or MODE
+   outside its fields (POLICY.MODE only in a build with the predictor). 0 for a NULL
+   argument. Reads nothing. */
+int kvasu_config_legal(const kvasu_info *info, const kvasu_config *cfg);
+
+/* Write the shadow configuration (C3..HASH_SEED, POLICY, MODE) and commit it. The block is
+   identified first (KVASU_ERR_ID / KVASU_ERR_VERSION as kvasu_identify); a set it would
+   refuse (kvasu_config_legal: an illegal set, a reserved bit of POLICY or MODE, or the
+   predictor mode on a build without it) returns KVASU_ERR_REFUSED with nothing written.
+   Should the block refuse the commit all the same (STATUS.ERROR after it), the result is
+   KVASU_ERR_REFUSED too and the block is left as it was: active configuration and modes,
+   ENABLE, table and statistics untouched, STATUS.ERROR clear again, and the shadows
+   restored to the active values. A STATUS.ERROR set before the call (an earlier refused
    write) is cleared first, so that it is not taken for this commit's answer. Waits for
    nothing: the flush of a seed or policy change runs on (see kvasu_wait_idle). To change
    one field, kvasu_get_config() first. */

@@ -26,7 +26,7 @@ def mapped_words():
     return words
 
 
-@tb_test()
+@tb_test(responses=False)
 async def reset_values_and_identification(tb: KvAsuTB):
     """Out of reset: ID, VERSION and every parameter register (incl. WMAX) match regmap and
     the build; CTRL=ENABLE; STATUS=0; shadows and ACT_* hold the D4 defaults; OCCUPANCY,
@@ -133,7 +133,7 @@ async def unmapped_decerr(tb: KvAsuTB):
     await tb.check_quiescent("after the unmapped sweep")
 
 
-@tb_test()
+@tb_test(responses=False)
 async def write_strobes(tb: KvAsuTB):
     """Byte strobes on the shadow registers: every width (1 to 4 bytes) at every lane it fits
     merges into the 32-bit shadow (which holds all 32 bits, D8); a CTRL write whose strobes

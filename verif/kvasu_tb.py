@@ -318,7 +318,10 @@ class KvAsuTB:
             await self.read_reg(reg.name)
 
     # ---------------- end of test
-    def finish(self):
+    def finish(self, *, responses: bool = True):
+        """End of a test: every response arrived, none left over, the coverage written;
+        with ``responses`` (every test that sends requests) at least one response was
+        compared, so that a test whose stimulus came to nothing fails instead of passing."""
         self.driver.finish()
         self.cov.hit("requests.accepted", 0)
         self.log.info("%s: %d requests accepted, %d responses checked, longest rsp stall %d",
@@ -329,6 +332,8 @@ class KvAsuTB:
                            f"seed {self.seed}")
         if int(self.dut.rsp__valid.value):
             raise Mismatch(f"rsp.valid high at the end with nothing outstanding; seed {self.seed}")
+        if responses and not self.scoreboard.received:
+            raise Mismatch(f"{self.name}: no response compared; seed {self.seed}")
         cov_dir = self.cfg.get("cov_dir")
         if cov_dir:
             self.cov.bins["requests.accepted"] = self.scoreboard.accepted
@@ -346,8 +351,11 @@ def _default_timeout_ms():
     return int(50 * max(1.0, scale))
 
 
-def tb_test(timeout_ms=None, *, skip=None):
+def tb_test(timeout_ms=None, *, skip=None, responses=True):
     """Decorator: a cocotb test that gets a started ``KvAsuTB`` and finishes it.
+
+    ``responses``: the test sends requests, so it fails if no response was compared
+    (``KvAsuTB.finish``); ``False`` for a test of the register port alone.
 
     ``skip``: a function of the run configuration (``load_config()``, with ``Params`` of it
     as ``cfg["p"]``) that returns why the test does not apply to this run, or ``None``; a
@@ -368,7 +376,7 @@ def tb_test(timeout_ms=None, *, skip=None):
             await tb.start()
             await fn(tb)
             await tb.drain()
-            tb.finish()
+            tb.finish(responses=responses)
         wrapper.__name__ = fn.__name__
         wrapper.__qualname__ = fn.__qualname__
         wrapper.__doc__ = fn.__doc__

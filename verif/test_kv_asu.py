@@ -209,6 +209,12 @@ def _regression(sim, config, options, modules, capsys):
                 print(f"[{name}] coverage goals not hit: {', '.join(missing)}")
             if waves:
                 print(f"[{name}] waves: {build_dir}")
+    # A whole Verilator run (every test of its modules, none named, at the full request
+    # counts) must reach every goal: a change of stimulus or seed that stops reaching one
+    # fails here instead of passing unnoticed. (Icarus runs a subset, or 0.3 of the counts.)
+    assert not (missing and not tests and sim == "verilator"), (
+        f"[{name}] coverage goals not hit: {', '.join(missing)}; KVASU_SEED={seed} "
+        f"reproduces this run")
     if "verif.cocotb_sim_main" in modules and tests is None:
         _check_sim_main_figures(figures, seed)
 

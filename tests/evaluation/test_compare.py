@@ -270,6 +270,8 @@ def test_cycles_from_2_63_on_are_moved_down_by_a_multiple_of_2_32(tmp_path):
     (["{t}", "--bank-lines", "4", "--entries", "100"], "power of two"),
     (["{t}", "--bank-lines", "4", "--entries", "2"], "at least 4"),
     (["{t}", "--bank-lines", str(2**64)], "at most 2^63 - 1"),
+    (["{t}", "--bank-lines", "4", "--window", str(2**64)], "--window must be 0..2^63 - 1"),
+    (["{t}", "--bank-lines", "4", "--entries", str(2**63)], "not enough memory"),
     (["{t}", "--bank-lines", "4", "--json", "{tmp}/no/such/folder.json"], "no such folder"),
     (["{t}", "--bank-lines", "4", "--json", "{tmp}"], "a folder"),
     (["{empty}", "--bank-lines", "4"], "no OBSERVE"),
@@ -618,3 +620,37 @@ def test_cycles_from_2_63_on_are_read_as_the_64_bit_counter():
     assert high["policies"]["lru"]["hits"] > 0
     with pytest.raises(ValueError, match="cycles must be >= 0"):
         cmp.int64_cycles(np.array([-1, 0]))
+
+
+def test_points_against_lru_and_policies_that_are_lru(doc):
+    """``vs_lru_points`` is the difference from LRU in points, with or without a gap; a
+    libCacheSim policy says whether it hit exactly where LRU hits (LRU's own binding does,
+    Belady's does not on this trace); the article mode reports its prediction's rates."""
+    pol = doc["policies"]
+    for name, entry in pol.items():
+        if entry.get("hit_rate") is not None:
+            assert entry["vs_lru_points"] == pytest.approx(
+                100 * (entry["hit_rate"] - pol["lru"]["hit_rate"])), name
+    assert pol["lcs_lru"]["same_hits_as_lru"] is True
+    assert pol["lcs_belady"]["same_hits_as_lru"] is False
+    assert all(isinstance(pol[k].get("same_hits_as_lru"), bool) for k in cmp.LIBCACHESIM_POLICIES
+               if pol[k].get("hit_rate") is not None)
+    prediction = pol["kv_asu_article"]["prediction"]
+    assert prediction["mcc"] == pol["kv_asu_article"]["mcc"]
+    assert 0.0 <= prediction["positive_rate"] <= 1.0
+
+
+def test_a_loop_the_bank_holds_shows_the_article_modes_loss_in_points(tmp_path, capsys):
+    """A loop over 100 lines, one read every 10 cycles, in a bank of 110 lines: LRU and
+    Belady hit 99 % (no gap), while the article's watermark GC evicts each line before it
+    comes back (T0 by then): the table shows -99 points where no share of a gap exists."""
+    lines = np.tile(np.arange(100), 100)
+    path = _write(tmp_path / "loop.npz", lines, cycles=10 * np.arange(len(lines)))
+    out = tmp_path / "loop.json"
+    assert cmp.main([str(path), "--bank-lines", "110", "--json", str(out)]) == 0
+    pol = json.loads(out.read_text())["policies"]
+    assert pol["lru"]["hit_rate"] == pol["belady"]["hit_rate"] == 0.99
+    assert pol["kv_asu_article"]["gap_closed"] is None
+    assert pol["kv_asu_article"]["vs_lru_points"] == pytest.approx(-99.0)
+    row = next(r for r in capsys.readouterr().out.splitlines() if r.startswith("kv_asu_article "))
+    assert "vs LRU  -99.00 pts" in row and "gap closed" not in row

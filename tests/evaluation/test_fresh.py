@@ -168,6 +168,31 @@ def test_a_case_without_a_gap_is_not_counted_for_the_half_gap_target():
     assert "met in 1 of 1 cases with a gap to close (1 without one" in text
 
 
+def test_cases_without_an_anchor_or_a_gap_are_counted_as_such():
+    """A case where no libCacheSim policy ran meets 'at least the best' neither way (None);
+    with cases without a gap, the summary says that the two other hit-rate targets count
+    every case; a best policy with LRU's hit count is marked in the table and the summary."""
+    def bank(lru, belady, mine, best):
+        pol = {"lru": {"hit_rate": lru, "hits": int(100 * lru)},
+               "belady": {"hit_rate": belady, "hits": int(100 * belady)},
+               "lrb": {"hit_rate": lru, "hits": int(100 * lru)},
+               "kv_asu_article": {"mcc": 0.0},
+               "kv_asu_predictor": {"hit_rate": mine, "gap_closed": None, "mcc": 0.0}}
+        return {"bank_lines": 1, "best_libcachesim": best, "policies": pol}
+    comparison = {"tiny": {"split": "given", "banks": {"1/8": bank(0.0, 0.0, 0.0, None)}},
+                  "loop": {"split": "given", "banks": {"1/2": bank(0.2, 0.5, 0.3, "lrb")}}}
+    rows = compare_report.targets(comparison)
+    assert [r["beats_best"] for r in rows] == [None, True]
+    assert [r["best_is_lru"] for r in rows] == [False, True]
+    text = compare_report.targets_summary("All", rows)
+    assert ("'at least the best libCacheSim policy' in 1 of the 1 where a libCacheSim policy ran "
+            "(1 of them against a best policy with LRU's hit count), 'never below LRU' in 2 of all 2"
+            in text), text
+    table = compare_report.targets_table(rows, lambda rows, header: repr(rows))
+    assert "lrb 20.0 % (LRU's hit count)" in table
+    assert "LRU's in 2 of the 2 cases" in compare_report.lrb_sentence(comparison)
+
+
 def test_a_case_without_a_defined_mcc_is_reported_as_such():
     """A trace in which no access is reused within the window leaves the MCC undefined
     (``None`` from evaluation.compare): the report shows n/a, counts the row as neither

@@ -45,7 +45,7 @@ def test_verilog_header_values_match_regmap(tmp_path):
     assert got == want
     defined = set(re.findall(r"^`define (KVASU_\w+)", VERILOG_HEADER.read_text(), re.M))
     in_c = set(re.findall(r"^#define (KVASU_\w+)", HEADER.read_text(), re.M))
-    assert defined == in_c - {"KVASU_STAT_OFFSETS"}
+    assert defined == in_c - {"KVASU_STAT_OFFSETS", "KVASU_CONFIG_LEGAL"}
 
 
 def _expected() -> dict[str, int]:
@@ -74,6 +74,11 @@ def _expected() -> dict[str, int]:
                 f.reset << f.bit for f in regmap.REG[reg.active_of].fields)
     for index, reg in enumerate(STAT_REGISTERS):
         want[f"KVASU_{reg.name}"] = index
+    for name in regmap.MODE_NAMES:    # its fields' bits, and those only a predictor build has
+        fields = regmap.REG[name].fields
+        want[f"KVASU_{name}_FIELDS_MASK"] = sum(f.mask for f in fields)
+        want[f"KVASU_{name}_NEEDS_PREDICTOR_MASK"] = sum(
+            f.mask for f in fields if f.needs == "predictor")
     return want
 
 

@@ -42,7 +42,8 @@ def test_the_log_covers_every_driver_call(firmware_log):
     checks = {line.split()[1] for line in log.splitlines() if line.startswith("check ")}
     for name in ("identify", "identify_refuses_wrong_base", "wait_idle_after_reset",
                  "get_config", "configure_legal", "configure_illegal_refused",
-                 "refused_commit_keeps_active_config", "refused_commit_keeps_stats",
+                 "configure_illegal_writes_nothing", "configure_draws_no_slverr",
+                 "configure_policy_draws_no_slverr", "refused_commit_keeps_active_config", "refused_commit_keeps_stats",
                  "illegal_commit_bresp_slverr", "flush", "read_stat", "clear_stats_zeroes",
                  "disabled_accepts_nothing", "enabled_again", "read64_cycle",
                  "configure_policy_as_built", "policy_active_as_built", "configure_nonblocking",
@@ -133,7 +134,8 @@ def test_the_checker_finds_a_lost_drop_wrong_modes_and_wrong_soft_errors(firmwar
 def test_driver_unit_on_a_scripted_bus(tmp_path):
     """What a clean run on the RTL cannot show: ERR_FIRST_MEM's fields, a 64-bit
     ERR_FIRST_CYCLE through the HI latch, CLEAR_SOFT_ERROR keeping ENABLE, POLICY and MODE
-    written before the commit and restored after a refusal."""
+    written before the commit and restored after a refusal by the block, and nothing
+    written for a set the driver refuses itself."""
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     exe = tmp_path / "driver_unit_test"
     subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O1",
@@ -196,3 +198,65 @@ def test_driver_needs_no_libc(tmp_path):
         undefined = subprocess.run([nm, "-u", str(obj)], capture_output=True, text=True,
                                    check=True).stdout.split()
         assert not undefined, (level, undefined)
+
+
+def test_driver_legality_is_the_regmaps(tmp_path, seed):
+    """``kvasu_config_legal`` (the generated ``KVASU_CONFIG_LEGAL`` and mode masks, and the
+    driver's use of them) takes exactly the sets that ``regmap.config_legal`` and
+    ``regmap.mode_violations`` take, in builds with and without the predictor and of
+    several widths, on random sets drawn around every edge of the rule."""
+    import random
+
+    from regmap import Params, config_legal, mode_violations
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    main = tmp_path / "legal.c"
+    main.write_text(
+        '#include <stdio.h>\n#include "kv_asu.h"\n'
+        "int main(void) {\n"
+        "    kvasu_info i = {0}; kvasu_config c;\n"
+        "    unsigned long v[11];\n"
+        "    while (scanf(\"%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu\", &v[0], &v[1], &v[2],\n"
+        "                 &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]) == 11) {\n"
+        "        i.count_width = (uint32_t)v[0]; i.wmax = (uint32_t)v[1];\n"
+        "        i.policies = (uint32_t)v[2];\n"
+        "        c.c3 = (uint32_t)v[3]; c.c2 = (uint32_t)v[4]; c.w3 = (uint32_t)v[5];\n"
+        "        c.w2 = (uint32_t)v[6]; c.w1 = (uint32_t)v[7]; c.hash_seed = (uint32_t)v[8];\n"
+        "        c.policy = (uint32_t)v[9]; c.mode = (uint32_t)v[10];\n"
+        "        printf(\"%d\\n\", kvasu_config_legal(&i, &c));\n"
+        "    }\n    return 0;\n}\n")
+    exe = tmp_path / "legal"
+    subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", str(ROOT / "sw"),
+                    str(main), str(ROOT / "sw" / "kv_asu.c"), "-o", str(exe)], check=True)
+    rng = random.Random(seed)
+    builds = [(Params(COUNT_WIDTH=cw, TS_WIDTH=tw), predictor)
+              for cw, tw in ((16, 8), (4, 4), (8, 6)) for predictor in (False, True)]
+
+    def near(edge):                # a value at, just below or just above an edge, or any
+        return rng.choices((edge, max(edge - 1, 0), edge + 1, rng.getrandbits(32)),
+                           weights=(6, 2, 2, 1))[0]
+
+    lines, want = [], []
+    for _ in range(3000):
+        params, predictor = rng.choice(builds)
+        c2 = near(rng.choice((1, params.COUNT_MAX)))
+        c3 = near(rng.choice((c2, params.COUNT_MAX)))
+        w1 = near(params.WMAX)
+        w2 = near(rng.choice((w1, 0)))
+        w3 = near(w2)
+        config = {"C3": c3, "C2": c2, "W3": w3, "W2": w2, "W1": w1,
+                  "HASH_SEED": rng.getrandbits(32)}
+        config = {k: v & 0xFFFF_FFFF for k, v in config.items()}
+        policy, mode = (rng.choice((0, 0, 0, 0, 1, 1, 2, 1 << 31)) for _ in range(2))
+        lines.append(" ".join(str(v) for v in (
+            params.COUNT_WIDTH, params.WMAX, 1 | int(predictor) << 1, *config.values(),
+            policy, mode)))
+        want.append(config_legal(params, config)
+                    and not mode_violations({"POLICY": policy, "MODE": mode},
+                                            predictor=predictor))
+    run = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, check=True, timeout=60)
+    got = [line == "1" for line in run.stdout.split()]
+    assert len(got) == len(want)
+    wrong = [(lines[k], want[k]) for k in range(len(want)) if got[k] != want[k]]
+    assert not wrong, wrong[:5]
+    assert 150 < sum(want) < 2850, sum(want)       # both answers met often

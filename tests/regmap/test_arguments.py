@@ -82,6 +82,7 @@ def _refused(capsys, main, argv, message):
     (bench.main, ["--out", "{bad}"]),
     (bench.main, ["--build", "{bad}"]),
     (bench.main, ["--fpga", "--fpga-dir", "{bad}"]),
+    (bench.main, ["--cocotb", "--record", "{bad}"]),
     (bench_predictor.main, ["--out", "{bad}"]),
     (bench_predictor.main, ["--build", "{bad}"]),
     (bench_nonblocking.main, ["--out", "{bad}"]),
@@ -117,6 +118,13 @@ def test_replay_refuses_an_unwritable_build_folder(trace, not_a_folder, no_work,
 ], ids=lambda x: getattr(x, "__module__", None) or " ".join(x))
 def test_a_number_out_of_range_is_refused(main, argv, message, no_work, capsys):
     _refused(capsys, main, argv, message)
+
+
+def test_bench_record_needs_the_cocotb_speed(tmp_path, no_work, capsys):
+    # (the kept record has every simulation speed the README quotes)
+    _refused(capsys, bench.main, ["--record", str(tmp_path / "r.json")],
+             "--record keeps the cocotb speed too: pass --cocotb")
+    assert not (tmp_path / "r.json").exists()
 
 
 @pytest.mark.parametrize("ready", ["-5", "0", "1001", "5000"])

@@ -4,7 +4,8 @@
  * Verilated firmware test cannot reach in a clean run. The bus is an array of register
  * words with the block's single HI latch (a LO read of a 64-bit pair latches its HI word)
  * and a CTRL write that commits the POLICY / MODE / configuration shadows, refusing a
- * POLICY the "build" lacks with STATUS.ERROR, as docs/registers.md says. Every access is
+ * POLICY the "build" lacks with STATUS.ERROR, as docs/registers.md says (and, on request,
+ * any commit: the driver's backstop for a refusal it did not foresee). Every access is
  * logged, so the test checks which registers the driver reads and writes, and in what
  * order, besides the values it returns.
  *
@@ -22,6 +23,7 @@ typedef struct bus {
     uint32_t reg[WORDS];        /* by byte offset / 4 */
     uint32_t latch;             /* the HI latch */
     uint32_t policies;          /* P_POLICIES of the pretend build */
+    int refuse_commits;         /* refuse every commit, legal or not */
     unsigned nlog;
     struct { char kind; uint32_t offset, value; } log[LOG];
 } bus;
@@ -93,7 +95,7 @@ static void bus_write(void *ctx, uintptr_t addr, uint32_t value)
     if (value & KVASU_CTRL_COMMIT_MASK) {
         uint32_t policy_reserved = b->policies & KVASU_P_POLICIES_PREDICTOR_MASK
                                    ? ~KVASU_POLICY_MODE_MASK : ~0u;
-        if ((b->reg[KVASU_REG_POLICY / 4u] & policy_reserved)
+        if (b->refuse_commits || (b->reg[KVASU_REG_POLICY / 4u] & policy_reserved)
             || (b->reg[KVASU_REG_MODE / 4u] & ~KVASU_MODE_NONBLOCKING_MASK)) {
             b->reg[KVASU_REG_STATUS / 4u] |= KVASU_STATUS_ERROR_MASK;
         } else {
@@ -135,6 +137,8 @@ static void setup(bus *b, kvasu_dev *dev, uint32_t policies)
     b->reg[KVASU_REG_ID / 4u] = KVASU_ID_VALUE;
     b->reg[KVASU_REG_VERSION / 4u] = KVASU_VERSION_VALUE;
     b->reg[KVASU_REG_P_POLICIES / 4u] = policies;
+    b->reg[KVASU_REG_P_COUNT_WIDTH / 4u] = 16u;
+    b->reg[KVASU_REG_P_WMAX / 4u] = 127u;
     b->reg[KVASU_REG_CTRL / 4u] = KVASU_CTRL_ENABLE_MASK;
     kvasu_init(dev, 0, bus_read, bus_write, b);
 }
@@ -215,11 +219,20 @@ static void test_modes(void)
           && active.policy == KVASU_POLICY_MODE_MASK
           && active.mode == KVASU_MODE_NONBLOCKING_MASK && active.c3 == 4u);
 
-    /* a build without it: refused, and the shadows restored to the active words */
+    /* a build without it: refused by the driver, nothing written (no SLVERR drawn) */
     setup(&b, &dev, KVASU_P_POLICIES_ARTICLE_MASK);
     b.reg[KVASU_REG_ACT_C3 / 4u] = 5u;
-    b.reg[KVASU_REG_ACT_MODE / 4u] = KVASU_MODE_NONBLOCKING_MASK;
     check("configure_predictor_refused", kvasu_configure(&dev, &cfg) == KVASU_ERR_REFUSED);
+    check("configure_predictor_refused_writes_nothing", writes(&b) == 0);
+
+    /* a commit the block refuses all the same: the shadows restored to the active words */
+    setup(&b, &dev, KVASU_P_POLICIES_ARTICLE_MASK);
+    b.refuse_commits = 1;
+    b.reg[KVASU_REG_ACT_C3 / 4u] = 5u;
+    b.reg[KVASU_REG_ACT_MODE / 4u] = KVASU_MODE_NONBLOCKING_MASK;
+    cfg.policy = 0u;
+    cfg.mode = 0u;
+    check("configure_refused_by_the_block", kvasu_configure(&dev, &cfg) == KVASU_ERR_REFUSED);
     check("refused_restores_policy_and_mode_shadows",
           b.reg[KVASU_REG_POLICY / 4u] == 0u
           && b.reg[KVASU_REG_MODE / 4u] == KVASU_MODE_NONBLOCKING_MASK
@@ -240,10 +253,55 @@ static void test_modes(void)
     }
 }
 
+/* kvasu_configure writes nothing for a set kvasu_config_legal refuses, at each edge of the
+   chains and the mode registers' fields (COUNT_WIDTH 16, WMAX 127), and commits the legal
+   sets at the same edges. */
+static void test_legality(void)
+{
+    static const struct { const char *name; kvasu_config cfg; int legal; } cases[] = {
+        {"c2_equal_c3_at_count_max", {65535u, 65535u, 127u, 127u, 127u, 0xFFFFFFFFu, 0u, 1u}, 1},
+        {"c2_one_windows_zero", {1u, 1u, 0u, 0u, 0u, 0u, 0u, 0u}, 1},
+        {"c2_zero", {3u, 0u, 1u, 2u, 3u, 0u, 0u, 0u}, 0},
+        {"c2_above_c3", {2u, 3u, 1u, 2u, 3u, 0u, 0u, 0u}, 0},
+        {"c3_above_count_max", {65536u, 3u, 1u, 2u, 3u, 0u, 0u, 0u}, 0},
+        {"w3_above_w2", {5u, 3u, 3u, 2u, 3u, 0u, 0u, 0u}, 0},
+        {"w2_above_w1", {5u, 3u, 1u, 4u, 3u, 0u, 0u, 0u}, 0},
+        {"w1_above_wmax", {5u, 3u, 1u, 2u, 128u, 0u, 0u, 0u}, 0},
+        {"policy_reserved_bit", {5u, 3u, 1u, 2u, 3u, 0u, 2u, 0u}, 0},
+        {"mode_reserved_bit", {5u, 3u, 1u, 2u, 3u, 0u, 0u, 0x80000000u}, 0},
+    };
+    bus b;
+    kvasu_dev dev;
+    kvasu_info info;
+    unsigned i;
+    char name[96];
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setup(&b, &dev, KVASU_P_POLICIES_ARTICLE_MASK | KVASU_P_POLICIES_PREDICTOR_MASK);
+        kvasu_identify(&dev, &info);
+        snprintf(name, sizeof name, "legal_%s", cases[i].name);
+        check(name, kvasu_config_legal(&info, &cases[i].cfg) == cases[i].legal);
+        b.nlog = 0;
+        snprintf(name, sizeof name, "configure_%s", cases[i].name);
+        check(name, cases[i].legal
+                    ? kvasu_configure(&dev, &cases[i].cfg) == KVASU_OK
+                      && b.reg[KVASU_REG_ACT_C3 / 4u] == cases[i].cfg.c3
+                    : kvasu_configure(&dev, &cases[i].cfg) == KVASU_ERR_REFUSED
+                      && writes(&b) == 0);
+    }
+    check("legal_null", kvasu_config_legal(NULL, &cases[0].cfg) == 0
+                        && kvasu_config_legal(&info, NULL) == 0);
+    /* a block that is not there: identified first, nothing written */
+    setup(&b, &dev, 1u);
+    b.reg[KVASU_REG_ID / 4u] = 0u;
+    check("configure_wrong_block", kvasu_configure(&dev, &cases[0].cfg) == KVASU_ERR_ID
+                                   && writes(&b) == 0);
+}
+
 int main(void)
 {
     test_soft_errors();
     test_modes();
+    test_legality();
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -60,6 +60,7 @@ struct Harness {
   std::unique_ptr<Vkv_asu_wrapper> top;
   uint64_t cycle = 0;
   uint32_t last_bresp = 0, last_rresp = 0;
+  unsigned writes = 0, slverr_writes = 0;     // AXI writes issued, and those answered SLVERR
   unsigned passed = 0, failed = 0;
   uint64_t rng = 0;
 
@@ -105,7 +106,7 @@ struct Harness {
       step();
       if (aw) top->s_axil_awvalid = 0;
       if (w) top->s_axil_wvalid = 0;
-      if (b) { top->s_axil_bready = 0; return; }
+      if (b) { top->s_axil_bready = 0; writes++; slverr_writes += last_bresp == 2; return; }
     }
     hang("axi_write");
   }
@@ -315,7 +316,10 @@ int main(int argc, char** argv) {
   kvasu_read_stats(&dev, stats_before);
   const uint32_t occupancy_before = kvasu_occupancy(&dev);
   kvasu_config illegal = {2, 3, 1, 2, 3, 0x0BADC0DEu, 0, 0};
+  const unsigned writes_before = h.writes;
   h.check("configure_illegal_refused", configure_logged(&dev, illegal) == KVASU_ERR_REFUSED);
+  // (the driver checks the set first: a refusal draws no SLVERR, which could fault a CPU)
+  h.check("configure_illegal_writes_nothing", h.writes == writes_before);
   kvasu_get_config(&dev, &active);
   h.check("refused_commit_keeps_active_config", same(active, legal));
   h.check("refused_commit_restores_shadows",
@@ -339,7 +343,9 @@ int main(int argc, char** argv) {
   h.check("illegal_commit_sets_status_error",
           (dev.read32(dev.ctx, KVASU_REG_STATUS) & KVASU_STATUS_ERROR_MASK) != 0);
   // configure() clears an error it did not cause before committing (the same legal set)
+  const unsigned slverr_before = h.slverr_writes;
   h.check("configure_after_stale_error", configure_logged(&dev, legal_shadows) == KVASU_OK);
+  h.check("configure_draws_no_slverr", h.slverr_writes == slverr_before);
   h.random_burst(200, lines);
   log_stats(&dev);
 
@@ -383,8 +389,10 @@ int main(int argc, char** argv) {
   kvasu_config modes;
   kvasu_get_config(&dev, &modes);
   modes.policy = KVASU_POLICY_MODE_MASK;
+  const unsigned slverr_before_policy = h.slverr_writes;
   h.check("configure_policy_as_built",
           configure_logged(&dev, modes) == (predictor ? KVASU_OK : KVASU_ERR_REFUSED));
+  h.check("configure_policy_draws_no_slverr", h.slverr_writes == slverr_before_policy);
   kvasu_get_config(&dev, &active);
   log_config("config", active);
   h.check("policy_active_as_built", active.policy == (predictor ? KVASU_POLICY_MODE_MASK : 0u));
