@@ -137,6 +137,7 @@ REUSE_WINDOW = 100
 PREDICTOR_LEVEL = 3     #: the predictor mode's "reuse predicted" level (spec-predictor.md P5)
 ARTICLE_LEVEL = 2       #: the article's gate threshold
 _INT64_MAX = 2**63 - 1
+_MAX_ENTRIES = 2**48      # far past any machine's memory; beyond, index sizes overflow
 _CHUNK = 1 << 18          # requests per call of the golden model where it answers each
 
 
@@ -591,8 +592,8 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
 
 
 def summarise(doc: dict) -> None:
-    """Set every policy's ``gap_closed`` and the document's ``best_libcachesim`` from the
-    hit rates in ``doc["policies"]``. A policy that hit more often than Belady's MIN did
+    """Set every policy's ``gap_closed`` and ``vs_lru_points`` and the document's
+    ``best_libcachesim`` from the hit rates in ``doc["policies"]``. A policy that hit more often than Belady's MIN did
     not keep to the bank (MIN is the most any policy of that many lines hits): its entry
     becomes an error."""
     policies = doc["policies"]
@@ -668,6 +669,9 @@ def main(argv=None) -> int:
     if args.entries is not None and (args.entries < 4 or args.entries & (args.entries - 1)):
         ap.error(f"--entries must be a power of two, at least 4 (the table's PROBE), "
                  f"not {args.entries}")
+    if args.entries is not None and args.entries > _MAX_ENTRIES:
+        ap.error(f"--entries must be at most 2^{_MAX_ENTRIES.bit_length() - 1} (a table "
+                 f"that could not be held in memory), not {args.entries}")
     if not 0 <= args.window <= _INT64_MAX:
         ap.error(f"--window must be 0..2^63 - 1, not {args.window}")
     if not args.trace.is_file():
@@ -694,7 +698,7 @@ def main(argv=None) -> int:
     except (ValueError, TypeError, OSError) as error:
         text = str(error)
         ap.error(text if text.startswith(str(args.trace)) else f"{args.trace}: {text}")
-    except (MemoryError, OverflowError):  # (a table past the index range overflows instead)
+    except MemoryError:
         ap.error(f"not enough memory for a KV-ASU table of {args.entries} entries"
                  if args.entries else "not enough memory for this trace")
     doc["trace"] = str(args.trace)

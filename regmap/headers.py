@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from . import (AXIL_ADDR_WIDTH, CONFIG_CHAINS, CONFIG_NAMES, ID, MEM_IDS, MODE_DEFAULTS,
                MODE_NAMES, OPS, RELEASE, REGISTERS, STAT_REGISTERS, VERSION, Params,
-               build_word, mode_defined)
+               _chain_text, build_word, mode_defined)
 
 __all__ = ["Define", "definitions", "c_header", "c_config_legal", "verilog_header",
            "reset_value"]
@@ -134,14 +134,13 @@ def _c_value(d: Define) -> str:
 def c_config_legal() -> list[str]:
     """The lines of ``KVASU_CONFIG_LEGAL``: whether a configuration is legal
     (``CONFIG_CHAINS``: every chain non-decreasing), a C expression over ``uint32_t``
-    arguments: the configuration registers in ``CONFIG_NAMES`` order (``kvasu_config``'s),
-    then the build's derived values the chains name. A comparison that a ``uint32_t``
-    always meets (``0 <= x``, ``x <= 0xFFFFFFFF``) is left out (compilers warn of it); an
-    argument may be evaluated more than once."""
+    arguments: the configuration registers that the chains name, in ``CONFIG_NAMES`` order
+    (``kvasu_config``'s), then the build's derived values they name in alphabetical order
+    (``COUNT_MAX``, ``WMAX``). A comparison that a ``uint32_t`` always meets (``0 <= x``,
+    ``x <= 0xFFFFFFFF``) is left out (compilers warn of it), and with none left the
+    expression is ``(1)``; an argument may be evaluated more than once."""
     named = {e for chain in CONFIG_CHAINS for e in chain if isinstance(e, str)}
-    derived = [e for chain in CONFIG_CHAINS for e in chain
-               if isinstance(e, str) and e not in CONFIG_NAMES]
-    names = [n for n in CONFIG_NAMES if n in named] + list(dict.fromkeys(derived))
+    names = [n for n in CONFIG_NAMES if n in named] + sorted(named - set(CONFIG_NAMES))
     lines = []
     for chain in CONFIG_CHAINS:
         terms = [f"{a}u <= ({b})" if isinstance(a, int) else
@@ -150,19 +149,14 @@ def c_config_legal() -> list[str]:
                  if a != 0 and b != 0xFFFF_FFFF]
         if terms:
             lines.append(" && ".join(terms))
-    rule = "; ".join(" <= ".join(_chain_entry_text(e) for e in chain) for chain in CONFIG_CHAINS)
+    params = Params()
+    rule = "; ".join(" <= ".join(e if isinstance(e, str) else _chain_text(e, params)
+                                 for e in chain) for chain in CONFIG_CHAINS)
+    body = [f"    {'(' if k == 0 else ' '}{line}" + (")" if k == len(lines) - 1 else " && \\")
+            for k, line in enumerate(lines)] or ["    (1)"]
     return [_c_comment(f"A legal configuration: {rule} (COUNT_MAX = 2**P_COUNT_WIDTH - 1, "
                        "WMAX = P_WMAX); a commit of any other set is refused."),
-            f"#define KVASU_CONFIG_LEGAL({', '.join(names)}) \\",
-            *(f"    {'(' if k == 0 else ' '}{line}"
-              + (")" if k == len(lines) - 1 else " && \\") for k, line in enumerate(lines))]
-
-
-def _chain_entry_text(entry: int | str) -> str:
-    """A chain's entry as the header's comment writes it (a large number in hex)."""
-    if isinstance(entry, str):
-        return entry
-    return str(entry) if entry < 10 else f"0x{entry:X}"
+            f"#define KVASU_CONFIG_LEGAL({', '.join(names)}) \\", *body]
 
 
 def c_header(params: Params | None = None) -> str:

@@ -20,7 +20,8 @@
  * particular a 64-bit read is a LO then a HI read through the block's single HI latch
  * (docs/registers.md), so no other master or handler may read a LO word in between (a torn
  * pair cannot be detected), and every CTRL action write carries ENABLE as read just before.
- * Functions that return no kvasu_status take a valid handle as a precondition.
+ * The functions that take a handle and return no kvasu_status take a valid one (and valid
+ * arrays) as a precondition.
  *
  * Every function that can fail returns a kvasu_status (0 = KVASU_OK, negative = error).
  */

@@ -258,7 +258,7 @@
 #define KVASU_STAT_COUNT                         14u
 /* The statistics' LO offsets in index order, as an initialiser. */
 #define KVASU_STAT_OFFSETS                       { 0x100u, 0x108u, 0x110u, 0x118u, 0x120u, 0x128u, 0x130u, 0x138u, 0x140u, 0x148u, 0x150u, 0x158u, 0x160u, 0x168u }
-/* A legal configuration: 1 <= C2 <= C3 <= COUNT_MAX; 0 <= W3 <= W2 <= W1 <= WMAX; 0 <= HASH_SEED <= 0xFFFFFFFF (COUNT_MAX = 2**P_COUNT_WIDTH - 1, WMAX = P_WMAX); a commit of any other set is refused. */
+/* A legal configuration: 1 <= C2 <= C3 <= COUNT_MAX; 0 <= W3 <= W2 <= W1 <= WMAX; 0 <= HASH_SEED <= 0xffffffff (COUNT_MAX = 2**P_COUNT_WIDTH - 1, WMAX = P_WMAX); a commit of any other set is refused. */
 #define KVASU_CONFIG_LEGAL(C3, C2, W3, W2, W1, HASH_SEED, COUNT_MAX, WMAX) \
     (1u <= (C2) && (C2) <= (C3) && (C3) <= (COUNT_MAX) && \
      (W3) <= (W2) && (W2) <= (W1) && (W1) <= (WMAX))

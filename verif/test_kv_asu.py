@@ -209,10 +209,11 @@ def _regression(sim, config, options, modules, capsys):
                 print(f"[{name}] coverage goals not hit: {', '.join(missing)}")
             if waves:
                 print(f"[{name}] waves: {build_dir}")
-    # A whole Verilator run (every test of its modules, none named, at the full request
-    # counts) must reach every goal: a change of stimulus or seed that stops reaching one
-    # fails here instead of passing unnoticed. (Icarus runs a subset, or 0.3 of the counts.)
-    assert not (missing and not tests and sim == "verilator"), (
+    # A whole Verilator run (every test of its modules, none named, at least the full
+    # request counts) must reach every goal: a change of stimulus or seed that stops
+    # reaching one fails here instead of passing unnoticed. (Icarus runs a subset, or 0.3
+    # of the counts; KVASU_SCALE below 1 shortens the run.)
+    assert not (missing and not tests and sim == "verilator" and scale >= 1), (
         f"[{name}] coverage goals not hit: {', '.join(missing)}; KVASU_SEED={seed} "
         f"reproduces this run")
     if "verif.cocotb_sim_main" in modules and tests is None:

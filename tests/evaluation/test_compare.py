@@ -271,7 +271,7 @@ def test_cycles_from_2_63_on_are_moved_down_by_a_multiple_of_2_32(tmp_path):
     (["{t}", "--bank-lines", "4", "--entries", "2"], "at least 4"),
     (["{t}", "--bank-lines", str(2**64)], "at most 2^63 - 1"),
     (["{t}", "--bank-lines", "4", "--window", str(2**64)], "--window must be 0..2^63 - 1"),
-    (["{t}", "--bank-lines", "4", "--entries", str(2**63)], "not enough memory"),
+    (["{t}", "--bank-lines", "4", "--entries", str(2**63)], "--entries must be at most 2^48"),
     (["{t}", "--bank-lines", "4", "--json", "{tmp}/no/such/folder.json"], "no such folder"),
     (["{t}", "--bank-lines", "4", "--json", "{tmp}"], "a folder"),
     (["{empty}", "--bank-lines", "4"], "no OBSERVE"),

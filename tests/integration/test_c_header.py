@@ -146,3 +146,19 @@ def test_the_guide_s_driver_snippets_compile(tmp_path, section):
                            "-I", str(HEADER.parent), "-c", str(tmp_path / "example.c"),
                            "-o", str(tmp_path / "example.o")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr + source
+
+
+def test_the_legality_macro_for_other_chains(monkeypatch):
+    """``KVASU_CONFIG_LEGAL`` from chains other than the map's: the derived values keep one
+    order whatever order the chains name them in (the driver passes them by position), and
+    chains whose comparisons a ``uint32_t`` always meets leave the expression ``(1)``."""
+    from regmap import headers
+    monkeypatch.setattr(headers, "CONFIG_CHAINS", ((0, "W3", "W1", "WMAX"),
+                                                   (1, "C2", "COUNT_MAX")))
+    assert headers.c_config_legal()[1:] == [
+        "#define KVASU_CONFIG_LEGAL(C2, W3, W1, COUNT_MAX, WMAX) \\",
+        "    ((W3) <= (W1) && (W1) <= (WMAX) && \\",
+        "     1u <= (C2) && (C2) <= (COUNT_MAX))"]
+    monkeypatch.setattr(headers, "CONFIG_CHAINS", ((0, "HASH_SEED", 0xFFFF_FFFF),))
+    assert headers.c_config_legal()[1:] == ["#define KVASU_CONFIG_LEGAL(HASH_SEED) \\",
+                                            "    (1)"]

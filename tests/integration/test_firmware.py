@@ -43,7 +43,8 @@ def test_the_log_covers_every_driver_call(firmware_log):
     for name in ("identify", "identify_refuses_wrong_base", "wait_idle_after_reset",
                  "get_config", "configure_legal", "configure_illegal_refused",
                  "configure_illegal_writes_nothing", "configure_draws_no_slverr",
-                 "configure_policy_draws_no_slverr", "refused_commit_keeps_active_config", "refused_commit_keeps_stats",
+                 "configure_policy_draws_no_slverr", "configure_refused_by_the_block",
+                 "refused_commit_keeps_active_config", "refused_commit_keeps_stats",
                  "illegal_commit_bresp_slverr", "flush", "read_stat", "clear_stats_zeroes",
                  "disabled_accepts_nothing", "enabled_again", "read64_cycle",
                  "configure_policy_as_built", "policy_active_as_built", "configure_nonblocking",
@@ -229,7 +230,8 @@ def test_driver_legality_is_the_regmaps(tmp_path, seed):
                     str(main), str(ROOT / "sw" / "kv_asu.c"), "-o", str(exe)], check=True)
     rng = random.Random(seed)
     builds = [(Params(COUNT_WIDTH=cw, TS_WIDTH=tw), predictor)
-              for cw, tw in ((16, 8), (4, 4), (8, 6)) for predictor in (False, True)]
+              for cw, tw in ((16, 8), (4, 4), (8, 6), (1, 4), (32, 8))
+              for predictor in (False, True)]
 
     def near(edge):                # a value at, just below or just above an edge, or any
         return rng.choices((edge, max(edge - 1, 0), edge + 1, rng.getrandbits(32)),

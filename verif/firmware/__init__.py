@@ -208,6 +208,8 @@ def check(log: str, params: Params, predictor: bool = False,
                     pass
             if verdict != rest[0]:
                 problems.append(f"{where}: the model says {verdict}")
+        elif word == "commit_blocked":
+            pass        # refused by the block (a second master's shadow): nothing applied
         elif word == "flush":
             model.flush()
         elif word == "clear_stats":

@@ -13,8 +13,9 @@
 // and its clear.
 //
 // Every driver call is exercised: identify (and its refusal at a wrong base), wait_idle,
-// get_config, configure (a legal commit, then an illegal one that must be refused and leave
-// the block as it was; the predictor policy, taken or refused as the build says; the
+// get_config, configure (a legal commit; an illegal set the driver refuses without a write;
+// a commit the block refuses, a second master's shadow write slipped in before it, which
+// must leave the block as it was; the predictor policy, taken or refused as the build says; the
 // non-blocking mode, with a request it drops), flush, clear_stats,
 // read_stat/read_stats/read64, set_enabled / is_enabled, occupancy, read_soft_errors /
 // clear_soft_errors. The harness checks what it can on its own ("check NAME ok|FAIL"
@@ -26,6 +27,7 @@
 //   info NAME VALUE                       identify()'s kvasu_info
 //   config C3 C2 W3 W2 W1 SEED POLICY MODE          kvasu_get_config() (the active set)
 //   commit ok|refused C3 C2 W3 W2 W1 SEED POLICY MODE  a kvasu_configure() call, its result
+//   commit_blocked C3 C2 W3 W2 W1 SEED POLICY MODE   one refused by the block (see above)
 //   flush | clear_stats | clear_soft_errors   the driver call, between requests
 //   req CYCLE OP ADDR_HEX MIN_TLEVEL      a request, accepted (taken) at CYCLE ...
 //   rsp OP PRESENT TLB TRACKED TL COUNT HIT SLOT VV VTAG_HEX   ... and its response
@@ -61,6 +63,9 @@ struct Harness {
   uint64_t cycle = 0;
   uint32_t last_bresp = 0, last_rresp = 0;
   unsigned writes = 0, slverr_writes = 0;     // AXI writes issued, and those answered SLVERR
+  // Plays a second master: before the next CTRL write with COMMIT, write this to C2.
+  bool interlope = false;
+  uint32_t interloper_c2 = 0;
   unsigned passed = 0, failed = 0;
   uint64_t rng = 0;
 
@@ -218,7 +223,12 @@ uint32_t hook_read32(void* ctx, uintptr_t addr) {
 }
 
 void hook_write32(void* ctx, uintptr_t addr, uint32_t value) {
-  static_cast<Harness*>(ctx)->axi_write((uint32_t)addr, value);
+  Harness* h = static_cast<Harness*>(ctx);
+  if (h->interlope && addr == KVASU_REG_CTRL && (value & KVASU_CTRL_COMMIT_MASK)) {
+    h->interlope = false;
+    h->axi_write(KVASU_REG_C2, h->interloper_c2);
+  }
+  h->axi_write((uint32_t)addr, value);
 }
 
 void log_config(const char* tag, const kvasu_config& c) {
@@ -311,7 +321,7 @@ int main(int argc, char** argv) {
   h.random_burst(300, lines);
   log_stats(&dev);
 
-  // an illegal commit (C2 > C3): refused with SLVERR, the block as it was
+  // an illegal set (C2 > C3): refused by the driver, nothing written
   uint64_t stats_before[KVASU_STAT_COUNT], stats_after[KVASU_STAT_COUNT];
   kvasu_read_stats(&dev, stats_before);
   const uint32_t occupancy_before = kvasu_occupancy(&dev);
@@ -320,6 +330,14 @@ int main(int argc, char** argv) {
   h.check("configure_illegal_refused", configure_logged(&dev, illegal) == KVASU_ERR_REFUSED);
   // (the driver checks the set first: a refusal draws no SLVERR, which could fault a CPU)
   h.check("configure_illegal_writes_nothing", h.writes == writes_before);
+  // the block's own refusal, the driver's backstop: a second master (the hook) writes an
+  // illegal C2 between the driver's shadow writes and its commit; the block refuses the
+  // commit with SLVERR and the driver leaves the block as it was
+  h.interlope = true;
+  h.interloper_c2 = legal.c3 + 1;
+  const kvasu_status blocked = kvasu_configure(&dev, &legal);
+  log_config("commit_blocked", legal);
+  h.check("configure_refused_by_the_block", blocked == KVASU_ERR_REFUSED && !h.interlope);
   kvasu_get_config(&dev, &active);
   h.check("refused_commit_keeps_active_config", same(active, legal));
   h.check("refused_commit_restores_shadows",
