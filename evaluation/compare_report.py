@@ -92,20 +92,30 @@ def figure_file(name: str, prefix: str = "policy_") -> str:
 
 def plots(comparison: dict, outdir, plt, prefix: str = "policy_") -> list[str]:
     """One figure per workload, ``outdir/<prefix><workload>.png``: hit rate per policy at each
-    bank size."""
+    bank size. The axis starts a quarter below LRU's lowest rate: a rate below it is drawn
+    as a down arrow on the axis with its value, and a policy that did not run as "n/r", so
+    that neither reads as an empty slot."""
     made = []
     for name, entry in comparison.items():
         fig, ax = plt.subplots(figsize=(10, 3.8))
         banks = list(entry["banks"])
+        lru = [entry["banks"][b]["policies"]["lru"]["hit_rate"] for b in banks]
+        floor = max(0.0, min(lru) - 0.25)
         x = np.arange(len(SHOWN))
         width = 0.8 / len(banks)
         for i, bank in enumerate(banks):
             pol = entry["banks"][bank]["policies"]
-            rates = [pol.get(p, {}).get("hit_rate") or 0.0 for p in SHOWN]
-            ax.bar(x + (i - (len(banks) - 1) / 2) * width, rates, width,
-                   label=f"bank {bank} ({entry['banks'][bank]['bank_lines']} lines)")
-        lru = [entry["banks"][b]["policies"]["lru"]["hit_rate"] for b in banks]
-        ax.set_ylim(max(0.0, min(lru) - 0.25), 1.08)
+            rates = [pol.get(p, {}).get("hit_rate") for p in SHOWN]
+            at = x + (i - (len(banks) - 1) / 2) * width
+            bars = ax.bar(at, [r or 0.0 for r in rates], width,
+                          label=f"bank {bank} ({entry['banks'][bank]['bank_lines']} lines)")
+            for position, rate in zip(at, rates):
+                if rate is None or rate < floor:
+                    ax.text(position, floor + 0.005,
+                            "n/r" if rate is None else f"\u2193{100 * rate:.0f} %",
+                            ha="center", va="bottom", fontsize=7, rotation=90,
+                            fontweight="bold", color=bars.patches[0].get_facecolor())
+        ax.set_ylim(floor, 1.08)
         ax.set_xticks(x, SHOWN, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("fast-bank hit rate")
         ax.set_title(f"{name} ({entry['split']}): every policy, bank = 1/8, 1/4, 1/2 of "

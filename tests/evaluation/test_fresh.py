@@ -284,3 +284,32 @@ def test_no_decoder_with_given_traces_is_refused(tmp_path, capsys):
         fresh.main(["--trace", str(a), "--no-decoder", "--docs", str(tmp_path / "d")])
     assert exit_info.value.code == 2 and "--no-decoder" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
+
+
+def test_the_figure_marks_rates_below_its_axis_and_policies_that_did_not_run(tmp_path):
+    """A rate under the axis's floor (a quarter below LRU's lowest) is written on the axis,
+    and a policy that did not run is marked "n/r": neither is drawn as an empty slot."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as real
+
+    class Keep:                     # pyplot, but keeps the figures open to look at
+        figures = []
+
+        def subplots(self, *args, **kwargs):
+            fig, ax = real.subplots(*args, **kwargs)
+            self.figures.append(ax)
+            return fig, ax
+
+        def close(self, fig):
+            pass
+    pol = {name: {"hit_rate": 0.9} for name in compare_report.SHOWN}
+    pol.update(lru={"hit_rate": 0.8}, sieve={"hit_rate": 0.1}, lirs={"hit_rate": None})
+    comparison = {"w": {"split": "given", "distinct_lines": 8,
+                        "banks": {"1/2": {"bank_lines": 4, "policies": pol}}}}
+    keep = Keep()
+    compare_report.plots(comparison, tmp_path, keep, prefix="t_")
+    texts = sorted(t.get_text() for t in keep.figures[0].texts)
+    assert texts == ["n/r", "\u219310 %"], texts
+    assert (tmp_path / compare_report.figure_file("w", "t_")).is_file()
+    real.close("all")
