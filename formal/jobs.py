@@ -127,6 +127,13 @@ def _memory_model_lanes():
     return MemoryModelEquivalence(width=6, granularity=3, upsets=True)
 
 
+@job("covers_regs_predictor", mode="cover", depth=12, quick=True, timeout=120,
+     doc="P7 every register outcome reachable in the predictor build's block (axil_prove_predictor's environment), and a POLICY change")
+def _covers_regs_predictor():
+    from .covers import RegCovers
+    return RegCovers(small_params(), predictor=True)
+
+
 # ---- the same proofs on other shapes -------------------------------------------------------
 
 @job("core_inv_bmc_e8p2", mode="bmc", depth=10, timeout=300,
@@ -244,6 +251,43 @@ def _predictor_counters():
     return SaturatingCounters()
 
 
+# Non-vacuity of the component proofs: the same harnesses and assumptions, cover goals in
+# place of the statements (formal/covers.py).
+@job("covers_predictor_shadow", mode="cover", depth=36, quick=True, timeout=120,
+     doc="P7 for predictor_shadow_prove: hits, moves, eviction from a full directory, two drops, flush, both insertion ends (the bimodal counter's wrap), the two-stage corrections")
+def _covers_predictor_shadow():
+    from .covers import ShadowCovers
+    return ShadowCovers(4, bimodal=True, stages=2)
+
+
+@job("covers_predictor_shadow_lru", mode="cover", depth=10, quick=True, timeout=120,
+     doc="P7 for predictor_shadow_lru_prove: hits, moves, eviction from a full directory, two drops, flush")
+def _covers_predictor_shadow_lru():
+    from .covers import ShadowCovers
+    return ShadowCovers(3, bimodal=False, stages=1)
+
+
+@job("covers_predictor_counters", mode="cover", depth=36, timeout=900,
+     doc="P7 for predictor_counters_prove: PT and PA counters at 0 and 15, each PSEL step, GSEL at 0 and 63, the epoch's wrap")
+def _covers_predictor_counters():
+    from .covers import CounterCovers
+    return CounterCovers()
+
+
+@job("covers_predictor_lists", mode="cover", depth=14, quick=True, timeout=300,
+     doc="P7 for predictor_lists_prove: every kind of move at its end update, both lists non-empty, gcount at ENTRIES, the gtail2 prefetch, a flush")
+def _covers_predictor_lists():
+    from .covers import ListsCovers
+    return ListsCovers(4)
+
+
+@job("covers_predictor_lists_compact", mode="cover", depth=12, quick=True, timeout=120,
+     doc="P7 for predictor_lists_prove_compact: the same goals, the three-stage lists")
+def _covers_predictor_lists_compact():
+    from .covers import ListsCovers
+    return ListsCovers(4, registered=False)
+
+
 @job("predictor_lists_prove", mode="prove", depth=12, timeout=2400,
      doc="P10: the LRU and the ghost list (LiveGhostLists, 4 slots, six-stage) well formed in every cycle with pointer writes in flight, disjoint, exactly the slots moved onto them, gcount, the gtail2 prefetch, k-induction")
 def _predictor_lists_prove():
@@ -293,6 +337,20 @@ def _sanity_predictor_core():
 def _sanity_predictor_core_free():
     from .predictor_core_props import PredictorCoreLists
     return PredictorCoreLists(small_params(), wrong="no_live")
+
+
+@job("covers_predictor_core_free", mode="cover", depth=16, timeout=1200,
+     doc="P7 for predictor_core_lists_free_bmc (its harness, every input free): the core's insert, touch and eviction moves, settled states with one and two live lines")
+def _covers_predictor_core_free():
+    from .covers import PredictorCoreCovers
+    return PredictorCoreCovers(small_params())
+
+
+@job("covers_predictor_core", mode="cover", depth=30, timeout=1800,
+     doc="P7 for predictor_core_lists_bmc (its steady harness): the same goals")
+def _covers_predictor_core():
+    from .covers import PredictorCoreCovers
+    return PredictorCoreCovers(small_params(), steady=True)
 
 
 # ---- soft errors: one upset in any block-RAM word of the protected core (D11) ---------

@@ -50,6 +50,9 @@ properties above are not claimed of empty lists only. ``wrong="no_live"`` (that 
 state never has a live line) does the same for the free environment. A sanity variant
 claims its planted statement alone (the properties above are the main jobs'), so that the
 solver's work at each step is the search for the state that refutes it.
+
+The statements are made in ``properties(m)``; ``formal.covers.PredictorCoreCovers``
+replaces them by cover goals on the same environment (non-vacuity, P7).
 """
 
 from amaranth import *
@@ -146,12 +149,6 @@ class PredictorCoreLists(Elaboratable):
         prv = Array(banks["prev"][0][s] ^ banks["prev"][1][s] for s in range(E))
         nxt = Array(banks["next"][0][s] ^ banks["next"][1][s] for s in range(E))
 
-        if self.wrong is None:
-            # In every cycle, the moves the core gives its lists are those under which the
-            # lists alone are proven well formed (formal/predictor_props.py ListsWellFormed).
-            moves = ListMoves(m, lists, p)
-            m.d.comb += [Assert(moves.valid_move), Assert(moves.valid_flush)]
-
         # settled: no move, write or free for QUIET cycles, in the mode, no sweep
         activity = (lists.cmd.valid | pred.wr_en | pred.pm_en | pred.inv_en | flush)
         quiet = Signal(range(self.QUIET + 1))
@@ -168,6 +165,25 @@ class PredictorCoreLists(Elaboratable):
         for s in range(E):
             m.d.comb += [live[s].eq(valid[s] & ~pm[s].ghost), ghost[s].eq(valid[s] & pm[s].ghost)]
 
+        # What the statements (or a subclass's cover goals) read.
+        self.core, self.pred, self.lists = core, pred, lists
+        self.flush, self.policy, self.settled = flush, policy, settled
+        self.valid, self.tag, self.pm, self.live, self.ghost = valid, tag, pm, live, ghost
+        self.prv, self.nxt = prv, nxt
+        self.properties(m)
+        return m
+
+    def properties(self, m):
+        p, core, pred, lists = self.params, self.core, self.pred, self.lists
+        E, P, sw = p.ENTRIES, p.PROBE, p.SLOT_WIDTH
+        settled, valid, tag, pm = self.settled, self.valid, self.tag, self.pm
+        live, ghost, prv, nxt = self.live, self.ghost, self.prv, self.nxt
+        if self.wrong is None:
+            # In every cycle, the moves the core gives its lists are those under which the
+            # lists alone are proven well formed (formal/predictor_props.py ListsWellFormed).
+            moves = ListMoves(m, lists, p)
+            m.d.comb += [Assert(moves.valid_move), Assert(moves.valid_flush)]
+
         if self.wrong is not None:
             # A sanity variant claims its planted statement only: the solver then searches
             # for the state that refutes it, not also for a refutation of every property
@@ -178,7 +194,7 @@ class PredictorCoreLists(Elaboratable):
                     m.d.comb += Assert(popcount(ghost) == 0)    # check: no-ghost
                 else:
                     m.d.comb += Assert(popcount(live) == 0)     # check: no-live
-            return m
+            return
 
         with m.If(settled):
             n_live = assert_list(m, lists.head, lists.tail, lists.empty, live, nxt, prv, "live")
@@ -204,4 +220,3 @@ class PredictorCoreLists(Elaboratable):
                 m.d.comb += Assert(~valid[s] | ((s - home)[:sw] < P) if sw else Const(1))
                 for r in range(s):
                     m.d.comb += Assert(~(valid[s] & valid[r]) | (tag[s] != tag[r]))
-        return m

@@ -25,6 +25,10 @@ k-induction proves them for every reachable and unreachable state alike
 (``predictor_*_prove`` in formal/jobs.py). The lists' statements need the pointer writes
 in flight to be inductive; with them, k-induction proves them too
 (``predictor_lists_prove``, ``predictor_lists_prove_compact``).
+
+Each harness builds its environment in ``elaborate`` and states its properties in
+``properties(m)``: the cover classes of formal/covers.py subclass it and put goals there,
+so that their traces come from the proof's own environment (non-vacuity, P7).
 """
 
 from amaranth import *
@@ -64,8 +68,19 @@ class ShadowWellFormed(Elaboratable):
             sig_hit, valid_hit = Signal(16), Signal()
             m.d.sync += [sig_hit.eq(sig_in), valid_hit.eq(valid_in)]
             m.d.comb += Assume(~(flush_in & valid_hit))    # the component's flush rule
+            cap_hit = Signal.like(cap_in)
+            m.d.sync += cap_hit.eq(cap_in)
         else:
-            sig_hit, valid_hit = sig_in, valid_in
+            sig_hit, valid_hit, cap_hit = sig_in, valid_in, cap_in
+        # What the statements (or a subclass's cover goals) read.
+        self.dut, self.sig_in, self.cap_in, self.valid_in, self.flush_in = (
+            dut, sig_in, cap_in, valid_in, flush_in)
+        self.sig_hit, self.valid_hit, self.cap_hit = sig_hit, valid_hit, cap_hit
+        self.properties(m)
+        return m
+
+    def properties(self, m):
+        d, dut, sig_hit, valid_hit = self.depth, self.dut, self.sig_hit, self.valid_hit
         obs = dut.observe
         valid = obs.valid
         length = obs.length
@@ -78,7 +93,6 @@ class ShadowWellFormed(Elaboratable):
                 m.d.comb += Assert(~(valid[e] & valid[f]) | (obs.sig[e] != obs.sig[f]))
         held = Cat(valid[e] & (obs.sig[e] == sig_hit) for e in range(d)).any()
         m.d.comb += Assert(dut.hit == (valid_hit & held))   # check: shadow-hit
-        return m
 
 
 class SaturatingCounters(Elaboratable):
@@ -106,6 +120,15 @@ class SaturatingCounters(Elaboratable):
         started = Signal(reset_less=True)
         m.d.sync += started.eq(1)
         m.d.comb += Assume(~(Initial() & started))
+        # What the statements (or a subclass's cover goals) read.
+        self.pt, self.pa, self.loop, self.guard = pt, pa, loop, guard
+        self.started, self.was_reset = started, was_reset
+        self.properties(m)
+        return m
+
+    def properties(self, m):
+        pt, pa, loop, guard = self.pt, self.pa, self.loop, self.guard
+        started, was_reset = self.started, self.was_reset
 
         def step(m, name, value, flush, allowed, init):
             q = Signal(Value.cast(value).shape(), name=f"{name}_q", reset_less=True)
@@ -150,7 +173,6 @@ class SaturatingCounters(Elaboratable):
         with m.If(started & ~was_reset & ~loop_flush_q):
             m.d.comb += Assert(loop.loop == loop_next_q)
         m.d.comb += Assert(guard.rule_on == gsel[5])
-        return m
 
 
 class ListsWellFormed(Elaboratable):
@@ -202,11 +224,17 @@ class ListsWellFormed(Elaboratable):
                      dut.flush.eq(flush)]
 
         moves = ListMoves(m, dut, p)
-        where = moves.where
         m.d.comb += Assume(moves.valid_flush)
         if not self.any_move:
             m.d.comb += Assume(moves.valid_move)
 
+        # What the statements (or a subclass's cover goals) read.
+        self.dut, self.moves, self.params = dut, moves, p
+        self.properties(m)
+        return m
+
+    def properties(self, m):
+        dut, where, n = self.dut, self.moves.where, self.entries
         banks = {name: [dut.memories[f"{name}{i}"].cells for i in range(2)]
                  for name in ("prev", "next")}
         prv, nxt = (Array(pointer_view(banks[name], dut.observe, name, self.registered))
@@ -226,4 +254,3 @@ class ListsWellFormed(Elaboratable):
 
         if self.registered:
             m.d.comb += [Assert(c) for c in bypass_agreements(dut.observe)]
-        return m

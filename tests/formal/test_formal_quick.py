@@ -72,6 +72,18 @@ def test_predictor_core_jobs_elaborate():
         PredictorCoreLists(wrong="nonsense")
 
 
+def test_predictor_cover_jobs_elaborate():
+    """The predictor proofs' cover jobs that are not quick (minutes each, docs/formal.md
+    P7) are registered as covers and their harnesses convert to RTLIL with named goals."""
+    from amaranth.back import rtlil
+    for name in ("covers_predictor_counters", "covers_predictor_core",
+                 "covers_predictor_core_free"):
+        job = JOBS[name]
+        assert job["mode"] == "cover" and not job["quick"], name
+        text = rtlil.convert(job["build"](), name="top", platform="formal", ports=[])
+        assert "\\cover_" in text, name
+
+
 def test_predictor_lists_prove_elaborates():
     """The six-stage lists' k-induction (not quick: about 15 minutes) is registered as a
     proof and its harness converts to RTLIL with assertions."""
