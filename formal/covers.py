@@ -196,7 +196,7 @@ class CounterCovers(SaturatingCounters):
             goals[f"psel_up_{s}"] = pstep & (psel == pq + s)
             goals[f"psel_down_{8 * s}"] = pstep & (pq >= 8 * s) & (psel == pq - 8 * s)
         goals["psel_down_saturates"] = pstep & (pq != 0) & (pq < 8) & (psel == 0)
-        gsel, (gq, gstep) = guard.gsel, prev(guard.gsel, "gsel")
+        gsel = guard.gsel
         goals.update({
             "gsel_at_0": gsel == 0,
             "gsel_at_63": gsel == 63,

@@ -93,7 +93,6 @@ class PredictorCoreLists(Elaboratable):
         p = self.params
         E, P = p.ENTRIES, p.PROBE
         pb = P.bit_length() - 1
-        sw = p.SLOT_WIDTH
         options = CoreOptions(predictor=True, protection="none")
         core = KvAsuCore(p, options, gen_width=2,
                          **formal_models(p, hash_latency=self.hash_latency))

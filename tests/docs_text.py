@@ -5,3 +5,16 @@
 def grouped(n: int) -> str:
     """An integer as the docs write it: groups of three digits apart by a space."""
     return f"{n:,}".replace(",", " ")
+
+
+def table_rows(text: str, header_start: str) -> dict[str, list[str]]:
+    """The Markdown table of ``text`` whose header row starts with ``header_start`` (as
+    ``"| workload | split"``): each row's first cell -> its other cells, stripped."""
+    start = text.index(header_start)
+    rows = {}
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return rows

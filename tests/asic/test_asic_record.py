@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs_text import grouped
+from tests.docs_text import grouped, table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "docs" / "asic"
@@ -25,15 +25,7 @@ def _record(build: str) -> dict:
 
 def _table_rows() -> dict[str, list[str]]:
     """docs/asic.md's table of the three builds: quantity -> its three cells."""
-    text = (ROOT / "docs" / "asic.md").read_text()
-    start = text.index("| quantity | protected")
-    rows = {}
-    for line in text[start:].splitlines()[2:]:
-        if not line.startswith("|"):
-            break
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        rows[cells[0]] = cells[1:]
-    return rows
+    return table_rows((ROOT / "docs" / "asic.md").read_text(), "| quantity | protected")
 
 
 def _expected(r: dict) -> dict[str, list[str]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from regmap import Params
-from tests.docs_text import grouped
+from tests.docs_text import grouped, table_rows
 from tools import bench
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,18 +55,10 @@ def _record(name: str) -> dict:
 
 def _table(heading: str) -> dict[str, list[str]]:
     """The README's table whose header row starts with ``heading``: first cell -> the rest."""
-    text = (ROOT / "README.md").read_text()
-    start = text.index(f"| {heading} |")
-    rows = {}
-    for line in text[start:].splitlines()[2:]:
-        if not line.startswith("|"):
-            break
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        rows[cells[0]] = cells[1:]
-    return rows
+    return table_rows((ROOT / "README.md").read_text(), f"| {heading} |")
 
 
-def test_the_records_are_of_the_default_configuration_and_todays_patterns():
+def test_the_records_are_of_the_default_configuration_and_the_benches_patterns():
     default = Params().as_dict()
     throughput = _record("bench.json")
     assert throughput["params"] == default
