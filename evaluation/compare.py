@@ -524,6 +524,12 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     label = reuse_within(lines, cycles, window)
     # A label the same for every access leaves the correlation undefined (None, not 0).
     mcc_defined = 0 < int(label.sum()) < n
+
+    def scored(predicted) -> dict:
+        """A mode's prediction scored against ``label``; its MCC None where undefined."""
+        scores = classify(predicted, label).as_dict()
+        return scores if mcc_defined else {**scores, "mcc": None}
+
     policies: dict[str, dict] = {}
 
     def record(name, hits, started, **extra):
@@ -558,10 +564,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
             record(name, hits, started, **extra)
 
     levels = _article_levels(lines, cycles, entries) if article else None
-    article_scores = classify(levels >= ARTICLE_LEVEL, label).as_dict() if article else None
-    if article and not mcc_defined:
-        article_scores["mcc"] = None
-    article_mcc = article_scores["mcc"] if article else None
+    article_scores = scored(levels >= ARTICLE_LEVEL) if article else None
     acc = _accesses(lines, cycles)
     for name, gate in (("kv_asu_article", False), ("kv_asu_article_gate", True)) if article else ():
         started = time.perf_counter()
@@ -569,15 +572,13 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
                             kvasu=KvAsuConfig(entries=entries))
         result = run_runtime(acc, cfg)
         hits = result.served == 1
-        record(name, hits, started, mcc=article_mcc, mcc_prediction=f"T-level after OBSERVE >= {ARTICLE_LEVEL}",
+        record(name, hits, started, mcc=article_scores["mcc"], mcc_prediction=f"T-level after OBSERVE >= {ARTICLE_LEVEL}",
                prediction=article_scores, gated_refetches=result.gated_refetches, gc_evictions=result.gc_evictions,
                forced_evictions=result.forced_evictions)
 
     started = time.perf_counter()
     bank = run_predictor_bank(lines, cycles, bank_lines, entries)
-    scores = classify(bank["predicted"], label).as_dict()
-    if not mcc_defined:
-        scores["mcc"] = None
+    scores = scored(bank["predicted"])
     record("kv_asu_predictor", bank["hits"], started, mcc=scores["mcc"],
            mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores,
            fallback_evictions=bank["fallback_evictions"], loop_mode_share=bank["loop_mode_share"],
@@ -593,9 +594,9 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
 
 def summarise(doc: dict) -> None:
     """Set every policy's ``gap_closed`` and ``vs_lru_points`` and the document's
-    ``best_libcachesim`` from the hit rates in ``doc["policies"]``. A policy that hit more often than Belady's MIN did
-    not keep to the bank (MIN is the most any policy of that many lines hits): its entry
-    becomes an error."""
+    ``best_libcachesim`` from the hit rates in ``doc["policies"]``. A policy that hit more
+    often than Belady's MIN did not keep to the bank (MIN is the most any policy of that
+    many lines hits): its entry becomes an error."""
     policies = doc["policies"]
     lru, belady = policies["lru"]["hit_rate"], policies["belady"]["hit_rate"]
     for name, entry in policies.items():

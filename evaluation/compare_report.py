@@ -159,8 +159,7 @@ def targets(comparison: dict) -> list[dict]:
                 "half_gap": (None if belady - lru <= 1e-12 else mine["hit_rate"] >= half - 1e-12),
                 # No libCacheSim policy ran (every one below its smallest bank): None.
                 "beats_best": None if best_rate is None else mine["hit_rate"] >= best_rate - 1e-12,
-                "best_is_lru": bool(best) and pol[best].get("hits") is not None
-                               and pol[best]["hits"] == pol["lru"].get("hits"),
+                "best_is_lru": bool(best) and has_lrus_hit_count(pol, best),
                 "not_below_lru": mine["hit_rate"] >= lru - 1e-12,
                 # An undefined MCC (no access, or every one, reused in the window): None.
                 "mcc_ok": None if mine["mcc"] is None else mine["mcc"] >= 0.5,
@@ -170,13 +169,20 @@ def targets(comparison: dict) -> list[dict]:
     return rows
 
 
+def has_lrus_hit_count(policies: dict, name: str) -> bool:
+    """Whether policy ``name`` of one case's ``policies`` hit as often as LRU (a count it
+    has: a policy that did not run has none)."""
+    hits = policies.get(name, {}).get("hits")
+    return hits is not None and hits == policies["lru"].get("hits")
+
+
 def lrb_sentence(comparison: dict) -> str:
     """How often libCacheSim's learned LRB was still LRU in ``comparison``'s cases."""
     cases = [d["policies"] for e in comparison.values() for d in e["banks"].values()
              if d["policies"].get("lrb", {}).get("hits") is not None]
     if not cases:
         return ""
-    same = sum(p["lrb"]["hits"] == p["lru"]["hits"] for p in cases)
+    same = sum(has_lrus_hit_count(p, "lrb") for p in cases)
     return ("libCacheSim's LRB ranks its lines as LRU does until its first training batch (`lrb.cpp`: no "
             f"booster yet): its hit count is LRU's in {same} of the {len(cases)} cases here "
             "(`python -m evaluation.compare` marks a policy whose hits are LRU's access by access "

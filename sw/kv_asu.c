@@ -97,19 +97,27 @@ kvasu_status kvasu_get_config(const kvasu_dev *dev, kvasu_config *cfg)
     return KVASU_OK;
 }
 
+/* Whether a mode register's `value` sets a bit outside the fields the build has. */
+static int sets_unbuilt_bits(uint32_t value, uint32_t fields, uint32_t needs_predictor,
+                             int predictor)
+{
+    return (value & ~(predictor ? fields : fields & ~needs_predictor)) != 0u;
+}
+
 int kvasu_config_legal(const kvasu_info *info, const kvasu_config *cfg)
 {
-    uint32_t count_max, unbuilt;
+    uint32_t count_max;
+    int predictor;
     if (!info || !cfg)
         return 0;
     count_max = info->count_width >= 32u ? 0xFFFFFFFFu : (1u << info->count_width) - 1u;
-    unbuilt = (info->policies & KVASU_P_POLICIES_PREDICTOR_MASK) ? 0u : ~0u;
+    predictor = (info->policies & KVASU_P_POLICIES_PREDICTOR_MASK) != 0u;
     return KVASU_CONFIG_LEGAL(cfg->c3, cfg->c2, cfg->w3, cfg->w2, cfg->w1, cfg->hash_seed,
                               count_max, info->wmax)
-           && !(cfg->policy & ~(KVASU_POLICY_FIELDS_MASK
-                                & ~(KVASU_POLICY_NEEDS_PREDICTOR_MASK & unbuilt)))
-           && !(cfg->mode & ~(KVASU_MODE_FIELDS_MASK
-                              & ~(KVASU_MODE_NEEDS_PREDICTOR_MASK & unbuilt)));
+           && !sets_unbuilt_bits(cfg->policy, KVASU_POLICY_FIELDS_MASK,
+                                 KVASU_POLICY_NEEDS_PREDICTOR_MASK, predictor)
+           && !sets_unbuilt_bits(cfg->mode, KVASU_MODE_FIELDS_MASK,
+                                 KVASU_MODE_NEEDS_PREDICTOR_MASK, predictor);
 }
 
 kvasu_status kvasu_configure(const kvasu_dev *dev, const kvasu_config *cfg)
