@@ -48,12 +48,15 @@ class RequestStatistics:
 
 def check_shape(name, value) -> int:
     """The width of ``value`` if it is shape-castable and at least 1 bit wide; ``TypeError``
-    for a value that is not a shape, ``ValueError`` for a width of 0, each naming the
-    parameter ``name``."""
+    for a value that is not a shape (a ``bool`` is not one here, as ``check_int`` refuses it
+    for a count), ``ValueError`` for a width of 0, each naming the parameter ``name``."""
+    not_a_shape = TypeError(f"{name} must be shape-castable, not {value!r}")
+    if isinstance(value, bool):
+        raise not_a_shape
     try:
         width = Shape.cast(value).width
     except TypeError:
-        raise TypeError(f"{name} must be shape-castable, not {value!r}") from None
+        raise not_a_shape from None
     if width < 1:
         raise ValueError(f"{name} must be at least 1 bit wide, not {value!r}")
     return width

@@ -46,6 +46,8 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .layouts import check_int
+
 __all__ = ["Match", "IMPLEMENTATIONS", "ccu2c_cells"]
 
 #: The implementations of ``Match``.
@@ -105,11 +107,7 @@ class Match(wiring.Component):
         widths = tuple(widths)
         if not widths:
             raise ValueError("widths must name at least one field")
-        for w in widths:
-            if not isinstance(w, int) or isinstance(w, bool):
-                raise TypeError(f"a field width must be an integer, not {w!r}")
-            if w < 1:
-                raise ValueError(f"a field width must be at least 1, not {w}")
+        widths = tuple(check_int(f"widths[{k}]", w, 1) for k, w in enumerate(widths))
         if implementation not in IMPLEMENTATIONS:
             raise ValueError(f"implementation must be one of {IMPLEMENTATIONS}, "
                              f"not {implementation!r}")

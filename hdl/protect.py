@@ -58,7 +58,8 @@ class ProtectedMemory(Elaboratable):
     Parameters
     ----------
     shape, depth, init, attrs
-        As for ``amaranth.lib.memory.Memory`` (``init`` values are of ``shape``).
+        As for ``amaranth.lib.memory.Memory`` (``init`` values are of ``shape``, each
+        checked here: a ``TypeError`` / ``ValueError`` naming ``init`` otherwise).
     protection : str
         ``"auto"`` (default: ``choose_protection``, decided when the first write port
         fixes the granularity, else for whole words), ``"secded"``, ``"parity"`` or
@@ -123,6 +124,7 @@ class ProtectedMemory(Elaboratable):
         if len(self.init) > depth:
             raise ValueError(f"init must have at most depth ({depth}) words, not "
                              f"{len(self.init)}")
+        self._init_bits = [self._word_bits(k, value) for k, value in enumerate(self.init)]
         if not isinstance(correct, bool):
             raise TypeError(f"correct must be a bool, not {correct!r}")
         if (sweep_en is None) != (sweep_addr is None):
@@ -137,6 +139,20 @@ class ProtectedMemory(Elaboratable):
         self.storage = None
         self._inner = None
         self._write_ports, self._read_ports = [], []
+
+    def _word_bits(self, k, value):
+        """The bits of the initial word ``init[k]`` (a value of ``shape``, as ``Memory``
+        takes it: an integer is truncated to the width); ``TypeError`` / ``ValueError``
+        naming ``init`` for a value that is not one."""
+        try:
+            if isinstance(self.shape, data.Layout):
+                raw = self.shape.const(value).as_bits()
+            else:
+                raw = Const(value, Shape.cast(self.shape)).value
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"init[{k}] must be a value of shape {self.shape!r}, not "
+                              f"{value!r} ({error})") from None
+        return raw & ((1 << self.width) - 1)
 
     def _granule_bits(self, granularity):
         """A write port's granularity in bits (for an ``ArrayLayout`` shape, as for
@@ -157,13 +173,7 @@ class ProtectedMemory(Elaboratable):
         kind = (choose_protection(self.width, self.depth, self._granule_bits(granularity))
                 if self.protection == "auto" else self.protection)
         self.code = Code(kind, g)
-        coded = []
-        for value in self.init:
-            if isinstance(self.shape, data.Layout):
-                raw = self.shape.const(value).as_bits()
-            else:
-                raw = Const(value, Shape.cast(self.shape)).value
-            coded.append(self._encode_int(raw & ((1 << self.width) - 1)))
+        coded = [self._encode_int(raw) for raw in self._init_bits]
         if self._memory is Memory:
             self.storage = MemoryData(shape=self.lanes * self.code.width, depth=self.depth,
                                       init=coded)

@@ -58,10 +58,11 @@ def dp16kd_mode(width, depth):
     """The DP16KD data width that holds ``width`` x ``depth`` in the fewest blocks (the
     narrowest among equals), and how many blocks: ``(mode_width, blocks)``. The word is
     tiled across blocks side by side; a depth beyond one block's in the narrowest mode
-    (16384) is not supported (``ValueError``)."""
+    (16384) is not supported (``ValueError`` naming ``depth``)."""
     fits = [(-(-width // w), w) for w, words in _DP16KD_MODES if depth <= words]
     if not fits:
-        raise ValueError(f"a DP16KD RAM is at most 16384 words deep, not {depth}")
+        raise ValueError(f"depth must be at most 16384 for a DP16KD RAM (one block's words "
+                         f"in its narrowest mode), not {depth}")
     blocks, mode = min(fits)
     return mode, blocks
 

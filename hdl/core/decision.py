@@ -190,7 +190,9 @@ def lane_fields(p, ch, lanes, names=DATA_FIELDS):
         "wr_slot": lambda: select(ch.slot_lane, lanes.slot),
         "wr_mark": lambda: (ch.slot_lane & lanes.mark).any(),
         "cnt_after": lambda: Mux(ch.warm, select(ch.hit_lane, lanes.count_inc), 1),
-        "cnt_after_inc": lambda: Mux(ch.warm, select(ch.hit_lane, lanes.count_inc2), 2),
+        # (2 saturated as the lanes' counts are: a COUNT_WIDTH of 1 holds at most 1)
+        "cnt_after_inc": lambda: Mux(ch.warm, select(ch.hit_lane, lanes.count_inc2),
+                                     min(2, p.COUNT_MAX)),
     }
     return {name: make[name]() for name in names}
 

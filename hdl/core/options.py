@@ -141,7 +141,8 @@ class CoreOptions:
         if stages not in self.CHOICES["hash_mul_stages"]:
             raise ValueError(f"CoreOptions.hash_mul_stages must be one of "
                              f"{self.CHOICES['hash_mul_stages']}, not {stages}")
-        names = check_lut_cross_products(self.hash_lut_cross_products)
+        names = check_lut_cross_products(self.hash_lut_cross_products,
+                                         "CoreOptions.hash_lut_cross_products")
         if stages == 0 and names:
             raise ValueError("CoreOptions.hash_lut_cross_products needs DSP multiplies "
                              "(hash_mul_stages 1, 2 or 3); with 0 every product is in LUTs")

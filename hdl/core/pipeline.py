@@ -164,11 +164,13 @@ class KvAsuCore(wiring.Component):
         if pred is not None:
             m.submodules.predictor = pred
             policy = self.policy
-        hold, flush = self.hold, self.flush
+        hold, flush_or_recovery = self.hold, self.flush
         if protected:
             m.submodules.recovery = rec = self.recovery
-            hold, flush = Signal(name="hold_or_recovery"), Signal(name="flush_or_recovery")
-            m.d.comb += [hold.eq(self.hold | rec.active), flush.eq(self.flush | rec.flush)]
+            hold = Signal(name="hold_or_recovery")
+            flush_or_recovery = Signal(name="flush_or_recovery")
+            m.d.comb += [hold.eq(self.hold | rec.active),
+                         flush_or_recovery.eq(self.flush | rec.flush)]
         # E2's write and invalidate: the one way back, into the table and into the stages
         # behind E2, wired here and nowhere else.
         # (With protection, the forward from E2's registers before the recovery's poison:
@@ -187,6 +189,7 @@ class KvAsuCore(wiring.Component):
         m.d.comb += [
             admission.enable.eq(self.enable), admission.hold.eq(hold),
             admission.nonblocking.eq(self.nonblocking),
+            # the core's flush only: a recovery zeroes the table with its own sweep
             admission.flush.eq(self.flush), admission.cycle.eq(self.cycle),
             admission.pop.eq(fifo.r_rdy & self.rsp.ready),
             self.idle.eq(admission.idle), self.flushing.eq(admission.flushing),
@@ -238,8 +241,8 @@ class KvAsuCore(wiring.Component):
             # decides in d.)
             m.d.comb += commit.poison.eq(rec.active | rec.error)
         m.d.comb += [commit.decision.eq(versions.decision), commit.cfg.eq(cfg),
-                     commit.flush.eq(flush)]
-        connect_commit(m, self, policy=policy, flush=flush)
+                     commit.flush.eq(flush_or_recovery)]
+        connect_commit(m, self, policy=policy, flush=flush_or_recovery)
 
         # ---- the scrubber (stale marks through the table's row port); the response FIFO --
         connect_scrubber(m, scrub, table=table, cycle=self.cycle)

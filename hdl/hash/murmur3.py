@@ -34,18 +34,24 @@ def hash_latency(mul_stages):
     return CARRY_SAVE_LATENCY if mul_stages == 0 else 3 + 4 * mul_stages
 
 
-def check_lut_cross_products(value):
+def check_lut_cross_products(value, name="lut_cross_products"):
     """``value`` (``True``: every multiply, ``False``: none, or a collection of names of
-    ``MULTIPLIES``) as a ``frozenset`` of names; ``TypeError`` / ``ValueError`` otherwise."""
+    ``MULTIPLIES``) as a ``frozenset`` of names; ``TypeError`` / ``ValueError`` otherwise,
+    each naming the parameter ``name``."""
     if isinstance(value, bool):
         value = MULTIPLIES if value else ()
     elif isinstance(value, str) or not hasattr(value, "__iter__"):
-        raise TypeError(f"lut_cross_products must be a bool or a collection of multiply "
+        raise TypeError(f"{name} must be a bool or a collection of multiply "
                         f"names {MULTIPLIES}, not {value!r}")
+    value = tuple(value)
+    for element in value:
+        if not isinstance(element, str):
+            raise TypeError(f"{name} must hold multiply names {MULTIPLIES}, "
+                            f"not {element!r}")
     value = frozenset(value)
     unknown = value - set(MULTIPLIES)
     if unknown:
-        raise ValueError(f"lut_cross_products: unknown multiplies {sorted(unknown)}; "
+        raise ValueError(f"{name}: unknown multiplies {sorted(unknown)}; "
                          f"the multiplies are {MULTIPLIES}")
     return value
 

@@ -8,8 +8,8 @@ two are the same entry the lookup reads the trained value (P4). The training is 
 the end of the cycle, so the lookup of the next cycle reads it from the flip-flops: one
 OBSERVE per cycle needs no forwarding between requests (docs/rtl-predictor.md). Each
 counter's trained value is computed beside its register, so the lookup's forward is a
-choice among trained values and not a step behind the 64:1 read: 22 gate levels instead of
-27, for about 2 000 more simple gates (``python -m hdl.predictor.resources``).
+choice among trained values and not a step behind the 64:1 read: ``PT``'s longest path is
+20 gates (``python -m hdl.predictor.resources --only ReuseTable``).
 
 A caller that does not know its training key early (the core's E2, where the key comes
 from the lane the match picks) can also ask *what-if* lookups: each names a key and the
@@ -84,7 +84,12 @@ class ReuseTable(wiring.Component):
         check_int("key_width", key_width, 1)
         check_int("entries", entries, 2)
         if entries < 2 or entries & (entries - 1) or entries > 1 << key_width:
-            raise ValueError(f"entries must be a power of two in 2..{1 << key_width}, "
+            why = ""
+            if entries > 1 << key_width:
+                why = f" (2 ** key_width with key_width={key_width}"
+                why += (f"; the default entries, {PT_ENTRIES}, needs key_width at least "
+                        f"{PT_ENTRIES.bit_length() - 1})" if entries == PT_ENTRIES else ")")
+            raise ValueError(f"entries must be a power of two in 2..{1 << key_width}{why}, "
                              f"not {entries}")
         check_int("what_ifs", what_ifs, 0)
         self._entries = entries

@@ -320,7 +320,7 @@ def _random_script(p, rng, n, tags, evict_rate=0.1, gap_rate=0.1, max_gap=40):
 # flight): it runs the small configuration and the scrubber at its limit (tight_ts); the
 # other corners (PROBE 2 and 1, aliasing tags) change the datapath, which the pipelined and
 # compact runs check.
-RANDOM_RUNS = [(m, k) for k in ("small", "tight_ts", "probe2", "probe1", "tag_alias")
+RANDOM_RUNS = [(m, k) for k in ("small", "tight_ts", "probe2", "probe1", "tag_alias", "count1")
                for m in MODES if m.id != "serial" or k in ("small", "tight_ts")]
 
 
@@ -338,6 +338,8 @@ def test_random_against_model(options, kind):
     elif kind == "probe1":
         p, cfg = small_params(PROBE=1, ENTRIES=4, TS_WIDTH=4, TICK_SHIFT=1), \
             dict(c3=3, c2=2, w3=2, w2=4, w1=6)
+    elif kind == "count1":         # a 1-bit count: every count and its forwards saturate at 1
+        p, cfg = small_params(COUNT_WIDTH=1), dict(c3=1, c2=1, w3=2, w2=4, w1=6)
     else:                          # TAG_WIDTH 5 of 20 line bits: lines alias by their tag
         p, cfg = small_params(TAG_WIDTH=5, COUNT_WIDTH=2), CFG
     tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)

@@ -10,7 +10,7 @@ import functools
 import re
 
 import pytest
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
@@ -131,6 +131,9 @@ def test_scrubber(lag, error):
     ({"depth": 0}, ValueError, "depth"),
     ({"memory": int}, TypeError, "memory"),
     ({"memory": None}, TypeError, "memory"),
+    # a bool is not a shape (as check_int refuses it for a count)
+    ({"shape": True}, TypeError, "shape"),
+    ({"depth": 20000, "implementation": "dp16kd"}, ValueError, "depth"),
 ])
 def test_registered_read_ram(kw, error, name):
     _refused(lambda: RegisteredReadRam(**{"shape": 4, "depth": 4, **kw}), error, name)
@@ -147,6 +150,10 @@ def test_registered_read_ram(kw, error, name):
     ({"init": 5}, TypeError, "init"),
     ({"init": "12"}, TypeError, "init"),
     ({"init": [0] * 5}, ValueError, "init"),
+    ({"init": [1.5]}, TypeError, "init"),
+    ({"init": [1, None]}, TypeError, "init"),
+    ({"shape": data.StructLayout({"a": 8}), "init": [{"b": 1}]}, ValueError, "init"),
+    ({"shape": True}, TypeError, "shape"),
     ({"memory": int}, TypeError, "memory"),
 ])
 def test_protected_memory(kw, error, name):
@@ -171,6 +178,16 @@ def test_code(make, error, name):
                                                (-1, ValueError)])
 def test_murmur3_hash(mul_stages, error):
     _refused(lambda: Murmur3Hash64(mul_stages=mul_stages), error, "mul_stages")
+
+
+@pytest.mark.parametrize("value, error", [("c1", TypeError), (None, TypeError), (1, TypeError),
+                                          ([["c1"]], TypeError), (["c1", 2], TypeError),
+                                          ({"c9"}, ValueError)])
+def test_lut_cross_products(value, error):
+    """Each names the parameter given: ``Murmur3Hash64``'s, or the ``CoreOptions`` field."""
+    _refused(lambda: Murmur3Hash64(lut_cross_products=value), error, "lut_cross_products")
+    _refused(lambda: CoreOptions(hash_lut_cross_products=value), error,
+             "CoreOptions.hash_lut_cross_products")
 
 
 @pytest.mark.parametrize("make, error, name", [
@@ -231,6 +248,9 @@ def test_shadow_directory(stages, error):
     (lambda: ReuseTable(64.0), TypeError, "entries"),
     (lambda: ReuseTable(128), ValueError, "entries"),
     (lambda: ReuseTable(48), ValueError, "entries"),
+    # the default entries (64) is too many for 3-bit keys: the message names both
+    (lambda: ReuseTable(key_width=3), ValueError, "key_width"),
+    (lambda: ReuseTable(key_width=3), ValueError, "entries"),
     (lambda: ReuseTable(what_ifs=None), TypeError, "what_ifs"),
     (lambda: ReuseTable(what_ifs=-1), ValueError, "what_ifs"),
 ])
@@ -280,7 +300,9 @@ def test_axil_subordinate(kw, error, name):
 
 
 @pytest.mark.parametrize("widths, error", [(5, TypeError), ("88", TypeError),
-                                           ((), ValueError)])
+                                           ((), ValueError), ([0], ValueError),
+                                           ([8, -1], ValueError), ([True], TypeError),
+                                           (["8"], TypeError), ([8.0], TypeError)])
 def test_match(widths, error):
     _refused(lambda: Match(widths), error, "widths")
 
