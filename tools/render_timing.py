@@ -3,11 +3,11 @@
 
 ``python -m tools.render_timing [--check]``
 
-A diagram is a fenced ``json`` block in a page of ``docs/`` right after a line
-``<!-- wavedrom: NAME -->``; it is rendered (``yowasp-wavedrom``, the ``docs`` extra of
-pyproject.toml) to ``docs/timing/NAME.svg``, which the page shows. Each SVG records the
-SHA-256 of its source, so ``--check`` (and ``tests/hdl/test_timing_docs.py``) can tell a
-stale SVG without rendering anything.
+A diagram's source is ``docs/timing/NAME.json`` (written by ``tools.timing_diagrams``
+from a simulation of the RTL); it is rendered (``yowasp-wavedrom``, the ``docs`` extra of
+pyproject.toml, a WebAssembly build that runs offline) to ``docs/timing/NAME.svg``, which
+a page of ``docs/`` shows. Each SVG records the SHA-256 of its source, so ``--check`` (and
+``tests/hdl/test_timing_docs.py``) can tell a stale SVG without rendering anything.
 """
 
 import argparse
@@ -17,25 +17,22 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["BLOCK", "diagrams", "source_digest", "svg_digest", "render_all"]
+__all__ = ["OUT", "diagrams", "source_path", "source_digest", "svg_digest", "render_all"]
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ("rtl.md",)
 OUT = DOCS / "timing"
-#: A diagram's block: group 1 its name, group 2 its source.
-BLOCK = re.compile(r"^<!-- wavedrom: ([\w-]+) -->\n```json\n(.*?)\n```", re.M | re.S)
 _DIGEST = re.compile(r"<!-- source sha256: ([0-9a-f]{64}) -->")
 
 
+def source_path(name):
+    """The WaveDrom source of the diagram ``name``."""
+    return OUT / f"{name}.json"
+
+
 def diagrams():
-    """``{name: json_text}`` of every diagram of the pages."""
-    found = {}
-    for page in PAGES:
-        for name, text in BLOCK.findall((DOCS / page).read_text()):
-            if name in found:
-                raise ValueError(f"two WaveDrom diagrams named {name!r}")
-            found[name] = text
-    return found
+    """``{name: json_text}`` of every diagram (its source without the final newline)."""
+    return {path.stem: path.read_text().removesuffix("\n")
+            for path in sorted(OUT.glob("*.json"))}
 
 
 def source_digest(text):
@@ -50,7 +47,6 @@ def svg_digest(path):
 
 def render_all():
     from yowasp_wavedrom import render
-    OUT.mkdir(exist_ok=True)
     for name, text in diagrams().items():
         svg = render(json.loads(text))
         svg = svg.replace(">", f"><!-- source sha256: {source_digest(text)} -->", 1)
