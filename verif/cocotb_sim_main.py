@@ -75,7 +75,7 @@ HEADER = (f"{'frame':>7s} {'requests':>8s} {'T0/T1/T2/T3 %':>15s} {'q-hit':>8s} 
 async def streaming_video_trace(dut):
     from evaluation.workload import PRESETS, describe, video_kv_requests
 
-    tb = KvAsuTB(dut, name="sim_main")
+    tb = KvAsuTB(dut, name="streaming_video_trace")   # the reproduce line names the test
     preset = os.environ.get("KVASU_TRACE_PRESET", "small")
     params = PRESETS[preset]
     cycle, op, addr, mt, frame = video_kv_requests(params)

@@ -6,9 +6,12 @@ streaming-video KV trace, checked against the golden model.
 
 Prints a line per frame as the simulation runs (figures read from the RTL's statistics
 registers over AXI4-Lite) and a summary; writes the waveform to ``<build>/kv_asu.fst``, the
-per-frame figures to ``<build>/sim_main.json`` and the Verilator build's log to
-``<build>/build.log`` (the simulator's output goes to the terminal). The waveform and the
-figures of an earlier run are deleted first; their paths are printed on a pass only. The
+per-frame figures to ``<build>/sim_main.json``, their plot (``verif.sim_plot``) to
+``<build>/sim_main.png`` and the Verilator build's log to ``<build>/build.log`` (the
+simulator's output goes to the terminal). The waveform, figures and plot of an earlier run
+are deleted first; their paths are printed on a pass, with the command that opens the
+waveform in GTKWave with ``docs/sim.gtkw`` (a failed run prints the waveform's, which ends
+at the failure). The
 seed (``--seed``, else ``$KVASU_SEED``, else a fresh one) seeds the testbench and
 Verilator's random initial values; it is printed, and ``--seed`` with it reproduces the run.
 Exits non-zero if any response or statistic differs from the golden model.
@@ -32,6 +35,27 @@ from verif.seeds import cli_seed
 #: per second here (the built-in trace, 118 937 cycles, in about half a minute), so a
 #: preset at its real frame rate (500 M cycles) would take days.
 MAX_CYCLES = 10_000_000
+
+#: GTKWave save file for the waveform: clk, rst, the request and response handshakes, the
+#: payloads' fields and a few internals, all from the ``kv_asu`` scope.
+GTKW = Path(__file__).resolve().parent.parent / "docs" / "sim.gtkw"
+
+
+def plot_figures(figures: Path, out: Path) -> bool:
+    """Draw ``figures`` (``sim_main.json``) to ``out`` (``sim_main.png``) and print its path;
+    without matplotlib, or if the figures cannot be plotted, print one line saying why
+    instead. True if the plot was written."""
+    import json
+    from verif.sim_plot import plot
+    try:
+        print(f"per-frame plot: {plot(json.loads(figures.read_text()), out)}")
+        return True
+    except ImportError as exc:
+        print(f"plot skipped: {exc} (matplotlib is in the `eval` extra, which make sim's "
+              f"default EXTRAS install)")
+    except (OSError, ValueError) as exc:
+        print(f"plot skipped: {figures}: {exc}")
+    return False
 
 
 def main(argv=None) -> int:
@@ -67,7 +91,8 @@ def main(argv=None) -> int:
     build = args.build.resolve()
     build.mkdir(parents=True, exist_ok=True)
     fst, figures, results = build / "kv_asu.fst", build / "sim_main.json", build / "results.xml"
-    for old in (fst, figures, results):        # an earlier run's: not this run's outputs
+    png = build / "sim_main.png"
+    for old in (fst, figures, results, png):   # an earlier run's: not this run's outputs
         old.unlink(missing_ok=True)
     params = Params()
     print(f"make sim: seed {seed} (--seed {seed} reproduces the run)", flush=True)
@@ -100,7 +125,11 @@ def main(argv=None) -> int:
     if passed:
         if waves:
             print(f"waveform: {fst}")
+            print(f"view: gtkwave {fst} {GTKW}")
         print(f"per-frame figures: {figures}")
+        plot_figures(figures, png)
+    elif fst.exists():                          # this run's: the earlier one's was deleted
+        print(f"waveform (up to the failure): {fst}")
     print(f"make sim: {'PASSED' if passed else 'FAILED'} (seed {seed}, "
           f"{time.monotonic() - t0:.0f} s)")
     return 0 if passed else 1
