@@ -70,6 +70,9 @@ Policies (JSON names):
   own LRU line is untracked, the runtime evicts it without asking the KV-ASU
   (``untracked_evictions``), since the KV-ASU can never return it; an OBSERVE that tracks
   it again ends that.
+- ``kv_asu_predictor_shipped``: the same with the shipped builds' table (``ENTRIES``
+  2048), run where the table below is larger; a table smaller than twice the bank leaves
+  more resident lines untracked.
 
 ``mcc`` (KV-ASU modes): the Matthews correlation of the block's answer with "the line is
 accessed again within ``--window`` cycles" over every access. The predictor's answer is
@@ -117,6 +120,7 @@ from pathlib import Path
 
 import numpy as np
 
+from regmap import Params
 from regmap.arguments import unwritable
 
 from .baselines import simulate_belady, simulate_fifo, simulate_lru
@@ -127,13 +131,15 @@ __all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "ba
            "default_entries", "int64_cycles", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_bank",
            "libcachesim_hits", "libcachesim_params", "run_predictor_bank", "settings_note",
            "strict_json", "summarise", "trace_block_settings", "trace_settings_not_applied",
-           "main"]
+           "SHIPPED_ENTRIES", "main"]
 
 #: JSON name -> libCacheSim class name.
 LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
                         "wtinylfu": "WTinyLFU", "lrb": "LRB", "glcache": "GLCache",
                         "lcs_lru": "LRU", "lcs_belady": "Belady"}
 REUSE_WINDOW = 100
+#: The table size of the shipped builds (``dist/``): the register map's default ``ENTRIES``.
+SHIPPED_ENTRIES = Params().ENTRIES
 PREDICTOR_LEVEL = 3     #: the predictor mode's "reuse predicted" level (spec-predictor.md P5)
 ARTICLE_LEVEL = 2       #: the article's gate threshold
 _INT64_MAX = 2**63 - 1
@@ -145,7 +151,7 @@ def default_entries(bank_lines: int, distinct_lines: int | None = None) -> int:
     """The table size the comparison gives the KV-ASU for a bank of ``bank_lines`` on a
     stream of ``distinct_lines`` distinct lines (module docstring)."""
     held = bank_lines if distinct_lines is None else min(bank_lines, distinct_lines)
-    entries = 2048
+    entries = SHIPPED_ENTRIES
     while entries < 2 * held:
         entries *= 2
     return entries
@@ -584,6 +590,12 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
            fallback_evictions=bank["fallback_evictions"], loop_mode_share=bank["loop_mode_share"],
            ghost_rule_share=bank["ghost_rule_share"], untracked_evictions=bank["untracked_evictions"],
            duels=bank["duels"], kvasu_stats=bank["kvasu_stats"])
+    if entries > SHIPPED_ENTRIES:      # the table the shipped builds have, beside it
+        started = time.perf_counter()
+        shipped = run_predictor_bank(lines, cycles, bank_lines, SHIPPED_ENTRIES)
+        record("kv_asu_predictor_shipped", shipped["hits"], started, entries=SHIPPED_ENTRIES,
+               fallback_evictions=shipped["fallback_evictions"],
+               untracked_evictions=shipped["untracked_evictions"])
 
     doc = {"accesses": n, "distinct_lines": distinct, "bank_lines": int(bank_lines),
            "entries": int(entries), "reuse_window_cycles": window, "base_rate": float(label.mean()),

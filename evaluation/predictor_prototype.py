@@ -162,6 +162,10 @@ token), so it has no training counterpart that differs from the held-out one and
 the training split. The first mechanisms (up to ``dueling_ghost_learn``) were chosen before
 any decoder trace existed, on the first four training traces.
 
+A candidate is chosen on the training split, the default ``--split``; the held-out figures
+(``--split heldout`` or ``both``) are then seen too, which makes the held-out traces a
+validation split (docs/evaluation.md section 8 says which choices they saw).
+
     python -m evaluation.predictor_prototype --prototypes dueling_bip,dip_leaders --merge F
 
 runs only the named prototypes and merges their numbers into the JSON file ``F``.
@@ -1017,8 +1021,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation.predictor_prototype", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", choices=("train", "heldout", "both", "synthetic", "loops"),
-                    default="both",
-                    help="the training or held-out traces, or both; 'synthetic': the two "
+                    default="train",
+                    help="the training (default) or held-out traces, or both; 'synthetic': the two "
                          "streams of evaluation.fresh that are not KV traffic (never used for "
                          "tuning); 'loops': the cyclic loops PSEL's step was tuned on")
     ap.add_argument("--json", type=Path, help="write the results to this file")

@@ -172,6 +172,13 @@ def config_sweep_c3c2(acc, progress=Progress(True)):
 
 
 # --------------------------------------------------------------------------------------
+def _signed_axis(ax, values) -> None:
+    """A 0..1 axis that goes below 0 as far as ``values`` need (a negative MCC is the
+    finding, not something to clip), with a line at 0."""
+    ax.set_ylim(min(0.0, *values) - (0.05 if min(values) < 0 else 0.0), 1.02)
+    ax.axhline(0, color="grey", lw=0.6)
+
+
 def plots(results: dict, outdir: Path) -> list[str]:
     """Draw the figures of ``results`` into ``outdir``. Returns their file names."""
     plt = _plt()
@@ -194,12 +201,14 @@ def plots(results: dict, outdir: Path) -> list[str]:
               ("accuracy T>=2", lambda s: s["after"][2]["accuracy"]),
               ("accuracy T>=3", lambda s: s["after"][3]["accuracy"]),
               ("MCC T>=2", lambda s: s["after"][2]["mcc"])]
+    values = []
     for i, (lab, f) in enumerate(series):
-        ax.bar(x + (i - 2) * wdt, [f(results["prediction"][n]) for n in names], wdt, label=lab)
+        values += [f(results["prediction"][n]) for n in names]
+        ax.bar(x + (i - 2) * wdt, values[-len(names):], wdt, label=lab)
     ax.axhline(ARTICLE["accuracy"], color="k", ls="--", lw=1, label="article: 92.4 %")
     ax.set_xticks(x, [n.replace(", ", ",\n").replace(" (", "\n(") for n in names], fontsize=8)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel(f"share (reuse within {REUSE_WINDOW} cycles)")
+    _signed_axis(ax, values)
+    ax.set_ylabel(f"share / MCC (reuse within {REUSE_WINDOW} cycles)")
     ax.set_title("Does the T-level predict reuse within the next 100 cycles?")
     ax.legend(fontsize=7, ncol=3)
     save(fig, "prediction.png")
@@ -259,8 +268,9 @@ def plots(results: dict, outdir: Path) -> list[str]:
         ax.plot(xs, [r["base_rate"] for r in rows], "k:", label="base rate")
         ax.set_xscale("log", base=2)
         ax.set_xlabel(xl)
-        ax.set_ylim(-0.2, 1)
-    axs[0].legend(fontsize=7)
+        _signed_axis(ax, [r[m] for r in rows for m in ("acc2", "acc3", "mcc2", "mcc3")])
+        ax.set_ylabel("share / MCC")
+    axs[0].legend(fontsize=7, loc="lower right")
     fig.suptitle("KV-ASU configuration sweeps (video 1080p30): reuse-prediction quality")
     save(fig, "config_sweep.png")
 
@@ -305,7 +315,8 @@ def plots(results: dict, outdir: Path) -> list[str]:
         if key == "motion":
             ax.set_xscale("symlog", linthresh=4)
         ax.set_xlabel(xl)
-        ax.set_ylim(0, 1.02)
+        _signed_axis(ax, [r["mcc2"] for r in rows])
+        ax.set_ylabel("share / MCC")
     h, l = axs[0].get_legend_handles_labels()
     fig.legend(h, l, loc="lower center", ncol=6, fontsize=8)
     fig.suptitle("Workload sweeps (bank 1024 lines)")

@@ -355,7 +355,7 @@ def plot(rows: dict, columns: list, path: Path) -> None:
     ax.set_title("P4's key, with the count of earlier accesses or the neighbours' classes, "
                  "replayed with every line remembered", fontsize=10)
     ax.set_ylim(min(0.0, *(rows[n][f"mcc_{k}"] for n in names for _, k in columns)), 1.12)
-    ax.legend(fontsize=7, ncol=len(columns) + 1, loc="upper center")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -654,3 +655,16 @@ def test_a_loop_the_bank_holds_shows_the_article_modes_loss_in_points(tmp_path, 
     assert pol["kv_asu_article"]["vs_lru_points"] == pytest.approx(-99.0)
     row = next(r for r in capsys.readouterr().out.splitlines() if r.startswith("kv_asu_article "))
     assert "vs LRU  -99.00 pts" in row and "gap closed" not in row
+
+
+@pytest.mark.parametrize("lines, bank, loop_mode, hit", [(1500, 187, "44.9", "4.2"), (3000, 375, "73.1", "6.8"),
+                                                        (600, 150, "39.3", "8.3")])
+def test_the_loops_of_spec_predictor_reach_loop_mode_as_it_says(lines, bank, loop_mode, hit):
+    """spec-predictor.md, "The step `s`": each cyclic loop of 30 passes spends the share of its
+    OBSERVEs in loop mode and hits as often as the page says (the page's figures, rerun)."""
+    stream = np.tile(np.arange(lines, dtype=np.int64), 30)
+    result = cmp.run_predictor_bank(stream, np.arange(len(stream), dtype=np.int64), bank)
+    assert f"{100 * result['loop_mode_share']:.1f}" == loop_mode
+    assert f"{100 * np.mean(result['hits']):.1f}" == hit
+    text = " ".join((Path(__file__).resolve().parents[2] / "docs" / "spec-predictor.md").read_text().split())
+    assert f"{loop_mode} %" in text and f"{hit} %" in text

@@ -252,7 +252,7 @@ def test_an_output_it_cannot_write_is_refused_before_the_run(tmp_path, capsys, m
 
 def test_a_json_that_would_hold_a_nan_is_not_written(tmp_path, capsys, monkeypatch):
     a = _trace(tmp_path / "a.npz", np.arange(40))
-    monkeypatch.setattr(compare_report, "run", lambda workloads, say: {"a.npz": {"x": float("nan")}})
+    monkeypatch.setattr(compare_report, "run", lambda workloads, say, previous=None: {"a.npz": {"x": float("nan")}})
     assert fresh.main(["--trace", str(a), "--docs", str(tmp_path / "o")]) == 1
     assert "not written" in capsys.readouterr().err
     assert not (tmp_path / "o" / "eval" / "fresh.json").exists()
@@ -313,3 +313,86 @@ def test_the_figure_marks_rates_below_its_axis_and_policies_that_did_not_run(tmp
     assert texts == ["n/r", "\u219310 %"], texts
     assert (tmp_path / compare_report.figure_file("w", "t_")).is_file()
     real.close("all")
+
+
+def test_the_shipped_table_and_policies_that_did_not_run_are_reported():
+    """Where the comparison gives the KV-ASU a larger table than the shipped builds', the
+    table shows its size and the predictor's rate with the shipped table, and the summary
+    counts the targets again with it; a policy that did not run is named with its error,
+    and a case where no libCacheSim policy ran says so instead of a name."""
+    def bank(mine, shipped, arc):
+        pol = {"lru": {"hit_rate": 0.2}, "belady": {"hit_rate": 0.6},
+               "arc": {"hit_rate": arc} if arc is not None else {"hit_rate": None, "error": "aborted"},
+               "kv_asu_article": {"mcc": 0.0},
+               "kv_asu_predictor": {"hit_rate": mine, "gap_closed": None, "mcc": 0.6}}
+        if shipped is not None:
+            pol["kv_asu_predictor_shipped"] = {"hit_rate": shipped}
+        return {"bank_lines": 100, "entries": 8192 if shipped is not None else 2048,
+                "best_libcachesim": "arc" if arc is not None else None, "policies": pol}
+    comparison = {"big": {"split": "given", "banks": {"1/8": bank(0.45, 0.3, 0.35)}},
+                  "small": {"split": "given", "banks": {"1/8": bank(0.5, None, None)}}}
+    rows = compare_report.targets(comparison)
+    assert [r["shipped"] for r in rows] == [0.3, None]
+    table = compare_report.targets_table(rows, lambda rows, header: repr((rows, header)))
+    assert "**45.0 %** (2048: 30.0 %)" in table and "8192" in table and "none ran" in table
+    text = compare_report.targets_summary("All", rows)
+    assert "half-gap target is met in 2 of 2" in text
+    assert ("With the shipped builds' table of 2048 entries in the 1 cases where the comparison gives a larger "
+            "one: half-gap 1, 'at least the best libCacheSim policy' 0, 'never below LRU' 2") in text, text
+    assert compare_report.not_run_sentence(comparison) == (
+        "**Did not run** (1): arc on small at 1/8 (aborted). 'best libCacheSim' is the best of the policies "
+        "that ran.\n")
+    del comparison["small"]
+    assert compare_report.not_run_sentence(comparison) == ""
+
+
+def test_the_training_split_alone_makes_the_same_choices():
+    """Section 8 says that the choices made with the held-out traces in view come out the
+    same on the training traces alone; the figures it gives are the kept record's."""
+    chosen = compare_report.training_choices(json.loads(compare_report.PROTOTYPE_RECORD.read_text()))
+    assert chosen["below_lru"]["guarded"] < chosen["below_lru"]["dueling_bip"]
+    assert chosen["mcc_ok"]["guarded_seen"] > chosen["mcc_ok"]["guarded_neighbours"]
+    assert max(chosen["step_points"], key=chosen["step_points"].get) == 4
+    assert chosen["unguarded_worst"][2] < 0
+    text = (compare_report.PROTOTYPE_RECORD.parent.parent / "evaluation.md").read_text()
+    assert f"without the guard {chosen['below_lru']['dueling_bip']} fall below LRU" in text
+    assert f"up to {-chosen['unguarded_worst'][2]:.2f} points" in text
+
+
+def test_the_sparse_decoder_traces_overlap_as_section_8_says():
+    """The training and held-out sparse decoder traces: the same cycles, and the share of
+    accesses the same line at the same place that section 8 states."""
+    a = decoder.cached_accesses("train", sparse=True, n_tokens=192)
+    b = decoder.cached_accesses("heldout", sparse=True, n_tokens=192)
+    assert np.array_equal(a.cycle, b.cycle)
+    assert round(float(np.mean(a.line == b.line)), 2) == compare_report.SPARSE_DECODER_OVERLAP
+
+
+def test_a_near_copy_is_what_the_page_says():
+    """The fresh workload the page calls a near copy of section 8's trace repeats the share
+    of that trace's accesses in place that the page states, and is left out of the summary."""
+    from evaluation.workload import generate_accesses
+    (name, base, overrides), = [v for v in fresh.VIDEO if v[0] in fresh.NEAR_COPIES]
+    mine = generate_accesses(preset(base, **overrides))
+    report = generate_accesses(preset(base, **{**overrides, "seed": 0}))
+    assert np.array_equal(mine.cycle, report.cycle)
+    assert f"{100 * np.mean(mine.line == report.line):.1f} %" in fresh.NEAR_COPIES[name]
+
+
+def test_reuse_baselines_reruns_only_the_baselines_and_says_so(tmp_path, capsys):
+    """``--reuse-baselines`` takes libCacheSim's and the article mode's figures from the
+    folder's fresh.json, reruns the rest, and the page names what it took; without a
+    fresh.json to take them from it is a usage error before any run."""
+    a = _trace(tmp_path / "a.npz", np.tile(np.arange(30), 6))
+    out = tmp_path / "o"
+    with pytest.raises(SystemExit) as exit_info:
+        fresh.main(["--trace", str(a), "--docs", str(out), "--reuse-baselines"])
+    assert exit_info.value.code == 2 and "fresh.json" in capsys.readouterr().err
+    assert fresh.main(["--trace", str(a), "--docs", str(out)]) == 0
+    first = json.loads((out / "eval" / "fresh.json").read_text())
+    assert fresh.main(["--trace", str(a), "--docs", str(out), "--reuse-baselines"]) == 0
+    again = json.loads((out / "eval" / "fresh.json").read_text())
+    doc = again["a.npz"]["banks"]["1/2"]
+    assert "lirs" in doc["reused_from_previous_run"] and "lru" not in doc["reused_from_previous_run"]
+    assert doc["policies"]["lirs"] == first["a.npz"]["banks"]["1/2"]["policies"]["lirs"]
+    assert "**Provenance.**" in (out / "evaluation-fresh.md").read_text()
