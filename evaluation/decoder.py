@@ -41,17 +41,20 @@ in memory, about 60 bytes per request at its peak).
 
 A small cached selection (``evaluation/data/smollm2_selection.npz``, :func:`build_cache`,
 ``make decoder-cache``) lets the evaluation and the tests run without the model packages.
-The command-line tools of the decoder report bad input and missing packages in one line
-(``error: ...``, exit status 2).
+The command-line tools of the decoder report bad input values, a failed write and missing
+packages in one line (``error: ...``, exit status 2); a malformed option (an unknown one, a
+missing one, ``--tokens abc``) gets argparse's usage message, also with exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -125,12 +128,43 @@ def prepare_output(path, what: str = "--out") -> Path:
     return check_writable(path, what)
 
 
+def check_distinct(paths: dict) -> None:
+    """``ValueError`` naming both options if two of ``paths`` (option name -> path or
+    ``None``) are the same file: the same path once resolved, or, where both exist, the same
+    file by another name (a link)."""
+    given = [(name, Path(p)) for name, p in paths.items() if p is not None]
+    for i, (na, pa) in enumerate(given):
+        for nb, pb in given[i + 1:]:
+            same = pa.resolve() == pb.resolve()
+            if not same and pa.exists() and pb.exists():
+                try:
+                    same = os.path.samefile(pa, pb)
+                except OSError:
+                    pass
+            if same:
+                raise ValueError(f"{na} {pa} and {nb} {pb} are the same file; give them different paths")
+
+
+@contextlib.contextmanager
+def writing(path):
+    """Give an ``OSError`` raised while writing ``path`` that names no file (a full disk
+    fails on a write, not on the open) the name ``path``, which :func:`one_line_errors`
+    prints."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is None:
+            e.filename = str(path)
+        raise
+
+
 def one_line_errors(hint: str = sm.INSTALL):
     """Decorator for a command-line ``main(argv) -> int``: a missing package
     (:class:`~evaluation.smollm2.MissingModelError`, whose message says what to run, or any
-    other ``ImportError``, followed by ``hint``), a ``ValueError`` (bad input: a text too
-    short, a GGUF that is not the expected model) and an ``OSError`` are one line
-    ``error: ...`` on stderr and exit status 2, not a traceback."""
+    other ``ImportError``, followed by ``hint``), a ``ValueError`` (bad input: a bad value of
+    an option, a text too short, a GGUF that is not the expected model) and an ``OSError``
+    (``path: reason``) are one line ``error: ...`` on stderr and exit status 2, not a
+    traceback."""
     def wrap(main):
         @functools.wraps(main)
         def wrapped(argv=None) -> int:
@@ -140,8 +174,11 @@ def one_line_errors(hint: str = sm.INSTALL):
                 msg = str(e)
             except ImportError as e:
                 msg = f"{e}; {hint}"
-            except (ValueError, OSError) as e:
+            except ValueError as e:
                 msg = str(e)
+            except OSError as e:
+                reason = e.strerror or str(e)
+                msg = reason if e.filename is None else f"{e.filename}: {reason}"
             print(f"error: {msg}", file=sys.stderr)
             return 2
         return wrapped
@@ -376,7 +413,8 @@ def _save(out, n_tokens: int, budget: int, pages, min_tlevel: int, meta: dict, n
     meta["description"] = (f"SmolLM2-135M decoding {n_tokens} tokens of {meta['text']['file']}, "
                            f"{'dense' if budget == 0 else f'sparse, {budget} pages of {PAGE_TOKENS} tokens per KV head'}"
                            + note)
-    save_trace(out, cycle, op, addr, mt, meta=meta)
+    with writing(out):
+        save_trace(out, cycle, op, addr, mt, meta=meta)
     return meta
 
 
@@ -390,7 +428,9 @@ def write_decoder_trace(out, run: DecodeRun, text_info: dict, min_tlevel: int = 
 def write_cached_trace(out, split: str = "heldout", sparse: bool = True, path: Path = CACHE,
                        min_tlevel: int = MIN_TLEVEL) -> dict:
     """Write the trace of a cached run (:func:`cached_accesses`, all its steps) to ``out``,
-    without the model package; the same requests as the CLI's trace of that run."""
+    without the model package; the same requests as the CLI's trace of that run. The folder
+    of ``out`` is made if it does not exist."""
+    out = prepare_output(out, "out")
     meta, arr = load_cache(path)
     run = meta["runs"][split]
     budget = meta["budget"] if sparse else 0
@@ -479,23 +519,20 @@ def main(argv=None) -> int:
     ap.add_argument("--min-tlevel", type=int, default=MIN_TLEVEL, choices=range(4))
     ap.add_argument("--run-json", type=Path, help="also write the run's figures (perplexity, top-1 ids) as JSON")
     args = ap.parse_args(argv)
+    # everything that can be checked before the model run; a bad value is a ValueError,
+    # one line (one_line_errors)
     if not 2 <= args.tokens <= sm.KV_MAX_TOKENS:
-        ap.error(f"--tokens must be 2..{sm.KV_MAX_TOKENS}, got {args.tokens}")
-    try:       # everything that can be checked before the model run
-        budget = check_budget(args.budget)
-        check_request_count(args.tokens, budget)
-        text = read_text(args.text_file)
-        check_writable(args.out, "--out")
-        if args.run_json:
-            check_writable(args.run_json, "--run-json")
-    except ValueError as e:
-        ap.error(str(e))
+        raise ValueError(f"--tokens must be 2..{sm.KV_MAX_TOKENS}, got {args.tokens}")
+    budget = check_budget(args.budget)
+    check_request_count(args.tokens, budget)
+    check_distinct({"--text-file": args.text_file, "--out": args.out, "--run-json": args.run_json})
+    text = read_text(args.text_file)
+    check_writable(args.out, "--out")
+    if args.run_json:
+        check_writable(args.run_json, "--run-json")
     sm.gguf_path()             # MissingModelError: one line (one_line_errors)
     t0 = time.perf_counter()
-    try:
-        ids = tokenize(text, args.tokens, name=str(args.text_file))
-    except ValueError as e:
-        ap.error(str(e))
+    ids = tokenize(text, args.tokens, name=str(args.text_file))
     print(f"decoding {len(ids)} tokens of {args.text_file}, budget {budget} ({'dense' if budget == 0 else 'sparse'})",
           file=sys.stderr, flush=True)
     w = sm.load_weights()
@@ -507,9 +544,10 @@ def main(argv=None) -> int:
     print(f"wrote {args.out}: {meta['requests']} requests ({meta['reads']} line reads), perplexity "
           f"{run.perplexity:.3f}; model {t1 - t0:.1f} s, trace {t2 - t1:.1f} s", file=sys.stderr)
     if args.run_json:
-        args.run_json.write_text(json.dumps({"tokens": len(ids), "budget": budget, "perplexity": run.perplexity,
-                                             "nll": run.nll.tolist(), "top1": run.top1.tolist(),
-                                             "model_seconds": t1 - t0, "trace_seconds": t2 - t1}))
+        with writing(args.run_json):
+            args.run_json.write_text(json.dumps({"tokens": len(ids), "budget": budget, "perplexity": run.perplexity,
+                                                 "nll": run.nll.tolist(), "top1": run.top1.tolist(),
+                                                 "model_seconds": t1 - t0, "trace_seconds": t2 - t1}))
     return 0
 
 

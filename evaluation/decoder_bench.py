@@ -14,7 +14,8 @@ Prints and writes as JSON:
 
 Wall-clock figures depend on the machine and its load; the process CPU time is printed
 beside them. The arguments, the output paths and the texts' lengths are checked before the
-model runs; bad ones and a missing model package are one line ``error: ...`` (exit status 2).
+model runs; bad values and a missing model package are one line ``error: ...`` (exit
+status 2), a malformed option argparse's usage message (exit status 2).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -40,34 +42,35 @@ def lines_read(n_tokens: int, budget: int) -> int:
 TEXTS = {"heldout": dec.HELDOUT_TEXT, "train": dec.TRAIN_TEXT}
 
 
-def _comma_list(kind: str, parse, text: str) -> list:
+def _comma_list(option: str, kind: str, parse, text: str) -> list:
     items = [x.strip() for x in text.split(",")]
     if not all(items):
-        raise argparse.ArgumentTypeError(f"expected a comma-separated list of {kind}, got {text!r}")
+        raise ValueError(f"{option}: expected a comma-separated list of {kind}, got {text!r}")
     return [parse(x) for x in items]
 
 
 def budget_list(text: str) -> list[int]:
-    """``--budgets``: sparse budgets 1..MAX_BUDGET (the dense run is always the first row)."""
+    """``--budgets``: sparse budgets 1..MAX_BUDGET (the dense run is always the first row);
+    ``ValueError`` with a one-line reason."""
     def one(x):
         try:
             b = int(x)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{x!r} is not a page budget (an integer)") from None
+            raise ValueError(f"--budgets: {x!r} is not a page budget (an integer)") from None
         if not 1 <= b <= dec.MAX_BUDGET:
-            raise argparse.ArgumentTypeError(f"budget {b}: the sweep's budgets are 1..{dec.MAX_BUDGET} pages "
-                                             f"(the dense run, budget 0, is always its first row)")
+            raise ValueError(f"--budgets: budget {b}: the sweep's budgets are 1..{dec.MAX_BUDGET} pages "
+                             f"(the dense run, budget 0, is always its first row)")
         return b
-    return _comma_list("budgets", one, text)
+    return _comma_list("--budgets", "budgets", one, text)
 
 
 def text_list(text: str) -> list[str]:
-    """``--sweep-texts``: names among :data:`TEXTS`."""
+    """``--sweep-texts``: names among :data:`TEXTS`; ``ValueError`` with a one-line reason."""
     def one(x):
         if x not in TEXTS:
-            raise argparse.ArgumentTypeError(f"unknown text {x!r}: choose from {', '.join(TEXTS)}")
+            raise ValueError(f"--sweep-texts: unknown text {x!r}: choose from {', '.join(TEXTS)}")
         return x
-    return _comma_list("texts", one, text)
+    return _comma_list("--sweep-texts", "texts", one, text)
 
 
 @dec.one_line_errors()
@@ -76,43 +79,47 @@ def main(argv=None) -> int:
     ap.add_argument("--trace-tokens", type=int, default=4096)
     ap.add_argument("--trace-budget", type=int, default=4, help=f"1..{dec.MAX_BUDGET} pages")
     ap.add_argument("--sweep-tokens", type=int, default=2048)
-    ap.add_argument("--budgets", type=budget_list, default="2,4,8,16,32", help="sparse budgets of the sweep")
-    ap.add_argument("--sweep-texts", type=text_list, default="heldout,train",
+    ap.add_argument("--budgets", default="2,4,8,16,32", help="sparse budgets of the sweep")
+    ap.add_argument("--sweep-texts", default="heldout,train",
                     help=f"texts of the budget sweep ({', '.join(TEXTS)})")
     ap.add_argument("--skip-trace", action="store_true", help="only the budget sweep")
     ap.add_argument("--keep-trace", type=Path, help="keep the benchmark's trace at this path")
     ap.add_argument("--out", type=Path, default=Path("build/decoder_bench.json"))
     args = ap.parse_args(argv)
-    budgets = args.budgets
+    # everything that can be checked before the model runs; a bad value is a ValueError,
+    # one line (dec.one_line_errors)
+    budgets = budget_list(args.budgets)
+    args.sweep_texts = text_list(args.sweep_texts)
     for name in ("trace_tokens", "sweep_tokens"):
         if getattr(args, name) < 2:
-            ap.error(f"--{name.replace('_', '-')} must be at least 2, got {getattr(args, name)}")
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 2, got {getattr(args, name)}")
     if not 1 <= args.trace_budget <= dec.MAX_BUDGET:
-        ap.error(f"--trace-budget must be 1..{dec.MAX_BUDGET} pages, got {args.trace_budget}")
-    try:        # everything that can be checked before the model runs
-        if not args.skip_trace:
-            dec.check_request_count(args.trace_tokens, args.trace_budget)
-            if args.keep_trace:
-                dec.check_writable(args.keep_trace, "--keep-trace")
-        dec.prepare_output(args.out, "--out")
-    except ValueError as e:
-        ap.error(str(e))
+        raise ValueError(f"--trace-budget must be 1..{dec.MAX_BUDGET} pages, got {args.trace_budget}")
+    if not args.skip_trace:
+        dec.check_request_count(args.trace_tokens, args.trace_budget)
+        if args.keep_trace:
+            dec.check_distinct({"--keep-trace": args.keep_trace, "--out": args.out})
+            dec.check_writable(args.keep_trace, "--keep-trace")
+    dec.prepare_output(args.out, "--out")
     sm.gguf_path()                         # a missing model package: one line
     tok = sm.load_tokenizer()
     ids = {}
-    try:
-        if not args.skip_trace:
-            ids["trace"] = dec.tokenize(dec.read_text(dec.TRAIN_TEXT), args.trace_tokens, tok, dec.TRAIN_TEXT.name)
-        for split in args.sweep_texts:
-            ids[split] = dec.tokenize(dec.read_text(TEXTS[split]), args.sweep_tokens, tok, TEXTS[split].name)
-    except ValueError as e:
-        ap.error(str(e))
-    out = {"cpus": os.cpu_count(), "page_tokens": dec.PAGE_TOKENS}
+    if not args.skip_trace:
+        ids["trace"] = dec.tokenize(dec.read_text(dec.TRAIN_TEXT), args.trace_tokens, tok, dec.TRAIN_TEXT.name)
+    for split in args.sweep_texts:
+        ids[split] = dec.tokenize(dec.read_text(TEXTS[split]), args.sweep_tokens, tok, TEXTS[split].name)
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = {"cpus": os.cpu_count(), "nice": os.nice(0), "load_average_at_start": os.getloadavg(),
+           "page_tokens": dec.PAGE_TOKENS}
     w = sm.load_weights()
 
     def save():
+        # the whole run so far (model loading included): wall and CPU time, peak memory
+        out.update(wall_seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0,
+                   peak_rss_bytes=peak_rss(), load_average_at_end=os.getloadavg())
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(out, indent=1))
+        with dec.writing(args.out):
+            args.out.write_text(json.dumps(out, indent=1))
 
     # ---- trace-writing time ----
     if not args.skip_trace:
@@ -125,6 +132,12 @@ def main(argv=None) -> int:
         save()
     print(f"wrote {args.out}")
     return 0
+
+
+def peak_rss() -> int:
+    """Peak resident memory of this process so far, in bytes (Linux reports KiB)."""
+    kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kib * (1 if sys.platform == "darwin" else 1024)
 
 
 def trace_time(args, ids, w, out) -> None:
@@ -140,7 +153,7 @@ def trace_time(args, ids, w, out) -> None:
     out["trace"] = {"tokens": args.trace_tokens, "budget": args.trace_budget, "model_seconds": t1 - t0,
                     "trace_seconds": t2 - t1, "total_seconds": t2 - t0, "cpu_seconds": c2 - c0,
                     "tokens_per_second": args.trace_tokens / (t1 - t0), "requests": meta["requests"],
-                    "file_bytes": size, "perplexity": run.perplexity}
+                    "file_bytes": size, "perplexity": run.perplexity, "peak_rss_bytes": peak_rss()}
     print(f"{args.trace_tokens}-token sparse trace (budget {args.trace_budget}): model {t1 - t0:.1f} s "
           f"({args.trace_tokens / (t1 - t0):.1f} tokens/s), trace {t2 - t1:.1f} s, total {t2 - t0:.1f} s "
           f"wall / {c2 - c0:.1f} s CPU; {meta['requests']} requests, {size / 2**20:.0f} MiB", flush=True)

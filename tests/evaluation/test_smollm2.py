@@ -93,12 +93,16 @@ def test_rope_rotates_adjacent_pairs_as_complex_multiplication():
 def test_batched_forward_equals_naive_step_by_step_decode():
     w = random_weights()
     ids = np.random.default_rng(SEED).integers(0, 64, 40)
-    r = sm.forward(w, ids, keep_logits=range(40), query_chunk=16)
+    # several attention chunks (16 queries) and logits chunks (12 positions, the last partial)
+    r = sm.forward(w, ids, keep_logits=range(40), query_chunk=16, logits_chunk=12)
     ref = naive_decode(w, ids)
     assert np.abs(r.logits - ref).max() < 2e-3 * np.abs(ref).max()
     assert (r.top1 == ref.argmax(-1)).all()
     lse = np.log(np.exp(ref - ref.max(-1, keepdims=True)).sum(-1)) + ref.max(-1)
     assert np.allclose(r.nll, lse[:-1] - ref[np.arange(39), ids[1:]], rtol=1e-4, atol=1e-3)
+    one = sm.forward(w, ids, keep_logits=range(40))          # the default: one chunk of each here
+    assert np.abs(one.logits - r.logits).max() < 1e-4 * np.abs(ref).max()   # float32 rounding only
+    assert np.allclose(one.nll, r.nll, rtol=1e-4, atol=1e-4) and (one.top1 == r.top1).all()
 
 
 def test_paged_cache_lines_follow_the_address_layout():
