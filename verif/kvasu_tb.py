@@ -46,7 +46,7 @@ from verif.tb.registers import RegisterAgent
 from verif.tb.scoreboard import Mismatch, Scoreboard
 
 __all__ = ["KvAsuTB", "tb_test", "ReqItem", "Mismatch", "Coverage", "AddrSpace",
-           "load_config", "get_seed", "OBSERVE", "QUERY", "EVICT", "EVICT_ANY",
+           "load_config", "run_info", "get_seed", "OBSERVE", "QUERY", "EVICT", "EVICT_ANY",
            "ENABLE", "FLUSH", "CLEAR_STATS", "COMMIT", "CLEAR_ERROR", "ST_BUSY", "ST_ERROR"]
 
 OBSERVE, QUERY, EVICT, EVICT_ANY = OPS["OBSERVE"], OPS["QUERY"], OPS["EVICT"], OPS["EVICT_ANY"]
@@ -62,12 +62,20 @@ ST_ERROR = REG["STATUS"].mask("ERROR")
 
 
 def load_config() -> dict:
-    """The run configuration: {"name", "params", "scale", "cov_dir", "sim"}."""
+    """The run configuration (``verif.runner.write_run_config``): {"name", "build",
+    "params", "scale", "cov_dir", "sim", "timing", "options", "reproduce"}."""
     path = os.environ.get("KVASU_CONFIG")
     cfg = {"name": "default", "params": {}, "scale": 1.0, "cov_dir": None, "sim": "?"}
     if path:
         cfg.update(json.loads(Path(path).read_text()))
     return cfg
+
+
+def run_info(cfg: dict, seed: int, test: str) -> dict:
+    """What names the run of the test ``test`` in a mismatch report
+    (``Scoreboard.diff_text``), from the run configuration ``cfg`` (``load_config``)."""
+    return {"seed": seed, "config": cfg["name"], "sim": cfg.get("sim"), "test": test,
+            "build": cfg.get("build"), "reproduce": cfg.get("reproduce")}
 
 
 def get_seed() -> int:
@@ -98,12 +106,11 @@ class KvAsuTB:
         self.codec = Codec(self.p)
         self.space = AddrSpace(self.p, self.rng)
         self.cov = Coverage(self.p)
-        run_info = {"seed": self.seed, "config": self.cfg["name"],
-                    "sim": self.cfg.get("sim"), "test": name}
+        info = run_info(self.cfg, self.seed, name)
         self.scoreboard = Scoreboard(self.p, self.codec, self.space, self.cov, self.log,
-                                     run_info, lambda: self.active,
+                                     info, lambda: self.active,
                                      build_latency=self.cfg.get("timing", {}).get("latency"))
-        self.registers = RegisterAgent(None, self.cov, self.cycle_now, run_info)  # axil: start()
+        self.registers = RegisterAgent(None, self.cov, self.cycle_now, info)  # axil: start()
         self.driver = StreamDriver(dut, self.p, self.codec, self.scoreboard, self.registers,
                                    self.cov, self.log, self.seed, self._fresh_state)
         self._fresh_state()

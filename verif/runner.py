@@ -272,21 +272,37 @@ def build_timing(params: Params, options=None) -> dict:
             "rows": params.ROWS, "credits": timing.fifo_depth}
 
 
+def write_run_config(sim: str, name: str, params: Params, build_dir: Path, *,
+                     scale: float = 1.0, options=None, reproduce: dict | None = None) -> Path:
+    """Write the run configuration the testbench reads (``$KVASU_CONFIG``,
+    ``verif.kvasu_tb.load_config``) to ``build_dir/kvasu_config.json``; return its path.
+    ``name`` is the configuration's, ``build`` the build folder's name (it tells builds of
+    one configuration with other ``options`` apart), ``reproduce`` what selects the run in
+    the pytest regression (``verif.test_kv_asu.run_selection``; ``None``: a run started
+    otherwise, ``make sim`` or a benchmark), for the mismatch report's reproduction
+    command (``verif.tb.scoreboard.reproduce_command``)."""
+    build_dir = Path(build_dir)
+    options = _options(options)
+    cfg = {"name": name, "build": build_dir.name, "params": params.as_dict(),
+           "scale": scale, "sim": sim, "cov_dir": str(build_dir / "coverage"),
+           "timing": build_timing(params, options), "options": options.as_dict(),
+           "reproduce": reproduce}
+    cfg_path = build_dir / "kvasu_config.json"
+    cfg_path.write_text(json.dumps(cfg, indent=1))
+    return cfg_path
+
+
 def run(runner, sim: str, name: str, params: Params, build_dir: Path, modules, *,
         scale: float = 1.0, seed: int | None = None, testcase=None, waves: bool = False,
         extra_env: dict | None = None, log_file: Path | None = None, test_dir=None,
-        options=None):
+        options=None, reproduce: dict | None = None):
     """Run cocotb test modules in one simulator process. Returns the results.xml path.
     ``options``: the build's ``CoreOptions`` (the testbench builds its golden model and
-    timing from them: ``"options"`` and ``"timing"`` of the run configuration)."""
+    timing from them: ``"options"`` and ``"timing"`` of the run configuration);
+    ``reproduce``: what selects the run in the pytest regression (``write_run_config``)."""
     build_dir = Path(build_dir)
-    cov_dir = build_dir / "coverage"
-    options = _options(options)
-    cfg = {"name": name, "params": params.as_dict(), "scale": scale, "sim": sim,
-           "cov_dir": str(cov_dir), "timing": build_timing(params, options),
-           "options": options.as_dict()}
-    cfg_path = build_dir / "kvasu_config.json"
-    cfg_path.write_text(json.dumps(cfg, indent=1))
+    cfg_path = write_run_config(sim, name, params, build_dir, scale=scale, options=options,
+                                reproduce=reproduce)
     env = {"KVASU_CONFIG": str(cfg_path), "PYTHONPATH": str(ROOT)}
     if seed is not None:
         env["KVASU_SEED"] = str(seed)

@@ -16,7 +16,7 @@ modules, to pay start-up costs once. Environment knobs (see docs/running.md):
 ``KVASU_CONFIGS``           comma list of configurations (default: all of verif/runner.py's)
 ``KVASU_TESTS``             comma list of cocotb test names to run (default: all)
 ``KVASU_SCALE``             multiplies the random request counts (default 1)
-``KVASU_MATRIX=full``       also Icarus on the default configuration (``make cocotb-full``)
+``KVASU_MATRIX=full``       also ``FULL_MATRIX_RUNS``, ``FULL_OPTION_RUNS`` (``make cocotb-full``)
 ``WAVES=1``                 dump waveforms (FST): build/verif/<sim>-<config>/kv_asu.fst
 """
 
@@ -33,6 +33,7 @@ import pytest
 from regmap import Params
 from verif import runner as R
 from verif.seeds import SEED_VARIABLES, run_seed
+from verif.tb.scoreboard import reproduce_command
 
 MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random",
            "verif.cocotb_nonblocking", "verif.cocotb_flips", "verif.cocotb_predictor"]
@@ -50,8 +51,10 @@ CONFIG_SCALE = {"default": 1.0, "small": 1.0, "tiny": 1.0}
 #: Verilog that Verilator checks, so it runs in the full matrix only (KVASU_MATRIX=full).
 MATRIX = [("verilator", "default"), ("verilator", "small"), ("verilator", "tiny"),
           ("icarus", "small")]
+#: The (simulator, configuration) runs that only the full matrix (KVASU_MATRIX=full) adds.
+FULL_MATRIX_RUNS = [("icarus", "default")]
 if os.environ.get("KVASU_MATRIX") == "full":
-    MATRIX.append(("icarus", "default"))
+    MATRIX += FULL_MATRIX_RUNS
 
 #: The cocotb tests of a run in `make test` where that run need not run all of them (every
 #: test runs on Verilator on the default, small and tiny configurations; the full matrix,
@@ -83,10 +86,21 @@ PREDICTOR_OPTIONS = {"predictor": True, "protection": "none", "hash_mul_stages":
 OPTION_RUNS = [("icarus", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]),
                # the predictor build (docs/spec-predictor.md; verif.predictor_soak's options)
                ("verilator", "predictor", PREDICTOR_OPTIONS, ["verif.cocotb_predictor"])]
-if os.environ.get("KVASU_MATRIX") == "full":
-    OPTION_RUNS.append(("verilator", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]))
+#: The ``OPTION_RUNS`` that only the full matrix (KVASU_MATRIX=full) adds.
+FULL_OPTION_RUNS = [
+    ("verilator", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]),
     # Icarus on the predictor build: a build of seconds, but 2-3 minutes of simulation
-    OPTION_RUNS.append(("icarus", "predictor", PREDICTOR_OPTIONS, ["verif.cocotb_predictor"]))
+    ("icarus", "predictor", PREDICTOR_OPTIONS, ["verif.cocotb_predictor"])]
+if os.environ.get("KVASU_MATRIX") == "full":
+    OPTION_RUNS += FULL_OPTION_RUNS
+
+#: The cocotb modules that no run of this regression runs, each with the reason (every
+#: other ``verif/cocotb_*.py`` is in ``MODULES``, ``RUN_MODULES`` or ``OPTION_RUNS``:
+#: ``test_every_cocotb_module_is_run_or_excluded``).
+NOT_RUN_MODULES = {
+    "verif.cocotb_bench_nonblocking": "a measurement, not a check: `make bench-nonblocking` "
+                                      "(tools/bench_nonblocking.py) runs it",
+}
 
 
 def _list(var, default):
@@ -117,11 +131,33 @@ def merged_coverage(cov_dir: Path) -> dict:
 
 
 def failure_report(log: Path, limit=400) -> str:
-    """The failing tests' messages (tracebacks, scoreboard diffs) from the simulator log."""
+    """The failing tests' messages (tracebacks, scoreboard diffs) from the simulator log.
+    A scoreboard report is logged, then comes again as the message of the test's
+    traceback: the second time, its lines are left out (the traceback's own lines stay)."""
     if not log.exists():
         return f"(no simulator log at {log})"
     out, grab = [], 0
-    for line in log.read_text(errors="replace").splitlines():
+    reports = {}                 # a report's first two lines -> the lines of its report
+    report = repeat = None       # the lines of the report being taken / being left out
+    lines = log.read_text(errors="replace").splitlines()
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if repeat is not None:
+            if text in repeat:
+                continue
+            repeat = None
+        if "KV-ASU SCOREBOARD" in line:
+            # (its second line names the run's seed and the test)
+            key = (line[line.index("KV-ASU SCOREBOARD"):],
+                   lines[i + 1].strip() if i + 1 < len(lines) else "")
+            if key in reports:
+                repeat = reports[key]
+                continue
+            report = reports[key] = set()
+        elif " failed" in line or "Traceback" in line:
+            report = None
+        elif report is not None:
+            report.add(text)
         if " failed" in line or "SCOREBOARD" in line or "Error" in line or "TESTS=" in line:
             grab = 40
         if grab:
@@ -130,6 +166,32 @@ def failure_report(log: Path, limit=400) -> str:
         if len(out) > limit:
             break
     return f"---- from {log} ----\n" + "\n".join(out)
+
+
+def run_selection(sim, config, options=None) -> dict:
+    """What selects exactly the run of ``sim``, ``config`` and ``options`` (a
+    ``CoreOptions``, ``None``: the matrix's default options) in this regression: the
+    environment (``KVASU_MATRIX=full`` for a run not among the default runs; the
+    simulator and configuration; ``KVASU_SCALE`` and ``KVASU_HDL_ROOT`` as this run has
+    them) and the pytest arguments (the run's module, ``-k`` with its test id:
+    ``test_cocotb[<build>]`` or ``test_cocotb_options[<build>]``, ``<build>`` the build
+    folder's name, which is the run's parameter id). The mismatch report and the failed
+    run's message print it with the seed (``verif.tb.scoreboard.reproduce_command``)."""
+    def name(s, c, o=None):
+        return R.build_dir_for(s, c, _core_options(o)).name
+
+    build = R.build_dir_for(sim, config, options).name
+    default_runs = {name(s, c) for s, c in MATRIX if (s, c) not in FULL_MATRIX_RUNS}
+    default_runs |= {name(s, c, o) for s, c, o, _ in OPTION_RUNS
+                     if (s, c, o) not in [r[:3] for r in FULL_OPTION_RUNS]}
+    env = {"KVASU_MATRIX": "full"} if build not in default_runs else {}
+    env.update(KVASU_SIMS=sim, KVASU_CONFIGS=config)
+    for variable in ("KVASU_SCALE", "KVASU_HDL_ROOT"):
+        if os.environ.get(variable):
+            env[variable] = os.environ[variable]
+    function = "test_cocotb" if options is None else "test_cocotb_options"
+    module = "verif/test_kv_asu_icarus.py" if sim == "icarus" else "verif/test_kv_asu.py"
+    return {"env": env, "pytest": [module, "-k", f"{function}[{build}]"]}
 
 
 def runs_on(sim):
@@ -186,13 +248,17 @@ def _regression(sim, config, options, modules, capsys):
         print(f"\n[{name}] KVASU_SEED={seed}")
     figures = build_dir / "sim_main.json"     # (`make sim`'s trace writes it when it runs)
     figures.unlink(missing_ok=True)
+    selection = run_selection(sim, config, options)
+    again = reproduce_command({"seed": seed, "reproduce": selection},
+                              os.environ.get("KVASU_TESTS"))
     try:
         R.run(runner, sim, config, params, build_dir, modules, scale=scale, seed=seed,
               testcase=tests, waves=waves, log_file=build_dir / "sim.log",
-              extra_env={"PYTHONWARNINGS": "ignore::DeprecationWarning"}, options=options)
+              extra_env={"PYTHONWARNINGS": "ignore::DeprecationWarning"}, options=options,
+              reproduce=selection)
     except (Exception, SystemExit) as error:
         # In the message, not only printed: under pytest-xdist a worker's printout is lost.
-        raise AssertionError(f"[{name}] cocotb tests failed; KVASU_SEED={seed} reproduces this run\n"
+        raise AssertionError(f"[{name}] cocotb tests failed; {again} reproduces this run\n"
                              f"{failure_report(build_dir / 'sim.log')}") from error
     finally:
         t2 = time.monotonic()
@@ -214,8 +280,8 @@ def _regression(sim, config, options, modules, capsys):
     # reaching one fails here instead of passing unnoticed. (Icarus runs a subset, or 0.3
     # of the counts; KVASU_SCALE below 1 shortens the run.)
     assert not (missing and not tests and sim == "verilator" and scale >= 1), (
-        f"[{name}] coverage goals not hit: {', '.join(missing)}; KVASU_SEED={seed} "
-        f"reproduces this run")
+        f"[{name}] coverage goals not hit: {', '.join(missing)}; {again} reproduces this "
+        f"run")
     if "verif.cocotb_sim_main" in modules and tests is None:
         _check_sim_main_figures(figures, seed)
 
@@ -239,8 +305,8 @@ def _check_sim_main_figures(path, seed):
 def _check_named_tests(named: list[str], modules: list[str], run: str) -> None:
     """``KVASU_TESTS`` (``named``) against the cocotb tests: a name that is no cocotb test
     fails (cocotb would run nothing and the run would pass); a run none of whose modules
-    has a named test is skipped (the reproduction command a mismatch report prints, ``-k
-    <simulator>``, selects every run of the simulator)."""
+    has a named test is skipped (a selection such as ``-k <simulator>`` takes every run of
+    the simulator; a mismatch report's command, ``run_selection``, takes one)."""
     every = set().union(*(_cocotb_test_names(f"verif.{p.stem}")
                           for p in sorted((R.ROOT / "verif").glob("cocotb_*.py"))))
     unknown = [t for t in named if t not in every]
@@ -283,6 +349,22 @@ def test_run_tests_name_cocotb_tests():
         assert len(set(tests)) == len(tests), run
     full_runs = [r for r in MATRIX if r[0] == "verilator" and r not in RUN_TESTS]
     assert {"default", "small", "tiny"} <= {c for _, c in full_runs}
+
+
+def test_every_cocotb_module_is_run_or_excluded():
+    """Every ``verif/cocotb_*.py`` is run by a run of this regression (``MODULES``,
+    ``RUN_MODULES`` or ``OPTION_RUNS``, the full matrix's included) or is one of
+    ``NOT_RUN_MODULES`` with its reason: a new module left out of them would never run,
+    and ``KVASU_TESTS`` naming one of its tests would skip every run."""
+    present = {f"verif.{p.stem}" for p in (R.ROOT / "verif").glob("cocotb_*.py")}
+    run = set(MODULES).union(*RUN_MODULES.values(),
+                             *(modules for *_, modules in OPTION_RUNS + FULL_OPTION_RUNS))
+    assert not present - run - set(NOT_RUN_MODULES), (
+        f"cocotb modules no run runs: {sorted(present - run - set(NOT_RUN_MODULES))} (add "
+        f"them to test_kv_asu.MODULES, RUN_MODULES or OPTION_RUNS, or to NOT_RUN_MODULES "
+        f"with the reason)")
+    assert not set(NOT_RUN_MODULES) & run and set(NOT_RUN_MODULES) <= present, NOT_RUN_MODULES
+    assert all(reason.strip() for reason in NOT_RUN_MODULES.values())
 
 
 def test_make_sims_trace_runs_in_the_regression():

@@ -4,6 +4,7 @@ statistics against the golden model's classification, and the recovery's poison
 (docs/spec-decisions.md D11) registered beside the decision and applied behind E2's
 registers."""
 
+import os
 import random
 
 import pytest
@@ -14,6 +15,10 @@ from hdl.core.commit import Commit
 from hdl.layouts import STAT_NAMES
 from hdl.lru import LruCmd
 from tests.hdl.harness import sim_run, small_params
+
+#: The seed of the random cases (``KV_ASU_TEST_SEED``, else 20251); printed by a failing
+#: test (conftest.py).
+SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20251"))
 
 OBSERVE, QUERY = regmap.OPS["OBSERVE"], regmap.OPS["QUERY"]
 EVICT = regmap.OPS["EVICT"]
@@ -31,9 +36,7 @@ def test_tlevel_before_and_hit_match_the_model(protected):
     ``hit`` and the ``obs_t*`` / ``query_hits`` statistics are the model's T-level of
     the line as found (0 if absent) against ``min_tlevel``."""
     p = small_params()
-    seed = 20251
-    print(f"seed {seed}")
-    rng = random.Random(seed)
+    rng = random.Random(SEED)
     dut = Commit(p, registered=True, protected=protected)
     wmax = (1 << (p.TS_WIDTH - 1)) - 1
     cmax = (1 << p.COUNT_WIDTH) - 1

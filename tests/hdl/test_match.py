@@ -5,6 +5,7 @@ equal to the expression, written out in Verilog here, for every input, against Y
 own simulation model of the ECP5's ``CCU2C`` (a SAT proof over the flattened cells); and
 a wrong LUT content caught by the same proof."""
 
+import os
 import random
 import subprocess
 
@@ -15,6 +16,10 @@ from amaranth.sim import Simulator
 from fpga.flow import _tool
 from hdl.match import (ALTERNATIVE_INIT, COMPARE_INIT, FIRST_CHOICE_INIT, PAIR_INIT, START_INIT,
                        Match, ccu2c_cells)
+
+#: The seed of the random cases (``KV_ASU_TEST_SEED``, else 20261203); printed by a failing
+#: test (conftest.py).
+SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261203"))
 
 
 def _yosys():
@@ -97,9 +102,7 @@ def test_wrong_lut_content_fails_the_proof(tmp_path, init, wrong):
 
 def test_generic_is_the_expression():
     """amaranth.sim, seeded: each field equal, one bit off or random, chosen or not."""
-    seed = 20261203
-    print(f"seed {seed}")
-    rng = random.Random(seed)
+    rng = random.Random(SEED)
     widths = (56, 5)
     dut = Match(widths)
 

@@ -10,6 +10,7 @@ error planted (a response a cycle late or early, a held payload changed, a held 
 dropped) fails with a ``Mismatch`` naming the cycle."""
 
 import functools
+import os
 import random
 import types
 
@@ -30,6 +31,9 @@ LATENCY, CREDITS = TIMING["latency"], TIMING["credits"]
 #: pipeline's L stage, hdl/core/timing.py ``stat_lag``)
 PUSH_LAG = LATENCY - 2
 CYCLES = 500
+#: Added to the seed of each recorded stream (``KV_ASU_TEST_SEED``, else 0: the streams the
+#: tests have always drawn); printed by a failing test (conftest.py).
+SEED = int(os.environ.get("KV_ASU_TEST_SEED", "0"))
 #: the last cycles: no request taken, no new stall, so that every response is handed over
 DRAIN = 6 * LATENCY
 
@@ -48,7 +52,7 @@ def fifo_stream(seed):
     per cycle ``(accepted, ready, valid, word)``, ``accepted`` the index of the request
     taken in that cycle or ``None``. Requests are taken under the credit rule (at most
     ``CREDITS`` without a handshake before the cycle), their responses the golden model's."""
-    rng = random.Random(seed)
+    rng = random.Random(SEED + seed)
     board = _board()
     codec = board.codec
     fifo = SyncFIFOBuffered(width=codec.rsp_width, depth=CREDITS)

@@ -92,15 +92,22 @@ def _build(params: Params, build_dir: Path, *, waves: bool, faults: bool, option
     if proc.returncode:
         raise RuntimeError(f"verilator failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     # What the build is for, for run()'s checks (drive.check_build, drive.check_faults).
+    # (rewritten only when they change: another process may be reading them for a run of
+    # the same build, which takes no lock)
     built_params = obj / BUILD_PARAMS
     if verilog_given:
         built_params.unlink(missing_ok=True)
     else:
-        built_params.write_text(json.dumps(params.as_dict()))
+        _write_if_changed(built_params, json.dumps(params.as_dict()))
     if faults:
-        (obj / BUILD_MEMORIES).write_text(json.dumps(
+        _write_if_changed(obj / BUILD_MEMORIES, json.dumps(
             [["TOP." + a.name, a.width, a.depth] for a in memory_arrays(text)]))
     return obj / "kvasu_fast"
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
 
 
 def public_config(verilog: str, extra=()) -> str:

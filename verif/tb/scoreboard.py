@@ -7,25 +7,48 @@ the build's latency known, each response must be offered exactly when D13 rule 3
 from __future__ import annotations
 
 import collections
+import shlex
 
 from regmap import Params
 
 from .addresses import AddrSpace
 from .coverage import Coverage
 
-__all__ = ["Mismatch", "Scoreboard"]
+__all__ = ["Mismatch", "Scoreboard", "reproduce_command"]
 
 
 class Mismatch(AssertionError):
     """The DUT disagreed with the golden model or the register mirror."""
 
 
+def reproduce_command(info: dict, test: str | None) -> str:
+    """The command that runs again the run of ``info`` (a ``run_info``: its ``seed``,
+    ``build`` and ``reproduce``), of the cocotb test ``test`` alone (``None``: of every test
+    the run ran). ``reproduce`` (``verif.test_kv_asu.run_selection``, through the run
+    configuration) holds the environment (``KVASU_MATRIX=full`` for a run only the full
+    matrix has, the simulator and configuration) and the pytest arguments (the module and
+    ``-k`` with the run's test id) that select exactly this run; a run started otherwise
+    (``make sim``, a benchmark) has none, and the command is its own."""
+    selection = info.get("reproduce")
+    env = {"KVASU_SEED": info["seed"]}
+    if test:
+        env["KVASU_TESTS"] = test
+    if not selection:
+        return (" ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items())
+                + f" and the command that started this run (build {info.get('build')})")
+    env.update(selection["env"])
+    return " ".join([*(f"{k}={shlex.quote(str(v))}" for k, v in env.items()),
+                     ".venv/bin/python", "-m", "pytest",
+                     *(shlex.quote(a) for a in selection["pytest"])])
+
+
 class Scoreboard:
     """Expected responses of the requests in flight, over a golden model.
 
     ``run_info`` names the run in a mismatch report (``seed``, ``config``, ``sim``,
-    ``test``); ``active_config()`` returns the committed configuration by register name;
-    ``build_latency`` (the build's request latency ``L``, or ``None``: no timing checks).
+    ``test``, ``build``, ``reproduce``: ``verif.kvasu_tb.run_info``); ``active_config()``
+    returns the committed configuration by register name; ``build_latency`` (the build's
+    request latency ``L``, or ``None``: no timing checks).
 
     With ``build_latency`` given, the timing of the response stream is checked against the
     rule of docs/spec-decisions.md D13 rule 3 (the response FIFO, docs/rtl.md): the
@@ -166,10 +189,8 @@ class Scoreboard:
         info = self.run_info
         lines = [f"KV-ASU SCOREBOARD: {what}",
                  f"  seed={info['seed']} config={info['config']} sim={info['sim']} "
-                 f"test={info['test']}",
-                 f"  reproduce: KVASU_SEED={info['seed']} KVASU_TESTS={info['test']} "
-                 f"KVASU_CONFIGS={info['config']} KVASU_SIMS={info['sim']} "
-                 f".venv/bin/python -m pytest verif -k {info['sim']}",
+                 f"build={info.get('build')} test={info['test']}",
+                 f"  reproduce: {reproduce_command(info, info['test'])}",
                  f"  response at cycle {cycle}" if got is not None else f"  at cycle {cycle}"]
         active = self.active_config()
         if item is not None:
