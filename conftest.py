@@ -2,24 +2,24 @@
 """Fixtures shared by the tests under tests/ and verif/."""
 
 import shlex
-from pathlib import Path
 
 import pytest
 
-#: The fast C++ harness's builds of the tests (``fast_build_root``).
-FAST_BUILD_ROOT = Path(__file__).resolve().parent / "build" / "fast"
-
 
 @pytest.fixture(scope="session")
-def fast_build_root():
-    """One folder for the fast C++ harness's builds, ``build/fast/`` (a folder per build
-    under it), shared by every test that replays through it, on every pytest-xdist worker
-    and by one pytest run after another: a build of one configuration takes half a minute
-    or more, a rebuild of an unchanged one a few seconds (``verif.fast.build`` regenerates
-    the Verilog, rebuilds only what changed, and lets one process at a time build into a
-    folder: a second worker waits for the first's build and finds it done)."""
-    FAST_BUILD_ROOT.mkdir(parents=True, exist_ok=True)
-    return FAST_BUILD_ROOT
+def fast_build_root(tmp_path_factory, worker_id):
+    """One folder for the fast C++ harness's builds, shared by every test that replays
+    through it, on every pytest-xdist worker (the workers' temporary folders have one
+    parent): a build of one configuration takes half a minute or more, a rebuild of an
+    unchanged one nothing (``verif.fast.build`` rebuilds only what changed, one process at
+    a time per build folder). Not a folder kept between pytest runs: a run of the harness
+    takes no lock and checks only the build's parameters, so two runs at once on different
+    sources would run each other's builds."""
+    if worker_id == "master":
+        return tmp_path_factory.mktemp("fast")
+    root = tmp_path_factory.getbasetemp().parent / "fast"
+    root.mkdir(exist_ok=True)
+    return root
 
 
 @pytest.fixture(autouse=True)

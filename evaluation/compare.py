@@ -70,9 +70,9 @@ Policies (JSON names):
   own LRU line is untracked, the runtime evicts it without asking the KV-ASU
   (``untracked_evictions``), since the KV-ASU can never return it; an OBSERVE that tracks
   it again ends that.
-- ``kv_asu_predictor_shipped``: the same with the shipped builds' table (``ENTRIES``
-  2048), run where the table below is larger; a table smaller than twice the bank leaves
-  more resident lines untracked.
+- ``kv_asu_predictor_shipped``: the same with the shipped predictor build's table
+  (``ENTRIES`` 2048), run where the table below is larger; a table smaller than twice the
+  bank leaves more resident lines untracked.
 
 ``mcc`` (KV-ASU modes): the Matthews correlation of the block's answer with "the line is
 accessed again within ``--window`` cycles" over every access. The predictor's answer is
@@ -138,7 +138,8 @@ LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve
                         "wtinylfu": "WTinyLFU", "lrb": "LRB", "glcache": "GLCache",
                         "lcs_lru": "LRU", "lcs_belady": "Belady"}
 REUSE_WINDOW = 100
-#: The table size of the shipped builds (``dist/``): the register map's default ``ENTRIES``.
+#: The table size of the shipped default and predictor builds (``dist/``; the iCE40 build
+#: has 128): the register map's default ``ENTRIES``.
 SHIPPED_ENTRIES = Params().ENTRIES
 PREDICTOR_LEVEL = 3     #: the predictor mode's "reuse predicted" level (spec-predictor.md P5)
 ARTICLE_LEVEL = 2       #: the article's gate threshold

@@ -270,7 +270,7 @@ def markdown(comparison: dict, table, seconds: float, given: bool = False) -> st
                                      if name in comparison), kv))
     doc_lines.append("**Reading it.** A video seed draws only the motion (where a prefill query's region lies in the "
                      "earlier frames), not the trace's shape (frames, patch grid, layers, heads): a preset with a new seed is nearly the "
-                     "report's seed-0 trace (1080p30 seed 21 repeats 99.8 % of its accesses in place; compare its rows "
+                     "report's seed-0 trace (the summary above says how near for 1080p30 seed 21; compare its rows "
                      "with section 8 of evaluation.md), so that row tests almost nothing new and the summary leaves it "
                      "out; the rows that combine a resolution "
                      "with a motion or a region radius the tuning never saw together test more. The decoder rows change the "

@@ -168,7 +168,10 @@ validation split (docs/evaluation.md section 8 says which choices they saw).
 
     python -m evaluation.predictor_prototype --prototypes dueling_bip,dip_leaders --merge F
 
-runs only the named prototypes and merges their numbers into the JSON file ``F``.
+runs only the named prototypes and merges their numbers into the JSON file ``F``. The kept
+record, ``docs/eval/predictor_prototype.json``, holds every split (section 8 of
+docs/evaluation.md reads its training and held-out figures); it is rebuilt with
+``--split both --json F``, then ``--split synthetic --merge F`` and ``--split loops --merge F``.
 """
 
 from __future__ import annotations

@@ -337,8 +337,8 @@ def test_the_shipped_table_and_policies_that_did_not_run_are_reported():
     assert "**45.0 %** (2048: 30.0 %)" in table and "8192" in table and "none ran" in table
     text = compare_report.targets_summary("All", rows)
     assert "half-gap target is met in 2 of 2" in text
-    assert ("With the shipped builds' table of 2048 entries in the 1 cases where the comparison gives a larger "
-            "one: half-gap 1, 'at least the best libCacheSim policy' 0, 'never below LRU' 2") in text, text
+    assert ("Over the same 2 cases with the rate of a 2048-entry table in the 1 where the table here is larger: "
+            "half-gap 1, 'at least the best libCacheSim policy' 0, 'never below LRU' 2") in text, text
     assert compare_report.not_run_sentence(comparison) == (
         "**Did not run** (1): arc on small at 1/8 (aborted). 'best libCacheSim' is the best of the policies "
         "that ran.\n")
@@ -396,3 +396,34 @@ def test_reuse_baselines_reruns_only_the_baselines_and_says_so(tmp_path, capsys)
     assert "lirs" in doc["reused_from_previous_run"] and "lru" not in doc["reused_from_previous_run"]
     assert doc["policies"]["lirs"] == first["a.npz"]["banks"]["1/2"]["policies"]["lirs"]
     assert "**Provenance.**" in (out / "evaluation-fresh.md").read_text()
+
+
+def test_the_prototypes_record_holds_every_split():
+    """Section 8 reads the training and held-out figures of the prototypes' record, and
+    spec-predictor.md the synthetic streams' and the loops': each split is there."""
+    record = json.loads(compare_report.PROTOTYPE_RECORD.read_text())
+    assert {"train", "heldout", "synthetic", "loops"} <= set(record)
+    assert {"dueling", "dueling_bip", "guarded"} <= set(next(iter(record["heldout"].values()))["banks"]["1/8"])
+
+
+def test_the_shipped_table_figures_the_readme_quotes_are_the_records():
+    """README: the SmolLM2 rates at 1/8 with the 2048-entry table, and the sparse decoder's
+    loss at 1/2, as section 8's record has them."""
+    banks = {name: entry["banks"] for name, entry in json.loads(
+        (compare_report.PROTOTYPE_RECORD.parent / "results.json").read_text())["policy_comparison"].items()}
+    dense, sparse = banks["SmolLM2 decode, dense"], banks["SmolLM2 decode, sparse top-4 pages"]
+
+    def shipped(bank):
+        return bank["policies"]["kv_asu_predictor_shipped"]["hit_rate"]
+    loss = 100 * (sparse["1/2"]["policies"]["lru"]["hit_rate"] - shipped(sparse["1/2"]))
+    readme = " ".join((compare_report.PROTOTYPE_RECORD.parents[2] / "README.md").read_text().split())
+    assert (f"{100 * shipped(dense['1/8']):.1f} % (dense) and {100 * shipped(sparse['1/8']):.1f} % (sparse)"
+            in readme)
+    assert f"falls {loss:.1f} points below LRU" in readme
+
+
+def test_decoder_md_states_the_overlap_section_8_does():
+    text = " ".join((compare_report.PROTOTYPE_RECORD.parents[1] / "decoder.md").read_text().split())
+    share = round(100 * compare_report.SPARSE_DECODER_OVERLAP)
+    assert f"{share} % of their accesses are the same line at the same place" in text
+    assert f"the other {100 - share} %" in text
