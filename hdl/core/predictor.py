@@ -173,7 +173,7 @@ class PredictorCommit(wiring.Component):
         ]
 
         # ---- E2: the decision (P6-P8, PredictorDecision), what the mode learns of it
-        # (PredictorTraining: P4, P5, P10-P12) -----------------------------------------
+        # (PredictorTraining: P4, P5, P11, P12) ----------------------------------------
         e = e1b.e2
         m.d.comb += [decide.e2.eq(e), decide.list_empty.eq(lists.empty)]
         d = decide.decision

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""E2's learning of the predictor mode: the reuse tables' lookups and trainings (P4, P5), the
-guard (P12), the bimodal insertion (P11) and the reuse level (P10) of the request in E2."""
+"""E2's learning of the predictor mode: the reuse tables' lookups and trainings (P4), the
+guard (P12), the bimodal insertion (P11) and the reuse level (P5) of the request in E2."""
 
 from amaranth import *
 from amaranth.lib import wiring
@@ -59,7 +59,7 @@ class PredictorTraining(wiring.Component):
         A line that enters the list goes to its tail (the bimodal rule in a loop, else the
         guard's demotion of a revival predicted dead).
     predict : Out(1), level : Out(2)
-        The response's prediction and level (P10).
+        The response's prediction (P4) and level (P5).
 
     Attributes
     ----------
@@ -102,7 +102,7 @@ class PredictorTraining(wiring.Component):
         hp = Signal(pmeta_layout(), name="hit_pm")
         m.d.comb += hp.eq(select(d.hit_lane, [pm[i].as_value() for i in range(P)]))
 
-        # The level (P10).
+        # The level (P5).
         h_age = select(d.hit_lane, [x.age for x in lane])
         m.d.comb += [level.live.eq(d.present), level.pred.eq(hp.pred), level.sage.eq(h_age),
                      level.w3.eq(cfg.w3), level.w1.eq(cfg.w1), self.level.eq(level.level)]

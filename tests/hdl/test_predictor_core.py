@@ -67,6 +67,28 @@ def loop_script(p, rng, n, tags):
     return script
 
 
+def ghost_rule_script(p, rng, tags, lines=8, rounds=4, evicts=6):
+    """The ghost rule's candidates (P6.2, P12): ``lines`` lines OBSERVEd round after round,
+    each reused ``lines`` ticks later (beyond W3, within WMAX: the key of a far reuse,
+    whose ``PT`` counter every round trains down to 0), other lines behind them, EVICTs
+    that make ghosts of the oldest, then each line OBSERVEd again (a revival whose
+    ``PT[key]`` is 0) with an EVICT right behind it (it takes the live tail, where a
+    demoted revival went)."""
+    trained, filler = tags[:lines], tags[lines:2 * lines]
+    gap = 1 << p.TICK_SHIFT
+    script = []
+    for _ in range(rounds):
+        for tag in trained:
+            script += [("req", OBSERVE, addr_of(p, tag), rng.randrange(4)), ("idle", gap)]
+    script += [("req", OBSERVE, addr_of(p, tag), rng.randrange(4)) for tag in filler]
+    script += [("req", rng.choice((EVICT, EVICT_ANY)), 0, 0) for _ in range(evicts)]
+    script.append(("idle", gap))
+    for tag in trained:
+        script += [("req", OBSERVE, addr_of(p, tag), rng.randrange(4)),
+                   ("req", rng.choice((EVICT, EVICT_ANY)), 0, 0)]
+    return script
+
+
 class ListMoveMonitor:
     """The core's side of the lists' proof (docs/formal.md P10, ``ListsWellFormed``): at
     every clock edge, a move given to ``core.predictor.lists`` names the list its slot is
@@ -102,12 +124,16 @@ class ListMoveMonitor:
 
 def model_of(p, results, cfg, policy, preset=None):
     """The golden model's responses, statistics and occupancy for the bench's events, and
-    how often the mode's cases occurred (revivals of a ghost, EVICTs that freed two)."""
+    how often the mode's cases occurred (revivals of a ghost, EVICTs that freed two, the
+    ghost rule's candidates, of them those it demoted to the tail and those it made probes,
+    OBSERVEs in loop mode)."""
     model = KvAsuModel(params=p)
     model.commit(0, policy=1 if policy else 0, **cfg)
     for name, value in (preset or {}).items():
         setattr(model._predictor, name, value)
-    expected, seen = [], {"revivals": 0, "double_frees": 0}
+    expected = []
+    seen = {"revivals": 0, "double_frees": 0, "candidates": 0, "demoted": 0, "probes": 0,
+            "loop_observes": 0}
     for ev in results["events"]:
         if ev[0] == "req":
             _, op, addr, mt, tick = ev
@@ -118,7 +144,13 @@ def model_of(p, results, cfg, policy, preset=None):
                 if op == OBSERVE and any(model._tag[s] == tag and state.ghost[s]
                                          for s in model.window_of(addr)):
                     seen["revivals"] += 1
+                eps, probes = state.eps, sum(state.probe)
             expected.append(model.request(tick << p.TICK_SHIFT, op, addr, mt).as_dict())
+            if state is not None and op == OBSERVE:
+                seen["loop_observes"] += state.loop_mode
+                if state.eps != eps:            # a candidate steps eps (P6.2)
+                    seen["candidates"] += 1
+                    seen["probes" if sum(state.probe) > probes else "demoted"] += 1
             if state is not None and op in (EVICT, EVICT_ANY) and expected[-1]["victim_valid"]:
                 seen["double_frees"] += gcount + 1 - state.gcount == 2
         elif ev[0] == "flush":
@@ -209,12 +241,14 @@ def test_predictor_build_in_article_policy_matches_the_article_model():
     assert len(res["responses"]) == 300
 
 
-@pytest.mark.parametrize("preset", [{"psel": 1023}, {"psel": 515, "gsel": 63}],
-                         ids=["loop_mode", "rule_on_near_loop"])
+@pytest.mark.parametrize("preset", [{"psel": 1023}, {"psel": 515, "gsel": 63},
+                                    {"psel": 0, "gsel": 63}],
+                         ids=["loop_mode", "rule_on_near_loop", "rule_on"])
 def test_predictor_build_from_preset_selectors(preset):
-    """The selectors preset in both (PSEL in loop mode, or leaving it; GSEL with the ghost
-    rule on): the bimodal insertion of P11 and the ghost rule's tail links and probes of
-    P6.2 / P12, which a short stream from reset does not reach."""
+    """The selectors preset (PSEL in loop mode, or just above its threshold with GSEL's
+    ghost rule on: the bimodal insertion of P11, the whole run in loop mode; PSEL below
+    it with the rule on: the ghost rule of P6.2 / P12, its tail links and a probe, on
+    ``ghost_rule_script``'s revivals), which a short stream from reset does not reach."""
     seed = f"{SEED}-predictor-core-preset-{sorted(preset.items())}"
     print(f"seed {seed}")
     rng = random.Random(seed)
@@ -229,10 +263,20 @@ def test_predictor_build_from_preset_selectors(preset):
             ctx.set(core.predictor.guard.gsel, preset["gsel"])
         await ctx.tick()
 
-    script = loop_script(p, rng, 150, tags) + script_of(p, rng, 40, tags)
+    rule = preset["psel"] < 512
+    script = (ghost_rule_script(p, rng, tags) if rule else loop_script(p, rng, 150, tags)) \
+        + script_of(p, rng, 40, tags)
     bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1, on_start=poke)
     monitor = ListMoveMonitor(bench.core)
     res = bench.run(script, max_cycles=100000, monitors=[monitor.process])
     model, seen = check(p, res, cfg, True, preset)
     print(seen, model.stats, monitor.moves)
     assert seen["revivals"] > 2, seen
+    if rule:
+        # the ghost rule ran: revivals demoted to the live tail and one made a probe, the
+        # run outside loop mode, so that every ghost -> live tail move was a demotion
+        assert seen["demoted"] >= 2 and seen["probes"] >= 1, seen
+        assert seen["loop_observes"] == 0, seen
+        assert monitor.moves.get(("GHOST", "LIVE_TAIL"), 0) == seen["demoted"], monitor.moves
+    else:
+        assert seen["candidates"] == 0 and seen["loop_observes"] > 0, seen

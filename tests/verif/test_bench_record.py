@@ -9,7 +9,13 @@ simulation speeds, are checked against them here, so that a figure edited by han
 rerun whose figures moved without the README, fails; and both records are of the default
 configuration, bench.json's patterns those ``tools.bench`` runs now (a pattern added or
 renamed without a rerun fails; the non-blocking bench has no list of its patterns to hold
-its record to)."""
+its record to).
+
+docs/rtl-predictor.md's throughput tables are held the same way to the predictor build's
+kept runs: ``docs/bench/bench_predictor.json`` (the ``--out`` of ``python -m
+tools.bench_predictor --config medium --requests 1500``) and
+``docs/bench/bench_nonblocking_predictor.json`` (the ``--out`` of ``python -m
+tools.bench_nonblocking --predictor``)."""
 
 import json
 from pathlib import Path
@@ -134,3 +140,99 @@ def test_the_nonblocking_record_is_of_a_checked_run(mode):
             mode, name, p)
     for name, s in record["reset_sweep"].items():
         assert s["mismatches"] == 0 and s["dropped"] == s["stat_req_dropped_model"], (name, s)
+
+
+# ---- docs/rtl-predictor.md's throughput tables: the predictor build's kept runs ----------
+
+#: docs/rtl-predictor.md's throughput rows ("The core with the mode"), by their first cell,
+#: and the patterns of ``docs/bench/bench_predictor.json`` each one quotes.
+PREDICTOR_ROWS = {
+    "OBSERVE (hits, inserts, one line, one window)": (
+        "observe_hit_random", "observe_miss_insert", "observe_same_line",
+        "observe_window_collisions"),
+    "QUERY random": ("query_random",),
+    "QUERY and OBSERVE of one line": ("query_observe_same_line",),
+    "EVICT_ANY back to back": ("evict_any_back_to_back",),
+    "EVICT_ANY among QUERYs": ("evict_any_between_queries",),
+    "EVICT_ANY and OBSERVE alternating": ("evict_any_observe_alternating",),
+    "EVICT back to back": ("evict_t0_back_to_back",),
+    "video KV trace (its GC EVICTs among the OBSERVEs and QUERYs)": ("video_kv_trace",),
+}
+
+#: Its ``MODE.NONBLOCKING`` rows, by the start of their first cell, and the pattern of
+#: ``docs/bench/bench_nonblocking_predictor.json`` each one quotes.
+PREDICTOR_NONBLOCKING_ROWS = {
+    "EVICT_ANY back to back (256)": "evict_any_back_to_back",
+    "video trace with its GC EVICTs": "video_kv_trace",
+    "the same with a FLUSH every 500 cycles": "video_kv_trace_flush_every_500",
+    "the same with a COMMIT every 500 cycles": "video_kv_trace_commit_every_500",
+}
+
+
+def _predictor_page() -> str:
+    return (ROOT / "docs" / "rtl-predictor.md").read_text()
+
+
+def test_the_predictor_records_are_of_the_pages_runs():
+    from hdl.core import CoreOptions
+    from verif.predictor_soak import CONFIGS
+    record = _record("bench_predictor.json")
+    assert record["config"] == "medium"
+    assert record["params"] == CONFIGS["medium"].as_dict()
+    assert record["options"] == CoreOptions(predictor=True, protection="none").as_dict()
+    # the patterns of tools.bench (those its own record holds to the bench, above)
+    assert set(record["patterns"]) == set(_record("bench.json")["patterns"])
+    assert max(p["policy1"]["requests"] for p in record["patterns"].values()) == 1500
+    nonblocking = _record("bench_nonblocking_predictor.json")
+    assert nonblocking["params"] == Params().as_dict()
+    assert nonblocking["config"] == "default" and nonblocking["predictor"]
+    assert nonblocking["requests"] == 3000 and nonblocking["seed"] == 1
+    text = " ".join(_predictor_page().split())
+    assert ("python -m tools.bench_predictor --config medium --requests 1500 --out "
+            "docs/bench/bench_predictor.json") in text
+    assert ("python -m tools.bench_nonblocking --predictor --out "
+            "docs/bench/bench_nonblocking_predictor.json") in text
+
+
+def test_the_predictor_throughput_table_quotes_the_record():
+    patterns = _record("bench_predictor.json")["patterns"]
+    rows = table_rows(_predictor_page(), "| pattern (tools.bench) |")
+    assert set(rows) == set(PREDICTOR_ROWS), "page rows and PREDICTOR_ROWS differ"
+    quoted = [name for names in PREDICTOR_ROWS.values() for name in names]
+    assert sorted(quoted) == sorted(patterns), "every pattern of the record, in one row"
+    for label, names in PREDICTOR_ROWS.items():
+        mode0, mode1, cycles1 = rows[label]
+        for name in names:
+            p0, p1 = patterns[name]["policy0"], patterns[name]["policy1"]
+            assert f"{p0['requests_per_cycle']:.3f}" == mode0, (label, name, p0, mode0)
+            assert f"{p1['requests_per_cycle']:.3f}" == mode1, (label, name, p1, mode1)
+            assert f"{p1['cycles_per_request']:.2f}" == cycles1, (label, name, p1, cycles1)
+    # "Latency is 19 cycles for every op in both policies."
+    latencies = {p[policy][k] for p in patterns.values() for policy in ("policy0", "policy1")
+                 for k in ("latency_cycles_min", "latency_cycles_max")}
+    (latency,) = latencies
+    assert (f"Latency is {latency} cycles for every op in both policies"
+            in " ".join(_predictor_page().split()))
+
+
+def test_the_predictor_nonblocking_table_quotes_the_record():
+    record = _record("bench_nonblocking_predictor.json")["patterns"]
+    rows = table_rows(_predictor_page(), "| pattern | `POLICY.MODE = 0`: taken / dropped")
+    assert len(rows) == len(PREDICTOR_NONBLOCKING_ROWS)
+
+    def cell(p):
+        assert p["not_ready_cycles"] == 0 and p["taken"] + p["dropped"] == p["presented"]
+        assert p["dropped"] == p["stat_req_dropped"]        # every drop counted by the block
+        return f"{grouped(p['taken'])} / {grouped(p['dropped'])}, {p['taken_per_cycle']:.3f}"
+    for start, pattern in PREDICTOR_NONBLOCKING_ROWS.items():
+        (label,) = [r for r in rows if r.startswith(start)]
+        assert rows[label] == [cell(record["nonblocking"][pattern]),
+                               cell(record["predictor_nonblocking"][pattern])], (label, pattern)
+    # the blocking run of the video trace, in the sentence after the table
+    text = " ".join(_predictor_page().split())
+    mode0, mode1 = (record[m]["video_kv_trace"] for m in ("blocking", "predictor_blocking"))
+    assert mode0["taken"] == mode1["taken"] == 3000
+    assert (f"the video trace takes {grouped(mode0['cycles'])} cycles for its "
+            f"{grouped(mode0['taken'])} requests with `POLICY.MODE = 0` "
+            f"({mode0['not_ready_cycles']} not-ready cycles) and {grouped(mode1['cycles'])} "
+            f"with `POLICY.MODE = 1` ({mode1['not_ready_cycles']})") in text
