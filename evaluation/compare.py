@@ -131,12 +131,15 @@ __all__ = ["LIBCACHESIM_MIN_LINES", "LIBCACHESIM_POLICIES", "access_stream", "ba
            "default_entries", "int64_cycles", "isolated_libcachesim_hits", "kvasu_lines", "libcachesim_bank",
            "libcachesim_hits", "libcachesim_params", "run_predictor_bank", "settings_note",
            "strict_json", "summarise", "trace_block_settings", "trace_settings_not_applied",
-           "SHIPPED_ENTRIES", "main"]
+           "ANCHORS", "SHIPPED_ENTRIES", "main"]
 
 #: JSON name -> libCacheSim class name.
 LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
                         "wtinylfu": "WTinyLFU", "lrb": "LRB", "glcache": "GLCache",
                         "lcs_lru": "LRU", "lcs_belady": "Belady"}
+#: The libCacheSim policies a case's best is taken among (``best_libcachesim``): not its
+#: own LRU and Belady, which check the project's.
+ANCHORS = ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
 REUSE_WINDOW = 100
 #: The table size of the shipped default and predictor builds (``dist/``; the iCE40 build
 #: has 128): the register map's default ``ENTRIES``.
@@ -622,8 +625,7 @@ def summarise(doc: dict) -> None:
         entry["gap_closed"] = (None if rate is None or belady <= lru
                                else (rate - lru) / (belady - lru))
         entry["vs_lru_points"] = None if rate is None else 100 * (rate - lru)
-    anchors = [k for k in ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
-               if policies.get(k, {}).get("hit_rate") is not None]
+    anchors = [k for k in ANCHORS if policies.get(k, {}).get("hit_rate") is not None]
     doc["best_libcachesim"] = max(anchors, key=lambda k: policies[k]["hit_rate"]) if anchors else None
 
 

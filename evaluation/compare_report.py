@@ -33,7 +33,6 @@ from .predictor_prototype import FRACTIONS, TRAINING_NAMES
 #: Policies drawn and tabled, in order (the JSON holds every policy).
 SHOWN = ("lru", "belady", "arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache",
          "kv_asu_article", "kv_asu_article_gate", "kv_asu_predictor")
-ANCHORS = ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
 #: Policies ``--reuse-baselines`` runs again (the others' entries come from the earlier run).
 RERUN = frozenset({"lru", "fifo", "belady", "kv_asu_predictor", "kv_asu_predictor_shipped"})
 
@@ -152,7 +151,6 @@ def targets(comparison: dict) -> list[dict]:
             best = doc["best_libcachesim"]
             mine = pol["kv_asu_predictor"]
             best_rate = pol[best]["hit_rate"] if best else None
-            half = lru + (belady - lru) / 2
             rows.append({
                 "workload": name, "split": entry["split"], "bank": bank, "bank_lines": doc["bank_lines"],
                 "lru": lru, "belady": belady, "best_libcachesim": best, "best_rate": best_rate,
@@ -160,18 +158,25 @@ def targets(comparison: dict) -> list[dict]:
                 # The shipped builds' table where the comparison's is larger, else None.
                 "entries": doc.get("entries"), "shipped": pol.get("kv_asu_predictor_shipped", {}).get("hit_rate"),
                 "article_mcc": pol["kv_asu_article"]["mcc"],
-                # No gap (Belady no better than LRU): the target says nothing, None.
-                "half_gap": (None if belady - lru <= 1e-12 else mine["hit_rate"] >= half - 1e-12),
-                # No libCacheSim policy ran (every one below its smallest bank): None.
-                "beats_best": None if best_rate is None else mine["hit_rate"] >= best_rate - 1e-12,
+                **hit_rate_targets(mine["hit_rate"], lru, belady, best_rate),
                 "best_is_lru": bool(best) and has_lrus_hit_count(pol, best),
-                "not_below_lru": mine["hit_rate"] >= lru - 1e-12,
                 # An undefined MCC (no access, or every one, reused in the window): None.
                 "mcc_ok": None if mine["mcc"] is None else mine["mcc"] >= 0.5,
                 "loop_mode_share": mine.get("loop_mode_share"),
                 "ghost_rule_share": mine.get("ghost_rule_share"),
             })
     return rows
+
+
+def hit_rate_targets(rate: float, lru: float, belady: float, best_rate: float | None) -> dict:
+    """Whether a hit rate ``rate`` meets the three hit-rate targets of one case:
+    ``half_gap`` (half of LRU's gap to Belady closed; None without a gap, Belady no better
+    than LRU: the target says nothing), ``beats_best`` (at least the best libCacheSim
+    policy's ``best_rate``; None where no libCacheSim policy ran, every one below its
+    smallest bank) and ``not_below_lru``."""
+    return {"half_gap": None if belady - lru <= 1e-12 else rate >= lru + (belady - lru) / 2 - 1e-12,
+            "beats_best": None if best_rate is None else rate >= best_rate - 1e-12,
+            "not_below_lru": rate >= lru - 1e-12}
 
 
 def has_lrus_hit_count(policies: dict, name: str) -> bool:
@@ -245,9 +250,8 @@ def _shipped_summary(rows: list[dict]) -> str:
     def rate(r):            # the predictor's with the shipped table
         return r["predictor"] if r.get("shipped") is None else r["shipped"]
     larger = sum(r.get("shipped") is not None for r in rows)
-    half = sum(r["half_gap"] is not None and rate(r) >= (r["lru"] + r["belady"]) / 2 - 1e-12 for r in rows)
-    best = sum(r["beats_best"] is not None and rate(r) >= r["best_rate"] - 1e-12 for r in rows)
-    above = sum(rate(r) >= r["lru"] - 1e-12 for r in rows)
+    met = [hit_rate_targets(rate(r), r["lru"], r["belady"], r["best_rate"]) for r in rows]
+    half, best, above = (sum(bool(m[k]) for m in met) for k in ("half_gap", "beats_best", "not_below_lru"))
     worst = min(100 * (rate(r) - r["lru"]) for r in rows)
     return (f" Over the same {len(rows)} cases with the rate of a {SHIPPED_ENTRIES}-entry table in the {larger} "
             f"where the table here is larger: half-gap {half}, 'at least the best libCacheSim policy' {best}, "
@@ -301,11 +305,17 @@ TABLE_NOTE = (
     "An integrator sizes `ENTRIES` to at least twice the bank (`python -m hdl.generate --param ENTRIES=...`).\n")
 
 
+def reused_policies(comparison: dict) -> list[str]:
+    """The policies whose figures ``comparison`` took from an earlier run (:func:`run`'s
+    ``previous``), in any case."""
+    return sorted({k for e in comparison.values() for d in e["banks"].values()
+                   for k in d.get("reused_from_previous_run", ())})
+
+
 def provenance(comparison: dict, command: str, full: str) -> str:
-    """Which policies' figures ``comparison`` took from an earlier run (:func:`run`'s
-    ``previous``), as a paragraph ("" if none): ``command`` made it, ``full`` reruns all."""
-    reused = sorted({k for e in comparison.values() for d in e["banks"].values()
-                     for k in d.get("reused_from_previous_run", ())})
+    """Which policies' figures ``comparison`` took from an earlier run, as a paragraph
+    ("" if none): ``command`` made it, ``full`` reruns all."""
+    reused = reused_policies(comparison)
     if not reused:
         return ""
     return (f"**Provenance.** These figures were last rerun with `{command}`: "

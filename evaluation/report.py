@@ -201,10 +201,11 @@ def plots(results: dict, outdir: Path) -> list[str]:
               ("accuracy T>=2", lambda s: s["after"][2]["accuracy"]),
               ("accuracy T>=3", lambda s: s["after"][3]["accuracy"]),
               ("MCC T>=2", lambda s: s["after"][2]["mcc"])]
-    values = []
+    values = []                      # every bar's height, for the axis
     for i, (lab, f) in enumerate(series):
-        values += [f(results["prediction"][n]) for n in names]
-        ax.bar(x + (i - 2) * wdt, values[-len(names):], wdt, label=lab)
+        heights = [f(results["prediction"][n]) for n in names]
+        values += heights
+        ax.bar(x + (i - 2) * wdt, heights, wdt, label=lab)
     ax.axhline(ARTICLE["accuracy"], color="k", ls="--", lw=1, label="article: 92.4 %")
     ax.set_xticks(x, [n.replace(", ", ",\n").replace(" (", "\n(") for n in names], fontsize=8)
     _signed_axis(ax, values)

@@ -26,6 +26,7 @@ import numpy as np
 
 from regmap import REG, STAT_NAMES, STAT_REGISTERS
 from verif.kvasu_tb import KvAsuTB, Mismatch, ReqItem
+from verif.sim_plot import frame_figures
 
 START = 200         # trace cycle 0 is presented this many cycles after the first read
 
@@ -55,16 +56,11 @@ async def read_stats(tb: KvAsuTB):
 
 
 def fmt_frame(label, d, slip):
-    obs = d["observes"]
-    mix = [d[f"obs_t{k}"] for k in range(4)]
-    mix_s = "/".join(f"{100 * m / obs:3.0f}" if obs else "  -" for m in mix)
-    reqs = d["observes"] + d["queries"] + d["evicts"] + d["evicts_empty"]
-    hit = 100 * d["query_hits"] / d["queries"] if d["queries"] else 0.0
-    kv_hit = 100 * (obs - d["obs_t0"]) / obs if obs else 0.0
-    rpc = reqs / d["cycle"] if d["cycle"] else 0.0
-    return (f"{label:>7s} {reqs:8d} {mix_s:>15s} {hit:7.1f}% {kv_hit:7.1f}% "
+    f = frame_figures({**d, "stall": slip})     # (the plot's figures, verif.sim_plot)
+    mix_s = "/".join(f"{m:3.0f}" if d["observes"] else "  -" for m in f["mix"])
+    return (f"{label:>7s} {f['requests']:8d} {mix_s:>15s} {f['q_hit']:7.1f}% {f['kv_hit']:7.1f}% "
             f"{d['inserts']:6d} {d['replacements']:6d} {d['drops']:6d} {d['evicts']:6d} "
-            f"{rpc:7.3f} {slip:6d}")
+            f"{f['req_per_cycle']:7.3f} {slip:6d}")
 
 
 HEADER = (f"{'frame':>7s} {'requests':>8s} {'T0/T1/T2/T3 %':>15s} {'q-hit':>8s} {'kv-hit':>8s} "

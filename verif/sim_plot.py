@@ -23,12 +23,14 @@ FRAME_KEYS = ("frame", "observes", "obs_t0", "obs_t1", "obs_t2", "obs_t3", "quer
 
 
 def frame_figures(d: dict) -> dict:
-    """One frame's plotted quantities, as the frame lines print them: ``mix`` (T0..T3 in %
-    of OBSERVEs, zeros for a frame without OBSERVEs), ``q_hit`` and ``kv_hit`` (%),
-    ``req_per_cycle`` and ``stall`` (cycles)."""
+    """One frame's quantities, those the frame lines print (``verif.cocotb_sim_main``) and
+    the plot draws: ``requests``, ``mix`` (T0..T3 in % of OBSERVEs, zeros for a frame
+    without OBSERVEs), ``q_hit`` and ``kv_hit`` (%), ``req_per_cycle`` and ``stall``
+    (cycles)."""
     obs = d["observes"]
     reqs = d["observes"] + d["queries"] + d["evicts"] + d["evicts_empty"]
     return {
+        "requests": reqs,
         "mix": [100 * d[f"obs_t{k}"] / obs if obs else 0.0 for k in range(4)],
         "q_hit": 100 * d["query_hits"] / d["queries"] if d["queries"] else 0.0,
         "kv_hit": 100 * (obs - d["obs_t0"]) / obs if obs else 0.0,
