@@ -40,7 +40,7 @@ from .murmur3 import tag_hash
 from .records import Config, Op, Response, SlotState, Stats
 from .trace import Trace
 
-__all__ = ["KvAsuModel", "POLICIES"]
+__all__ = ["KvAsuModel", "POLICIES", "reset_config"]
 
 # Plain ints for the hot loop: comparing IntEnum members is slower than comparing ints.
 _OBSERVE, _QUERY, _EVICT, _EVICT_ANY = (int(op) for op in Op)
@@ -61,6 +61,18 @@ _ST_QUERIES, _ST_QUERY_HITS, _ST_EVICTS, _ST_EVICTS_EMPTY = (
     _STAT[name] for name in ("queries", "query_hits", "evicts", "evicts_empty"))
 _ST_OBS_T = tuple(_STAT[f"obs_t{level}"] for level in range(4))
 _ST_REQ_DROPPED = _STAT["req_dropped"]
+
+
+def reset_config(params: Params) -> Config:
+    """The reset configuration of decision D4, from the seed's preset (``regmap``'s
+    ``[config_defaults]``, data): counts clamped to ``COUNT_MAX``, windows given in cycles
+    made ticks by a right shift (so rounded down) and clamped to ``WMAX``."""
+    preset = regmap.SPEC["config_defaults"]
+    count = lambda value: min(value, params.COUNT_MAX)
+    window = lambda cycles: min(cycles >> params.TICK_SHIFT, params.WMAX)
+    return Config(c3=count(preset["C3"]), c2=count(preset["C2"]),
+                  w3=window(preset["W3_CYCLES"]), w2=window(preset["W2_CYCLES"]),
+                  w1=window(preset["W1_CYCLES"]), hash_seed=preset["HASH_SEED"])
 
 
 def _tlevel(count: int, age: int, c3: int, c2: int, w3: int, w2: int, w1: int) -> int:
@@ -161,8 +173,7 @@ class KvAsuModel:
     def reset(self) -> None:
         """Reset (decision D10): untrack everything, zero the statistics, restore the reset
         configuration and restart the cycle count (the next request may be at cycle 0)."""
-        defaults = self.params.defaults
-        self._config = Config(*(defaults[name] for name in regmap.CONFIG_NAMES))
+        self._config = reset_config(self.params)
         self._stats = [0] * len(STAT_NAMES)
         self._mode = self.mode_reset
         self._select_policy(self._policy_reset)

@@ -214,6 +214,35 @@ def test_model_is_independent_of_the_rtl_and_testbenches():
                 assert module.split(".")[0] in allowed, f"{path.name} imports {module}"
 
 
+@pytest.mark.parametrize("parameters, expected", [
+    ({}, (5, 3, 25, 50, 125)),
+    ({"TICK_SHIFT": 3}, (5, 3, 12, 25, 62)),        # D4 shifts, so it rounds down
+    ({"TICK_SHIFT": 7}, (5, 3, 0, 1, 3)),
+    ({"TICK_SHIFT": 16}, (5, 3, 0, 0, 0)),
+    ({"TS_WIDTH": 6, "COUNT_WIDTH": 2}, (3, 3, 25, 31, 31)),
+    ({"COUNT_WIDTH": 1, "TS_WIDTH": 2}, (1, 1, 1, 1, 1)),
+])
+def test_reset_configuration_is_the_models_own_reading_of_d4(parameters, expected):
+    """The model computes D4 itself; the register map's ``Params.defaults``, which the RTL's
+    reset values and the testbenches' register mirror use, must give the same, so a
+    misreading of D4 in that shared code cannot pass the model-against-RTL comparison."""
+    params = Params(**parameters)
+    config = KvAsuModel(params).config
+    assert (config.c3, config.c2, config.w3, config.w2, config.w1) == expected
+    assert config.hash_seed == 0
+    assert {name.upper(): value for name, value in config.as_dict().items()} == params.defaults
+
+
+def test_reset_configuration_agrees_with_the_register_map_over_every_width():
+    for count_width in (1, 2, 3, 16, 32):
+        for ts_width in (2, 3, 7, 8, 24):
+            for tick_shift in range(17):
+                params = Params(COUNT_WIDTH=count_width, TS_WIDTH=ts_width, TICK_SHIFT=tick_shift)
+                config = golden_model.model.reset_config(params)
+                assert {name.upper(): value for name, value in config.as_dict().items()} \
+                    == params.defaults, params
+
+
 def test_debug_views_in_the_predictor_mode_tell_a_ghost_from_a_tracked_line():
     """P3: an evicted line stays in its slot as a ghost; the debug views say so."""
     model = KvAsuModel(entries=16, policy="predictor")

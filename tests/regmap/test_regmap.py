@@ -41,12 +41,35 @@ def test_small_config_clamps_defaults():
     ({"LINE_SHIFT": 64}, ValueError),
     ({"TAG_WIDTH": 57}, ValueError),
     ({"ADDR_WIDTH": 80, "LINE_SHIFT": 8}, None),   # TAG_WIDTH would be 72 > 64
+    ({"ADDR_WIDTH": 0}, ValueError),
+    ({"ADDR_WIDTH": 129}, ValueError),
+    ({"COUNT_WIDTH": 33}, ValueError),
+    ({"TS_WIDTH": 25}, ValueError),
+    ({"TICK_SHIFT": -1}, ValueError),
+    ({"TICK_SHIFT": 17}, ValueError),
+    ({"TAG_WIDTH": 0}, ValueError),
+    ({"ENTRIES": 1, "PROBE": 1}, ValueError),
     ({"ENTRIES": "2048"}, TypeError),
     ({"PROBE": True}, TypeError),
 ])
 def test_illegal_params_are_refused(kwargs, exc):
     with pytest.raises(exc or ValueError, match="|".join(kwargs)):
         Params(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"ADDR_WIDTH": 1, "LINE_SHIFT": 0},
+    {"ADDR_WIDTH": 128, "LINE_SHIFT": 64},        # the line is exactly 64 bits: default tag
+    {"ADDR_WIDTH": 128, "LINE_SHIFT": 8, "TAG_WIDTH": 64},
+    {"COUNT_WIDTH": 1}, {"COUNT_WIDTH": 32},
+    {"TS_WIDTH": 2}, {"TS_WIDTH": 24},
+    {"TICK_SHIFT": 0}, {"TICK_SHIFT": 16},
+    {"TAG_WIDTH": 1},
+    {"ENTRIES": 2, "PROBE": 1}, {"ENTRIES": 2, "PROBE": 2},
+])
+def test_d1_bounds_are_legal(kwargs):
+    params = Params(**kwargs)
+    assert all(getattr(params, name) == value for name, value in kwargs.items())
 
 
 def test_numpy_integers_are_taken_as_ints():
