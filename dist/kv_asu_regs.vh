@@ -233,7 +233,11 @@
 `define KVASU_ACT_HASH_SEED_RESET                32'h00000000
 `define KVASU_ACT_POLICY_RESET                   32'h00000000
 `define KVASU_ACT_MODE_RESET                     32'h00000000
+`define KVASU_ERR_UNCORRECTED_RESET              32'h00000000
+`define KVASU_ERR_CORRECTED_RESET                32'h00000000
 `define KVASU_ERR_FIRST_MEM_RESET                32'h00000000
+`define KVASU_ERR_FIRST_ADDR_RESET               32'h00000000
+`define KVASU_ERR_LAST_RECOVERY_RESET            32'h00000000
 
 // Mode registers: the bits their fields define (FIELDS_MASK) and those that only a build with the predictor (P_POLICIES.PREDICTOR) defines; a commit of a mode register with any other bit set is refused.
 `define KVASU_POLICY_FIELDS_MASK                 32'h00000001

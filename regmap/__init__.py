@@ -280,6 +280,7 @@ class Register:
     access: str                 # "ro", "rw" or "ctrl"
     doc: str
     reset: str | None = None    # a name for Params.value_of, or None for 0 / live value
+    live: bool = False          # a value that changes on its own (no reset value to state)
     wide: bool = False
     config: bool = False        # a shadow configuration register
     active_of: str | None = None

@@ -50,7 +50,9 @@ class Define(NamedTuple):
 
 def reset_value(reg, params: Params) -> int | None:
     """``reg``'s value after reset in a build of ``params``; ``None`` for a live value
-    (OCCUPANCY, CYCLE), which has none to state."""
+    (OCCUPANCY, CYCLE: ``live`` in the register map), which has none to state."""
+    if reg.live:
+        return None
     if reg.reset is not None:
         return params.value_of(reg.reset)
     if reg.build is not None:
@@ -59,9 +61,7 @@ def reset_value(reg, params: Params) -> int | None:
         return sum(f.reset << f.bit for f in reg.fields)
     if reg.active_of in MODE_DEFAULTS:      # ACT_MODE, ACT_POLICY: their shadow's reset
         return MODE_DEFAULTS[reg.active_of]
-    if reg.access != "ro" or reg.stat:
-        return 0
-    return None
+    return 0                                # statistics, soft-error registers: reset clears
 
 
 def definitions(params: Params | None = None) -> list[str | Define]:

@@ -15,6 +15,7 @@ from amaranth.sim import Simulator
 
 import regmap
 from regmap import MEM_IDS, REG, REGISTERS, STAT_NAMES, Params
+from regmap.headers import reset_value
 from hdl.axil import AxiLiteSignature, AxiLiteSubordinate, AxiResp
 from hdl.regs import KvAsuRegisters
 from hdl.regs.observe import RegisterObservationSignature
@@ -332,6 +333,20 @@ def test_reset_values(params):
         assert await mgr.read_ok(ctx, REG["ID"].offset + 3) == regmap.ID
 
     run(dut, bench)
+
+
+@pytest.mark.parametrize("params", [Params(), SMALL], ids=["default", "small"])
+def test_documented_reset_values_are_the_values_read(params):
+    """The reset column of docs/registers-table.md and the headers' ``*_RESET`` defines
+    (``regmap.headers.reset_value``) state what a read after reset returns; only the
+    ``live`` registers state none."""
+    read = expected_reset(params, occupancy=0, cycle=0)
+    for reg in REGISTERS:
+        documented = reset_value(reg, params)
+        if documented is None:
+            assert reg.live, f"{reg.name} states no reset value"
+        else:
+            assert documented & 0xFFFF_FFFF == read[reg.offset], reg.name
 
 
 def test_unmapped_and_readonly():
