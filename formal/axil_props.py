@@ -47,7 +47,7 @@ import regmap
 from hdl.axil import AxiResp
 from hdl.regs import KvAsuRegisters
 
-from .common import reset_assumptions
+from .common import config_legal_expr, reset_assumptions
 
 __all__ = ["AxilHarness", "AxilProps"]
 
@@ -237,8 +237,7 @@ class AxilProps(AxilHarness):
 
         # cfg legal; changes only with hold and core_idle; flush only when allowed.
         cfg = regs.cfg
-        m.d.comb += Assert((1 <= cfg.c2) & (cfg.c2 <= cfg.c3) & (cfg.c3 <= p.COUNT_MAX) &
-                           (cfg.w3 <= cfg.w2) & (cfg.w2 <= cfg.w1) & (cfg.w1 <= p.WMAX))
+        m.d.comb += Assert(config_legal_expr(p, cfg))
         cfg_prev = Signal.like(regs.cfg)
         hold_idle_prev = Signal()
         m.d.sync += [cfg_prev.eq(cfg), hold_idle_prev.eq(regs.hold & regs.core_idle)]
@@ -271,8 +270,7 @@ class AxilProps(AxilHarness):
         # spec-predictor.md P2: no POLICY bit this (article) build defines
         policy = self.obs.shadow.policy
         policy_defined = regmap.mode_defined("POLICY", predictor=self.regs.predictor)
-        legal_now = ((1 <= sh["C2"]) & (sh["C2"] <= sh["C3"]) & (sh["C3"] <= p.COUNT_MAX) &
-                     (sh["W3"] <= sh["W2"]) & (sh["W2"] <= sh["W1"]) & (sh["W1"] <= p.WMAX) &
+        legal_now = (config_legal_expr(p, sh) &
                      ((mode & ~mode_defined) == 0) & ((policy & ~policy_defined) == 0))
         with m.If(regs.hold & ~regs.flush):
             m.d.comb += Assert(self.obs.legal == legal_now)

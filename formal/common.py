@@ -12,6 +12,10 @@
   (symbolic, ``AnyConst``) function of the key, delayed by ``latency`` cycles. The core
   treats the hash as a black box, so a proof for every function covers MurmurHash3 with
   every seed (the seed is constant between flushes).
+* ``config_legal_expr(params, config)``: the register map's legality rule of a
+  configuration (``regmap.CONFIG_CHAINS``) as an expression, for the harnesses' assumption
+  and the register block's assertions alike; ``FORMAL_GEN_WIDTH``: the table generation
+  width every core harness builds with.
 * ``formal_models(params)``: these substitutes as the core's constructor takes them
   (``KvAsuCore(params, options, hash=..., memory=...)``).
 * ``reset_assumptions(m)``: reset is asserted in the first cycle.
@@ -36,7 +40,14 @@ from amaranth.utils import ceil_log2
 import regmap
 
 __all__ = ["small_params", "FormalMemory", "AbstractHash", "formal_models",
-           "reset_assumptions", "elaborated", "popcount", "free_config", "assert_list"]
+           "reset_assumptions", "elaborated", "popcount", "free_config", "assert_list",
+           "config_legal_expr", "FORMAL_GEN_WIDTH"]
+
+#: The table generation width the core harnesses build with (``KvAsuCore(gen_width=)``):
+#: 4 generations, so that the wrap is within a BMC's reach; the generation logic is the
+#: same for any width, and fewer state bits keep the solver's work small (the build has
+#: 4 bits).
+FORMAL_GEN_WIDTH = 2
 
 
 def small_params(entries=4, probe=2, tag_width=3, count_width=2, ts_width=3, tick_shift=0):
@@ -46,7 +57,32 @@ def small_params(entries=4, probe=2, tag_width=3, count_width=2, ts_width=3, tic
                          TICK_SHIFT=tick_shift)
 
 
+def config_legal_expr(params, config):
+    """The legality of a configuration as an Amaranth expression: every chain of
+    ``regmap.CONFIG_CHAINS`` (the register map's one rule, which ``regmap.config_legal``
+    applies in software) non-decreasing. ``config`` maps each name of
+    ``regmap.CONFIG_NAMES`` to a value, or is a view with those names in lower case
+    (``hdl.layouts.config_layout``); ``COUNT_MAX`` / ``WMAX`` come from ``params``."""
+    def value(entry):
+        if isinstance(entry, int):
+            return Const(entry, max(entry.bit_length(), 1))
+        if entry in regmap.CONFIG_NAMES:
+            if isinstance(config, dict):
+                return Value.cast(config[entry])
+            return Value.cast(getattr(config, entry.lower()))
+        n = getattr(params, entry)                     # COUNT_MAX, WMAX
+        return Const(n, max(n.bit_length(), 1))
+
+    legal = Const(1, 1)
+    for chain in regmap.CONFIG_CHAINS:
+        values = [value(entry) for entry in chain]
+        for a, b in zip(values, values[1:]):
+            legal = legal & (a <= b)
+    return legal
+
+
 def popcount(bits):
+    """The number of bits set among ``bits`` (an Amaranth expression)."""
     total = Const(0, 1)
     for b in bits:
         total = total + b
@@ -72,8 +108,7 @@ def free_config(m, core, params):
     m.d.comb += [cfg_free.eq(AnySeq(n_cfg)), cfg.eq(cfg_free), cfg.hash_seed.eq(0)]
     m.d.sync += [cfg_prev.eq(cfg_free), first.eq(0), may_change.eq(hold_idle)]
     m.d.comb += Assume(first | may_change | (cfg_free == cfg_prev))
-    m.d.comb += Assume((1 <= cfg.c2) & (cfg.c2 <= cfg.c3) & (cfg.w3 <= cfg.w2) &
-                       (cfg.w2 <= cfg.w1) & (cfg.w1 <= p.WMAX))
+    m.d.comb += Assume(config_legal_expr(p, cfg))
     cyc = Signal(p.TS_WIDTH + p.TICK_SHIFT, name="cyc")
     m.d.sync += cyc.eq(cyc + 1)
     m.d.comb += core.cycle.eq(cyc)

@@ -52,10 +52,23 @@ from hdl.core import CoreOptions, KvAsuCore
 import regmap
 from hdl.lru import LruCmd
 
-from .common import (bypass_agreements, elaborated, formal_models, free_config,
-                     pointer_view, popcount, reset_assumptions)
+from .common import (FORMAL_GEN_WIDTH, bypass_agreements, elaborated, formal_models,
+                     free_config, pointer_view, popcount, reset_assumptions)
 
-__all__ = ["CoreHarness"]
+__all__ = ["CoreHarness", "table_layouts"]
+
+
+def table_layouts(params, gen_width):
+    """The word layouts of the table's ``ent``, ``meta`` and ``mark`` arrays, as
+    ``hdl/table/shared.py`` builds them (local there; held equal to the shapes of the
+    memories an unprotected table builds by tests/formal/test_formal_common.py), for the
+    views of the coded words' data bits in the soft-error proofs."""
+    return {
+        "ent": data.StructLayout({"tag": params.TAG_WIDTH, "count": params.COUNT_WIDTH}),
+        "meta": data.StructLayout({"last": params.TS_WIDTH, "gen": gen_width, "fresh": 1,
+                                   "valid": 1}),
+        "mark": unsigned(1),
+    }
 
 
 class CoreHarness(Elaboratable):
@@ -94,10 +107,8 @@ class CoreHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        # Two generation bits (4 generations, so the wrap is within a BMC's reach): the
-        # generation logic is the same for any width, and fewer state bits keep the
-        # solver's work small.
-        core = KvAsuCore(p, self.options, observe=True, gen_width=2,
+        # FORMAL_GEN_WIDTH generation bits (formal.common).
+        core = KvAsuCore(p, self.options, observe=True, gen_width=FORMAL_GEN_WIDTH,
                          **formal_models(p, hash_latency=self.hash_latency,
                                          upsets=bool(self.upsets)))
         m.submodules.core = elaborated(core, platform)
@@ -432,13 +443,7 @@ class CoreHarness(Elaboratable):
         ``mark<b>``, without the upset (``_upset_free``); with protection the data bits
         of the coded words (the low bits: ``hdl.ecc.Code``), as views of the table's
         word layouts."""
-        p = self.params
-        layouts = {
-            "ent": data.StructLayout({"tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH}),
-            "meta": data.StructLayout({"last": p.TS_WIDTH, "gen": gen_width, "fresh": 1,
-                                       "valid": 1}),
-            "mark": unsigned(1),
-        }
+        layouts = table_layouts(self.params, gen_width)
         words = {}
         for name, mem in tbl.memories.items():
             if name == "scrub":            # (protected only; no view: only its upsets)

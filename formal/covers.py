@@ -11,6 +11,16 @@ EVICT on an empty list, EVICT_ANY that removes, an OBSERVE whose line was T3, a 
 non-empty table, a full table (``occupancy == ENTRIES``), exhausted credits
 (``inflight == fifo depth``: every credit in use, so ``req.ready`` would be low).
 
+The environments of P5's proofs (formal/stream_props.py), each on the proof's harness
+class with its assumptions, the statements replaced by the goals:
+
+* ``FixedLatencyCovers`` (``FixedLatency``: consumer always ready, ``enable`` high, no
+  ``hold``, no flush): an EVICT accepted, an EVICT refused (outside the clear sweep), a
+  response to an EVICT with a victim, two lines tracked;
+* ``DrainCovers`` (``Drain``: ``enable`` high, no ``hold``, no flush, ``rsp.ready``
+  free): back-pressure with a response waiting, ``req.ready`` low outside the clear
+  sweep with every credit in use.
+
 Register block (``RegCovers``, environment of ``AxilHarness``): a commit accepted that
 changes the configuration, a commit refused (``STATUS.ERROR`` rises), ``SLVERR`` for a
 write to a read-only word, ``DECERR`` for a write and for a read, a flush pulse, a
@@ -59,8 +69,9 @@ from .common import popcount
 from .core_harness import CoreHarness
 from .predictor_core_props import PredictorCoreLists
 from .predictor_props import ListsWellFormed, SaturatingCounters, ShadowWellFormed
+from .stream_props import Drain, FixedLatency
 
-__all__ = ["CoreCovers", "RegCovers", "ShadowCovers", "CounterCovers", "ListsCovers",
+__all__ = ["CoreCovers", "FixedLatencyCovers", "DrainCovers", "RegCovers", "ShadowCovers", "CounterCovers", "ListsCovers",
            "PredictorCoreCovers"]
 
 
@@ -107,6 +118,33 @@ class CoreCovers(CoreHarness):
             c = Signal(name=f"cover_{name}")
             m.d.comb += c.eq(cond)
             m.d.comb += Cover(c)
+
+
+class FixedLatencyCovers(FixedLatency):
+    """``latency_prove``'s environment is not vacuous: its goals (module docstring)."""
+
+    def properties(self, m):
+        core, rsp = self.core, self.core.rsp.payload
+        op = self.req_payload.op
+        cover_goals(m, {
+            "evict_accepted": self.accept & (op == EVICT),
+            "evict_refused": core.req.valid & ~core.req.ready & (op == EVICT) & ~core.flushing,
+            "evict_response_victim": self.pop & (rsp.op == EVICT) & rsp.victim_valid,
+            "two_lines": self.occupancy == 2,
+        })
+
+
+class DrainCovers(Drain):
+    """``drain_prove``'s environment is not vacuous: its goals (module docstring)."""
+
+    def properties(self, m):
+        self.environment(m)
+        core = self.core
+        cover_goals(m, {
+            "backpressure_waiting": ~self.rsp_ready & (self.fifo_level != 0),
+            "not_ready_no_credit": ~core.req.ready & ~core.flushing &
+                                   (self.inflight == core.fifo_depth),
+        })
 
 
 class RegCovers(AxilHarness):

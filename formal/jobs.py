@@ -2,25 +2,35 @@
 """The formal jobs: name -> harness builder, SBY mode and depth, quick (CI) flag."""
 
 from hdl.core import CoreOptions
+from hdl.hash import hash_latency
 
 from .common import small_params
 
 COMPACT = CoreOptions(compact=True)
+#: The hash latency of the default pipeline (``KvAsu``'s ``Murmur3Hash64``), which the
+#: ``_lh<latency>`` jobs give the abstract hash.
+DEFAULT_HASH_LATENCY = hash_latency(CoreOptions().hash_mul_stages)
+LH = f"lh{DEFAULT_HASH_LATENCY}"
 
 JOBS = {}
 
 
 def job(name, *, mode, depth, quick=False, doc="", timeout=900, script=(), expect="PASS",
-        failing=(), mutant=None):
+        failing=(), mutant=None, bmc=()):
     """Register a job. ``expect="FAIL"``: SBY must report FAIL, and every assertion it
     names as failing must be one of ``failing`` (formal.run.check_location); ``mutant``:
-    ``(path, old, new)``, converted from a copy of ``hdl/`` with that replacement."""
+    ``(path, old, new)``, converted from a copy of ``hdl/`` with that replacement;
+    ``bmc`` (a ``prove`` job): the BMC jobs of the same properties, deeper than its base
+    case, which turn a bug behind an UNKNOWN into a counterexample from reset."""
     if (expect == "FAIL") != bool(failing):
         raise ValueError(f"{name}: an expect-FAIL job names its failing checks, no other")
+    if bmc and mode != "prove":
+        raise ValueError(f"{name}: only a prove job names BMC jobs")
     def deco(fn):
         JOBS[name] = {"build": fn, "mode": mode, "depth": depth, "quick": quick,
                       "doc": doc, "timeout": timeout, "script": list(script),
-                      "expect": expect, "failing": tuple(failing), "mutant": mutant}
+                      "expect": expect, "failing": tuple(failing), "mutant": mutant,
+                      "bmc": tuple(bmc)}
         return fn
     return deco
 
@@ -39,13 +49,15 @@ def _tags_bmc():
 
 # Depth 12: the least k at which the induction closes (11 leaves it UNKNOWN); a larger k
 # proves the same, slower.
-@job("core_inv_prove", mode="prove", depth=12, quick=True, doc="P1+P2+P3 k-induction")
+@job("core_inv_prove", mode="prove", depth=12, quick=True, doc="P1+P2+P3 k-induction",
+     bmc=("lru_bmc", "tags_bmc"))
 def _core_inv_prove():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params())
 
 
-@job("stream_count_prove", mode="prove", depth=14, quick=True, doc="P4 counting/credits, k-induction")
+@job("stream_count_prove", mode="prove", depth=14, quick=True, doc="P4 counting/credits, k-induction",
+     bmc=("stream_order_bmc",))
 def _stream_count():
     from .stream_props import StreamCount
     return StreamCount(small_params())
@@ -69,13 +81,16 @@ def _drain():
     return Drain(small_params())
 
 
-@job("axil_bmc", mode="bmc", depth=16, doc="P6 AXI4-Lite rules, refused writes, cfg guarantees, BMC")
+@job("axil_bmc", mode="bmc", depth=16, quick=True, doc="P6 AXI4-Lite rules, refused writes, cfg guarantees, BMC")
 def _axil_bmc():
     from .axil_props import AxilProps
     return AxilProps(small_params())
 
 
-@job("axil_prove", mode="prove", depth=6, quick=True, doc="P6 AXI4-Lite rules, k-induction")
+# Depth 8: the base case (steps 0-7) reaches a CTRL action's response (step 7 at the
+# earliest), so a wrong action shows as a trace from reset, not only as an UNKNOWN.
+@job("axil_prove", mode="prove", depth=8, quick=True, doc="P6 AXI4-Lite rules, k-induction",
+     bmc=("axil_bmc",))
 def _axil_prove():
     from .axil_props import AxilProps
     return AxilProps(small_params())
@@ -134,7 +149,33 @@ def _covers_regs_predictor():
     return RegCovers(small_params(), predictor=True)
 
 
+# Non-vacuity of P5's environments: each proof's harness class with its assumptions
+# (consumer always ready, enable high, no hold, no flush), cover goals in place of the
+# statements (formal/covers.py).
+@job("covers_latency", mode="cover", depth=24, quick=True, timeout=300,
+     doc="P7 for latency_prove's environment: an EVICT accepted, one refused, one answered with a victim, two lines tracked")
+def _covers_latency():
+    from .covers import FixedLatencyCovers
+    return FixedLatencyCovers(small_params())
+
+
+@job("covers_drain", mode="cover", depth=24, quick=True, timeout=300,
+     doc="P7 for drain_prove's environment: back-pressure with responses waiting, req.ready low for want of credits")
+def _covers_drain():
+    from .covers import DrainCovers
+    return DrainCovers(small_params())
+
+
 # ---- the same proofs on other shapes -------------------------------------------------------
+
+# TS_WIDTH=4, where "EVICT finds nothing on a non-empty list" is reachable (covers_core
+# reaches it at step 15): P1-P3 through that outcome, bounded.
+@job("core_inv_bmc_ts4", mode="bmc", depth=16, timeout=900,
+     doc="P1+P2+P3 BMC, TS_WIDTH=4 (an EVICT that finds nothing on a non-empty list)")
+def _core_inv_ts4():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(ts_width=4))
+
 
 @job("core_inv_bmc_e8p2", mode="bmc", depth=10, timeout=300,
      doc="P1+P2+P3 BMC, ENTRIES=8 PROBE=2 (k-induction at depth 8 does not finish in 5 min)")
@@ -157,25 +198,25 @@ def _core_inv_p1():
     return CoreInvariants(small_params(entries=4, probe=1))
 
 
-@job("core_inv_prove_lh11", mode="prove", depth=24, timeout=1800,
-     doc="P1+P2+P3 k-induction, hash latency 11 (the default pipeline length)")
-def _core_inv_lh11():
+@job(f"core_inv_prove_{LH}", mode="prove", depth=24, timeout=1800,
+     doc=f"P1+P2+P3 k-induction, hash latency {DEFAULT_HASH_LATENCY} (the default pipeline length)")
+def _core_inv_lh():
     from .table_props import CoreInvariants
-    return CoreInvariants(small_params(), hash_latency=11)
+    return CoreInvariants(small_params(), hash_latency=DEFAULT_HASH_LATENCY)
 
 
-@job("latency_prove_lh11", mode="prove", depth=24, timeout=300,
-     doc="P5 fixed latency 19 with hash latency 11 (the default pipeline), k-induction")
-def _latency_lh11():
+@job(f"latency_prove_{LH}", mode="prove", depth=24, timeout=300,
+     doc=f"P5 fixed latency with hash latency {DEFAULT_HASH_LATENCY} (the default pipeline), k-induction")
+def _latency_lh():
     from .stream_props import FixedLatency
-    return FixedLatency(small_params(), hash_latency=11)
+    return FixedLatency(small_params(), hash_latency=DEFAULT_HASH_LATENCY)
 
 
-@job("stream_count_prove_lh11", mode="prove", depth=24, timeout=300,
-     doc="P4 counting/credits with hash latency 11, k-induction")
-def _stream_count_lh11():
+@job(f"stream_count_prove_{LH}", mode="prove", depth=24, timeout=300,
+     doc=f"P4 counting/credits with hash latency {DEFAULT_HASH_LATENCY}, k-induction")
+def _stream_count_lh():
     from .stream_props import StreamCount
-    return StreamCount(small_params(), hash_latency=11)
+    return StreamCount(small_params(), hash_latency=DEFAULT_HASH_LATENCY)
 
 
 # ---- sanity: planted bugs that the harnesses must catch (SBY must report FAIL) ------------

@@ -64,8 +64,8 @@ from amaranth.lib import data
 from hdl.core import CoreOptions, KvAsuCore
 from hdl.core.interfaces import pmeta_layout
 
-from .common import (ListMoves, assert_list, elaborated, formal_models, free_config,
-                     popcount, reset_assumptions, small_params)
+from .common import (FORMAL_GEN_WIDTH, ListMoves, assert_list, elaborated, formal_models,
+                     free_config, popcount, reset_assumptions, small_params)
 
 __all__ = ["PredictorCoreLists"]
 
@@ -94,7 +94,7 @@ class PredictorCoreLists(Elaboratable):
         E, P = p.ENTRIES, p.PROBE
         pb = P.bit_length() - 1
         options = CoreOptions(predictor=True, protection="none")
-        core = KvAsuCore(p, options, gen_width=2,
+        core = KvAsuCore(p, options, gen_width=FORMAL_GEN_WIDTH,
                          **formal_models(p, hash_latency=self.hash_latency))
         m.submodules.core = elaborated(core, platform)
         reset_assumptions(m)

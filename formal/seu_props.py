@@ -270,7 +270,7 @@ class SeuTwin(SeuInvariants):
 
     def properties(self, m):
         from hdl.core import KvAsuCore
-        from .common import formal_models
+        from .common import FORMAL_GEN_WIDTH, formal_models
         core, p = self.core, self.params
         self._recovery(m)
         m.d.comb += self.checking.eq(0)            # (the comparison only)
@@ -281,7 +281,7 @@ class SeuTwin(SeuInvariants):
             with m.If(~Initial()):
                 m.d.comb += Assume(~ResetSignal())
         models = formal_models(p, hash_latency=self.hash_latency)
-        twin = KvAsuCore(p, self.options, gen_width=2, **models)
+        twin = KvAsuCore(p, self.options, gen_width=FORMAL_GEN_WIDTH, **models)
         m.submodules.twin = twin
         for a, b in zip(twin.hash.table, core.hash.table):
             m.d.comb += Assume(a == b)

@@ -15,9 +15,11 @@ Property 4 (``StreamCount``, ``StreamOrder``), free environment (``rsp.ready``, 
   still owed before it (``pending`` minus a response taken in the same cycle). Each taken
   response counts that down; the response taken when it is 0 must carry the marked
   ``op``. Since the solver chooses which request to mark and every request's ``op``, a
-  lost, duplicated or reordered response shows up as a wrong ``op`` or as a response with
-  ``pending == 0`` (data independence: the pipeline moves ``op`` like any other field).
-  BMC only (the marked request's position in the FIFO memory is not expressed as an
+  lost or duplicated response, or a reordering of responses of different ``op``, shows up
+  as a wrong ``op`` or as a response with ``pending == 0``. Only ``op`` is compared, and
+  ``op`` is not data to the core, so this is no data-independence argument: a swap of two
+  responses of the same ``op`` would pass (the simulations' scoreboards compare every
+  field of every response, docs/formal.md P4). BMC only (the marked request's position in the FIFO memory is not expressed as an
   inductive invariant).
 
 Property 5:
@@ -116,7 +118,6 @@ class StreamOrder(StreamCount):
                          pos.eq(pending - self.pop)]
 
 
-
 class FixedLatency(StreamCount):
     def __init__(self, params, **kw):
         super().__init__(params, always_ready=True, **kw)
@@ -133,7 +134,7 @@ class FixedLatency(StreamCount):
         # Helper invariant: with the consumer always ready, the FIFO holds exactly the
         # responses written in the last two cycles.
         D = L - 2
-        m.d.comb += Assert(self.fifo_level == acc[D - 1 + 1] + acc[D - 1 + 2])
+        m.d.comb += Assert(self.fifo_level == acc[D] + acc[D + 1])
         m.d.comb += Assert(rsp.valid == acc[L - 1])
         with m.If(rsp.valid):
             m.d.comb += Assert(rsp.payload.op == ops[L - 1])
@@ -153,9 +154,14 @@ class Drain(StreamCount):
     def __init__(self, params, **kw):
         super().__init__(params, no_flush=True, **kw)
 
+    def environment(self, m):
+        """The assumption beyond the harness's ``no_flush``: ``enable`` high, no ``hold``
+        (also the environment of ``covers_drain``)."""
+        m.d.comb += Assume(self.enable & ~self.hold)
+
     def properties(self, m):
         super().properties(m)      # helper invariants
-        m.d.comb += Assume(self.enable & ~self.hold)
+        self.environment(m)
         rr1 = Signal()
         m.d.sync += rr1.eq(self.rsp_ready)
         m.d.comb += Assert(~(rr1 & self.rsp_ready) | self.req_payload.op[1] |

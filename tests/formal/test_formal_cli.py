@@ -106,3 +106,51 @@ def test_a_result_of_a_job_that_no_longer_exists_is_dropped(jobs_run, tmp_path):
     summary = json.loads((tmp_path / "summary_only.json").read_text())
     assert sorted(r["name"] for r in summary["results"]) == ["lru_bmc", "tags_bmc"]
     assert summary["ok"]
+
+
+def test_the_summary_is_written_after_each_job(monkeypatch, tmp_path, capsys):
+    """A run stopped part way keeps the results it has, with the commit and the tools;
+    the last line of a finished run names the jobs that did not pass."""
+    def fake(name, job, outdir, *, verbose=False):
+        if name == "stream_order_bmc":
+            raise KeyboardInterrupt
+        return {"name": name, "status": "FAIL" if name == "tags_bmc" else "PASS",
+                "mode": job["mode"], "depth": job["depth"], "time_s": 0.0}
+    monkeypatch.setattr(run, "run_job", fake)
+    with pytest.raises(KeyboardInterrupt):
+        run.main(["--only", "lru_bmc,tags_bmc,stream_order_bmc", "--out", str(tmp_path)])
+    summary = json.loads((tmp_path / "summary_only.json").read_text())
+    assert [r["name"] for r in summary["results"]] == ["lru_bmc", "tags_bmc"]
+    assert not summary["ok"] and not summary["complete"]
+    assert {"commit", "versions", "nproc"} <= set(summary["run"])
+    assert summary["run"]["versions"]["amaranth"]
+    assert run.main(["--only", "lru_bmc,tags_bmc", "--out", str(tmp_path)]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("1/2 passed; not passed: tags_bmc;"), last
+
+
+def test_an_unknown_job_name_gets_a_suggestion(jobs_run, tmp_path, capsys):
+    _refused(["--only", "axil_prov", "--out", str(tmp_path)], capsys,
+             "did you mean axil_prove")
+
+
+def test_an_unknown_prove_result_is_explained():
+    """A prove job ending UNKNOWN: the base case's depth, where the induction step failed,
+    the two readings, and the BMC job that gives a trace from reset."""
+    job = run.JOBS["axil_prove"]
+    log = ("SBY 1:00:00 [axil_prove] engine_0.induction: ##   0:00:01  Assert failed in top: "
+           "/x/formal/axil_props.py:232 (_witness_.check_1043)\n")
+    note = run.unknown_note(job, log)
+    depth = job["depth"]
+    assert f"base case clean to depth {depth}" in note
+    assert "failed at axil_props.py:232" in note
+    assert f"a missing helper invariant or a bug deeper than {depth}" in note
+    assert note.endswith("run --only axil_bmc for a trace from reset")
+
+
+def test_the_bmc_twins_of_prove_jobs_are_bmc_jobs():
+    twins = {name: job["bmc"] for name, job in run.JOBS.items() if job["bmc"]}
+    assert twins["axil_prove"] == ("axil_bmc",)
+    for name, bmc in twins.items():
+        assert run.JOBS[name]["mode"] == "prove", name
+        assert all(run.JOBS[b]["mode"] == "bmc" for b in bmc), name

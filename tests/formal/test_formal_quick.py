@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The quick formal subset (``python -m formal.run --quick``) under pytest, one test per
 job, each required to PASS (yowasp-sby comes with the venv: a missing one fails the jobs,
-it does not skip them). About three minutes in all on the 2-core machine; see
+it does not skip them). About four minutes in all on the 2-core machine; see
 docs/formal.md. Also the runner's check of an expect-FAIL job's failing assertions."""
 
 import pytest
@@ -135,3 +135,26 @@ def test_docs_list_every_job_as_the_runner_defines_it():
         assert depth.split()[0] == str(job["depth"]), (name, depth)
     quick = sum(job["quick"] for job in JOBS.values())
     assert f"{len(JOBS)} jobs ({quick} quick)" in " ".join(text.split())
+
+
+def test_docs_state_the_total_time_of_make_formal():
+    """docs/formal.md and README.md state the time of ``make formal`` that the table's
+    times add up to (within a tenth: the times vary with load, the total is rounded)."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "formal.md").read_text()
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith("| `"):
+            cell = [c.strip() for c in line.strip().strip("|").split("|")][5]
+            found = re.search(r"(\d+(?: \d{3})*(?:\.\d+)?) s\b", cell)
+            assert found, f"no time in the row: {line[:60]}"
+            total += float(found.group(1).replace(" ", ""))
+    stated = re.search(r"\*\*`make formal` takes about ([\d.]+) hours\*\*", text)
+    assert stated, "docs/formal.md does not state the time of make formal"
+    hours = float(stated.group(1))
+    assert abs(hours - total / 3600) <= 0.1 * total / 3600, (hours, total / 3600)
+    readme = [line for line in (root / "README.md").read_text().splitlines()
+              if line.startswith("| `make formal` |")]
+    assert len(readme) == 1 and f"about {stated.group(1)} hours" in readme[0], readme
