@@ -51,6 +51,7 @@ from amaranth.lib import data
 from hdl.core import CoreOptions, KvAsuCore
 import regmap
 from hdl.lru import LruCmd
+from hdl.table.layouts import ent_word_layout, meta_word_layout
 
 from .common import (FORMAL_GEN_WIDTH, bypass_agreements, elaborated, formal_models,
                      free_config, pointer_view, popcount, reset_assumptions)
@@ -59,16 +60,11 @@ __all__ = ["CoreHarness", "table_layouts"]
 
 
 def table_layouts(params, gen_width):
-    """The word layouts of the table's ``ent``, ``meta`` and ``mark`` arrays, as
-    ``hdl/table/shared.py`` builds them (local there; held equal to the shapes of the
-    memories an unprotected table builds by tests/formal/test_formal_common.py), for the
-    views of the coded words' data bits in the soft-error proofs."""
-    return {
-        "ent": data.StructLayout({"tag": params.TAG_WIDTH, "count": params.COUNT_WIDTH}),
-        "meta": data.StructLayout({"last": params.TS_WIDTH, "gen": gen_width, "fresh": 1,
-                                   "valid": 1}),
-        "mark": unsigned(1),
-    }
+    """The word layouts of the table's ``ent``, ``meta`` and ``mark`` arrays (the table's
+    own, ``hdl.table.layouts``), for the views of the coded words' data bits in the
+    soft-error proofs."""
+    return {"ent": ent_word_layout(params), "meta": meta_word_layout(params, gen_width),
+            "mark": unsigned(1)}
 
 
 class CoreHarness(Elaboratable):

@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The bucket table's shapes and addressing: the generation width, a bank's word on both
-sides of the bypass (``sides_layout``), the rotation of bank order into probe order, and a
-slot's bank and row."""
+"""The bucket table's shapes and addressing: the generation width, a slot's ``ent`` and
+``meta`` words, a bank's word on both sides of the bypass (``sides_layout``), the rotation
+of bank order into probe order, and a slot's bank and row."""
 
 from amaranth import Array, Const
 from amaranth.lib import data
 
 from ..layouts import check_int
 
-__all__ = ["GEN_WIDTH", "MAX_GEN_WIDTH", "check_gen_width", "sides_layout", "probe_order",
-           "split_slot", "in_bank"]
+__all__ = ["GEN_WIDTH", "MAX_GEN_WIDTH", "check_gen_width", "ent_word_layout",
+           "meta_word_layout", "sides_layout", "probe_order", "split_slot", "in_bank"]
 
 #: Bits of the table generation (docs/spec-decisions.md D12): ``2**GEN_WIDTH`` generations,
 #: so every ``2**GEN_WIDTH``-th flush or reset sweeps the valid bits.
@@ -24,6 +24,17 @@ def check_gen_width(gen_width):
     """``gen_width`` if it is an integer 1 .. ``MAX_GEN_WIDTH``; ``TypeError`` /
     ``ValueError`` otherwise."""
     return check_int("gen_width", gen_width, 1, MAX_GEN_WIDTH)
+
+
+def ent_word_layout(p):
+    """A slot's word in an ``ent`` bank: its tag and its count."""
+    return data.StructLayout({"tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH})
+
+
+def meta_word_layout(p, gen_width):
+    """A slot's word in a ``meta`` bank: its last-access stamp, the generation it was
+    written in, its fresh bit (the scrubber's stale marks) and its valid bit."""
+    return data.StructLayout({"last": p.TS_WIDTH, "gen": gen_width, "fresh": 1, "valid": 1})
 
 
 def sides_layout(p):

@@ -10,7 +10,7 @@ from amaranth import Signal
 from amaranth.lib import data
 
 from .bypass import WindowRows
-from .layouts import split_slot
+from .layouts import ent_word_layout, meta_word_layout, split_slot
 from .scrub import scrub_port
 
 __all__ = ["shared"]
@@ -26,9 +26,8 @@ def shared(table, m):
     rows, pb = table.rows, p.BANK_BITS
     rw = max(0, rows.bit_length() - 1)            # row address bits
 
-    ent_layout = data.StructLayout({"tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH})
-    meta_layout = data.StructLayout({"last": p.TS_WIDTH, "gen": table.gen_width,
-                                     "fresh": 1, "valid": 1})
+    ent_layout = ent_word_layout(p)
+    meta_layout = meta_word_layout(p, table.gen_width)
     copy_layout = data.StructLayout({"last": p.TS_WIDTH, "fresh": 1, "valid": 1})
 
     # Window addressing: bank b holds slot h + ((b - h) mod P), at row hi + (b < lo).
