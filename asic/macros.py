@@ -6,9 +6,9 @@ No SRAM compiler runs offline here, so every macro is a black box whose figures 
 the stated model below (:data:`MODEL`), not from a generated layout. Where a figure comes
 from measured data, the data are OpenRAM's own FreePDK45 macro library ("OpenRAM's
 library" below): the characterised single-port (1rw, 6T) SRAMs in ``lib/freepdk45/lib/``
-of github.com/VLSIDA/OpenRAM at commit bf7d846e (2018-02-28), each laid out, DRC-checked
-with Calibre and characterised by simulation (Synopsys XA) at TT, 1.0 V, 25 C
-(``lib/freepdk45/*.log``). The model:
+of github.com/VLSIDA/OpenRAM at commit bf7d846e, each laid out, DRC-checked with Calibre
+and characterised by simulation (Synopsys XA) at TT, 1.0 V, 25 C (``lib/freepdk45/*.log``).
+The model:
 
 * **Area.** ``area_um2_per_bit * bits + area_um2_per_word * depth + area_um2_per_data_bit
   * width + area_um2_fixed``: a least-squares fit of the areas of the library's six
@@ -19,7 +19,7 @@ with Calibre and characterised by simulation (Synopsys XA) at TT, 1.0 V, 25 C
   flip-flops: 4 columns a bit at the library's 4 words a row). Outside those sizes the fit
   extrapolates: the library's one 2048-word macro (2048 x 32, 116 044 um^2) is 1.42 times
   the fit, so the 2048-word macros here are counted low; and a newer OpenRAM's 16 x 512
-  FreePDK45 macro is 348 716 um^2 (github.com/VLSIDA/OpenRAM issue #184), 7.3 times the
+  FreePDK45 macro is 348 716 um^2 (github.com/VLSIDA/OpenRAM/issues/184), 7.3 times the
   fit. A memory with more ports pays a factor on the whole macro (an assumption): 2 for one
   read and one write port (a two-port 8T-class cell; OpenRAM's 10T isolated-read cell is
   2.4 times its 6T in its SCMOS layouts, OpenRAM documentation, "Results"), 3 for two read
@@ -74,6 +74,8 @@ class MacroModel:
     leak_nw_per_bit: float = 4.4           # OpenRAM's FreePDK45 library, TT 1.0 V 25 C
 
     def factor(self, reads: int, writes: int) -> float:
+        """The area and leakage factor of a macro of ``reads`` read and ``writes`` write
+        ports over a one-port one; ValueError for a port count the model has none for."""
         for r, w, f in self.port_factor:
             if (r, w) == (reads, writes):
                 return f
@@ -88,6 +90,7 @@ class MacroModel:
         return self.access_ns_2048 if depth > 512 else self.access_ns
 
     def as_dict(self) -> dict:
+        """The figures as a JSON-ready dict (the report's ``macro_model``)."""
         d = dataclasses.asdict(self)
         d["port_factor"] = [{"reads": r, "writes": w, "factor": f}
                             for r, w, f in self.port_factor]
@@ -115,14 +118,17 @@ class MacroSpec:
 
     @property
     def name(self) -> str:
+        """The macro cell's name, ``sram_<depth>x<width>_<reads>r<writes>w``."""
         return f"sram_{self.depth}x{self.width}_{self.reads}r{self.writes}w"
 
     @property
     def abits(self) -> int:
+        """Address bits of each port (at least one)."""
         return max(1, (self.depth - 1).bit_length())
 
     @property
     def bits(self) -> int:
+        """Bits stored."""
         return self.depth * self.width
 
     def pins(self) -> list[tuple[str, str]]:
@@ -164,6 +170,7 @@ def macro_power_mw(spec: MacroSpec, freq_mhz: float, read_rate: float, write_rat
 
 
 def _scalar(name: str, value: float) -> str:
+    """A Liberty table of one value (a constant arc or check), e.g. ``cell_rise``."""
     return f'{name} (scalar) {{ values ("{value:.4f}"); }}'
 
 

