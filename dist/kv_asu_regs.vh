@@ -159,7 +159,7 @@
 // P_POLICIES.PREDICTOR (ro): POLICY.MODE = 1, the predictor mode: 1 in a build with CoreOptions.predictor (hdl.generate --predictor).
 `define KVASU_P_POLICIES_PREDICTOR_SHIFT         1
 `define KVASU_P_POLICIES_PREDICTOR_MASK          32'h00000002
-// CTRL.ENABLE (ctrl): Requests are accepted only while set.
+// CTRL.ENABLE (ctrl): Requests are accepted only while set; while it is 0, req.ready is low, except in MODE.NONBLOCKING, where req.ready stays 1 and the requests are dropped and counted in STAT_REQ_DROPPED.
 `define KVASU_CTRL_ENABLE_SHIFT                  0
 `define KVASU_CTRL_ENABLE_MASK                   32'h00000001
 // CTRL.FLUSH (action, reads 0): Untrack every line.

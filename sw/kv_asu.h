@@ -139,7 +139,9 @@ void kvasu_read_stats(const kvasu_dev *dev, uint64_t values[KVASU_STAT_COUNT]);
 /* Any 64-bit counter by the offset of its LO word (KVASU_REG_CYCLE_LO, ...). */
 uint64_t kvasu_read64(const kvasu_dev *dev, uint32_t lo_offset);
 
-/* Accept requests (1) or not (0); requests already accepted are still answered. */
+/* Accept requests (1) or not (0); requests already accepted are still answered. With 0,
+   req_ready is low, except in MODE.NONBLOCKING: there req_ready stays 1 and every request
+   presented is dropped and counted in STAT_REQ_DROPPED. */
 void kvasu_set_enabled(const kvasu_dev *dev, int enabled);
 int kvasu_is_enabled(const kvasu_dev *dev);
 /* Number of tracked lines. */

@@ -158,7 +158,7 @@
 /* P_POLICIES.PREDICTOR (ro): POLICY.MODE = 1, the predictor mode: 1 in a build with CoreOptions.predictor (hdl.generate --predictor). */
 #define KVASU_P_POLICIES_PREDICTOR_SHIFT         1u
 #define KVASU_P_POLICIES_PREDICTOR_MASK          0x00000002u
-/* CTRL.ENABLE (ctrl): Requests are accepted only while set. */
+/* CTRL.ENABLE (ctrl): Requests are accepted only while set; while it is 0, req.ready is low, except in MODE.NONBLOCKING, where req.ready stays 1 and the requests are dropped and counted in STAT_REQ_DROPPED. */
 #define KVASU_CTRL_ENABLE_SHIFT                  0u
 #define KVASU_CTRL_ENABLE_MASK                   0x00000001u
 /* CTRL.FLUSH (action, reads 0): Untrack every line. */

@@ -1,0 +1,3 @@
++incdir+.
+kv_asu_wrapper.v
+ice40/kv_asu.v

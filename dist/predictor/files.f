@@ -1,0 +1,3 @@
++incdir+.
+kv_asu_wrapper.v
+predictor/kv_asu.v
