@@ -34,11 +34,16 @@ uncorrectable table or LRU error must report a recovery at least as long as its 
 (``recoveries_too_short`` counts those that do not). With ``--double`` each run flips two
 bits of one word in one cycle instead; the target for those is that the block reports them
 (``ERR_FIRST_MEM`` bit 8, uncorrectable). Since the model takes the report as given, the
-report is checked against the upset itself: a run whose ``ERR_FIRST_MEM`` /
-``ERR_FIRST_ADDR`` names a place no flipped bit is in counts as ``misreported`` (the
-summary's count, and the run among the examples). ``--unprotected`` runs the same campaign
-on the core built with ``CoreOptions(protection="none")`` (nothing is ever flagged: the
-baseline).
+report is checked against the upset itself (``verif.fault_checks.report_problem``): a run
+counts as ``misreported`` (the summary's count, by what was wrong, and the run among the
+examples) when its ``ERR_FIRST_MEM`` / ``ERR_FIRST_ADDR`` names a place no flipped bit is in,
+or one whose flips no check can see, when the report's kind (``UNCORRECTABLE``) is not the
+one the memory's code and port give (computed from the flipped bits, never taken from the
+RTL: one bit of a SECDED memory whose reads correct is corrected; a window array's failed
+check, two bits of a SECDED word and one of a parity word are uncorrectable), when the
+first error's kind is not counted, or when ``ERR_FIRST_CYCLE`` is earlier than the flip.
+``--unprotected`` runs the same campaign on the core built with
+``CoreOptions(protection="none")`` (nothing is ever flagged: the baseline).
 
 Speed: the runs of one group of ``--per-traffic`` (10) share a traffic stream and one
 harness process (:func:`run_shared`): the harness simulates the fault-free run once, which
@@ -51,20 +56,24 @@ seed and its upset are drawn from them, not from the runs before it), so
 on ``--jobs``.
 
 ``python -m verif.faults [--faults N] [--seed S] [--config small] [--requests 300]
-[--double] [--unprotected] [--per-memory] [--per-traffic G] [--jobs N] [--replay K]
-[--out build/faults]`` prints
-progress and the seed, and writes ``campaign.json`` and ``campaign.png``
-(``campaign_double.*``, ``campaign_unprotected.*``; with ``--config``, the traffic and
-campaign options and the seed: what ``--replay`` needs). Exit status 1 if a fault-free run
+[--ready 0.8] [--double] [--unprotected] [--per-memory] [--per-traffic G] [--jobs N]
+[--replay K] [--out build/faults]`` prints progress and the seed, and writes
+``campaign.json`` and ``campaign.png`` (``campaign_double.*``, ``campaign_unprotected.*``;
+with ``--config``, the traffic and campaign options and the seed: what ``--replay``
+needs). ``--ready P``: the response consumer is ready in a share ``P`` of the cycles (a
+fresh draw per cycle). Exit status 1 (``verif.fault_checks.failures``) if a fault-free run
 failed or a report was not the upset's (``misreported``, a recovery over D11's bound or not
-reported): checks of the block; the classes are what the campaign measures, never a
-failure.
+reported), and on the protected core if D11's targets were missed: a hang or a run
+detected but not recovered; a silent run of a single-bit campaign; a silent run in a
+SECDED memory of a double-bit one (parity misses two flips of one word). The unprotected
+core's classes are its baseline, measured, never a failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import gc
 import json
 import random
 import re
@@ -83,94 +92,25 @@ from golden_model import KvAsuModel
 from golden_model.soft_errors import MEM_IDS, recovery_bound as soft_recovery_bound
 from hdl.core import CoreOptions
 from hdl.top import KvAsu
-import regmap
 from regmap import REG, Params
 from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
 from .codec import Codec
+from .fault_checks import (_MEM_NAMES, Target, codes, expected_reports, failures,
+                           first_error, location, misreported, recovery_too_short,
+                           report_problem, targets)
 from .soak import CONFIGS, Traffic, _stat_reads
 
-__all__ = ["CLASSES", "PER_TRAFFIC", "Target", "targets", "location", "classify", "judge",
-           "run_one", "run_shared", "traffic_seed", "campaign", "replay", "main"]
+__all__ = ["CLASSES", "PER_TRAFFIC", "READY_PERMILLE", "Target", "targets", "location",
+           "codes", "expected_reports", "report_problem", "misreported", "failures",
+           "classify", "judge", "run_one", "run_shared", "traffic_seed", "campaign", "replay",
+           "main"]
 
 CLASSES = ("masked", "detected_recovered", "detected_unrecovered", "silent", "hang")
 
-#: Verilog array name (without the bank number) -> D11 memory name.
-_D11_NAMES = {"ent": "ent", "meta": "meta", "mark": "mark", "scrub": "scrub",
-              "prev0": "prev0", "prev1": "prev1", "next0": "next0", "next1": "next1",
-              "mem": "stats"}
-
-
-class Target:
-    """A block-RAM array the campaign may hit: its harness name, D11 memory, bank."""
-
-    def __init__(self, array: fast.MemoryArray, memory: str, bank: int | None):
-        self.array, self.memory, self.bank = array, memory, bank
-
-    @property
-    def bits(self) -> int:
-        return self.array.width * self.array.depth
-
-    def __repr__(self):
-        return f"Target({self.array.name}, {self.memory}, bank {self.bank})"
-
-
-def targets(verilog: str) -> list[Target]:
-    """The block-RAM arrays of the generated Verilog (not the response FIFO, which is
-    distributed RAM, outside D11)."""
-    out = []
-    for array in fast.memory_arrays(verilog):
-        module, leaf = array.name.rsplit(".", 1)
-        if leaf == "storage" and module.rsplit(".", 1)[0].endswith(
-                (".table", ".lru", ".stats")):
-            # a hdl.protect.ProtectedMemory: its Memory of coded words is one level down
-            module, leaf = module.rsplit(".", 1)
-        if leaf == "memory" and module.rsplit(".", 1)[0].endswith(".table"):
-            # a window array with a registered read (hdl.ram.RegisteredReadRam): its
-            # Memory is one level down, named after the array
-            module, leaf = module.rsplit(".", 1)
-        if module.endswith(".table") or module.endswith(".lru") or module.endswith(".stats"):
-            base = leaf.rstrip("0123456789") if module.endswith(".table") else leaf
-            if base in _D11_NAMES:
-                bank = int(leaf[len(base):]) if base != leaf and base != "scrub" else None
-                out.append(Target(array, _D11_NAMES[base], bank))
-    return out
-
-
-def location(params: Params, target: Target, word: int, bit: int) -> tuple[str, int]:
-    """The D11 ``(memory, address)`` of a bit: the slot (table and LRU memories), the
-    counter index (statistics), as ``ERR_FIRST_MEM`` / ``ERR_FIRST_ADDR`` would give it."""
-    if target.memory == "scrub":
-        lane = bit // (target.array.width // params.PROBE)
-        return "scrub", word * params.PROBE + lane
-    if target.bank is not None:
-        return target.memory, word * params.PROBE + target.bank
-    return target.memory, word
-
-
-def first_error(errors) -> tuple[int, bool]:
-    """``ERR_FIRST_MEM`` of a run's report (``errors``, possibly ``None``) decoded: the
-    ``MEM_ID`` of the first error's memory (0 if none yet) and whether that error is
-    uncorrectable (its fields in the register map)."""
-    value = (errors or {}).get("ERR_FIRST_MEM", 0)
-    reg = REG["ERR_FIRST_MEM"]
-    return reg.field("MEM_ID").get(value), bool(reg.field("UNCORRECTABLE").get(value))
-
-
-def misreported(params: Params, target: Target, word: int, flips, errors) -> bool:
-    """Whether a run's report is not its upset (D11: the first error since the last clear
-    is the upset itself, the only error of the run): ``ERR_FIRST_MEM`` and
-    ``ERR_FIRST_ADDR`` name a place no flipped bit is in, or an error is counted
-    (``ERR_CORRECTED``, ``ERR_UNCORRECTED``) and ``ERR_FIRST_MEM`` names none."""
-    if not errors:
-        return False
-    mem_id, _ = first_error(errors)
-    if not mem_id:
-        return bool(errors["ERR_CORRECTED"] or errors["ERR_UNCORRECTED"])
-    reported = (_MEM_NAMES.get(mem_id), errors["ERR_FIRST_ADDR"])
-    return reported not in {location(params, target, word, bit) for bit in flips}
-
+#: The response consumer's ``ready``, per mille of cycles, by default (``--ready``).
+READY_PERMILLE = 800
 
 def classify(*, hang: bool, mismatch: bool, flagged: bool) -> str:
     """One run's class from what was observed."""
@@ -184,27 +124,6 @@ def classify(*, hang: bool, mismatch: bool, flagged: bool) -> str:
 #: The soft-error registers read (unchecked) at the end of a run, in this order.
 _ERR_READS = ("ERR_UNCORRECTED", "ERR_CORRECTED", "ERR_FIRST_MEM", "ERR_FIRST_ADDR",
               "ERR_FIRST_CYCLE", "ERR_FIRST_CYCLE_HI", "ERR_LAST_RECOVERY")
-_MEM_NAMES = {v: k for k, v in MEM_IDS.items()}
-
-
-def codes(params: Params, options=None) -> dict[str, str]:
-    """The code of each D11 memory in the build (``hdl.ecc.choose_protection`` over
-    its word, as the RTL applies it; ``"none"`` for an unprotected build)."""
-    from hdl.ecc import choose_protection
-    from hdl.table import GEN_WIDTH
-    options = CoreOptions.cast(options)
-    p, rows = params, params.ENTRIES // params.PROBE
-    words = {"ent": (p.TAG_WIDTH + p.COUNT_WIDTH, rows, None),
-             "meta": (p.TS_WIDTH + GEN_WIDTH + 2, rows, None), "mark": (1, rows, None),
-             "scrub": (p.PROBE * (p.TS_WIDTH + 2), rows, p.TS_WIDTH + 2),
-             **{name: (p.SLOT_WIDTH, p.ENTRIES, None)
-                for name in ("prev0", "prev1", "next0", "next1")},
-             "stats": (64, len(regmap.STAT_NAMES), None)}
-    if not options.protected:
-        return {name: "none" for name in words}
-    if options.protection != "auto":
-        return {name: options.protection for name in words}
-    return {name: choose_protection(*w) for name, w in words.items()}
 
 
 def _core_figures(params: Params, options) -> tuple[int, int, int]:
@@ -214,17 +133,12 @@ def _core_figures(params: Params, options) -> tuple[int, int, int]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnusedElaboratable)
         top = KvAsu(params, options)
-        return top.core.latency, top.core.decision_lag, top.regs.stat_lag
-
-
-def recovery_too_short(params: Params, errors: dict | None) -> bool:
-    """Whether a run's report (its ``ERR_*`` registers) names an uncorrectable table or LRU
-    error, so that a recovery ran (D11), while ``ERR_LAST_RECOVERY`` is under ``ENTRIES``
-    cycles, which its sweep alone takes (one word of every memory per cycle): the length
-    was not reported."""
-    mem_id, uncorrectable = first_error(errors)
-    recovered = uncorrectable and mem_id != MEM_IDS["stats"]
-    return recovered and (errors or {}).get("ERR_LAST_RECOVERY", 0) < params.ENTRIES
+        figures = top.core.latency, top.core.decision_lag, top.regs.stat_lag
+        # Its elaboratables are never elaborated: they warn when they are collected (in
+        # reference cycles, so at a later collection), here, where the warning is ignored.
+        del top
+        gc.collect()
+    return figures
 
 
 def recovery_bound(params: Params, options=None) -> int:
@@ -296,7 +210,7 @@ def judge(params: Params, requests, axi, outcome, *, decision_lag: int | None = 
 
 
 def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 300,
-            ready_permille: int = 800, requests=None, decision_lag: int | None = None,
+            ready_permille: int = READY_PERMILLE, requests=None, decision_lag: int | None = None,
             stat_lag: int | None = None, latency: int | None = None) -> dict:
     """One run in a harness process of its own: the traffic of ``seed`` (or the given
     ``requests``), ``faults`` (a ``fast.Fault``, a list of them or None) injected,
@@ -329,10 +243,12 @@ def _run_record(index: int, faults) -> bytes:
 
 
 def run_shared(exe: Path, params: Params, seed: int, fault_sets, *, n_requests: int = 300,
-               ready_permille: int = 800, decision_lag: int | None = None,
+               ready_permille: int = READY_PERMILLE, decision_lag: int | None = None,
                stat_lag: int | None = None, latency: int | None = None,
-               workdir: Path | None = None):
-    """Several runs of one stimulus (the traffic of ``seed``) in one harness process: it
+               workdir: Path | None = None, requests=None, axi=None):
+    """Several runs of one stimulus (the traffic of ``seed``, or the given ``requests``
+    and AXI4-Lite operations ``axi``, by default the end-of-run reads of
+    :func:`run_one`; the back-pressure draws are ``seed``'s) in one harness process: it
     simulates the fault-free run once and forks at the first fault cycle of each run
     (``fault_sets``, a list of lists of ``fast.Fault``), so the cycles before a run's flip
     are simulated once for all. Each run is exactly what :func:`run_one` with the same
@@ -346,7 +262,11 @@ def run_shared(exe: Path, params: Params, seed: int, fault_sets, *, n_requests: 
     fast.check_build(exe, params)
     fault_sets = [list(faults) for faults in fault_sets]
     fast.check_faults(exe, [f for faults in fault_sets for f in faults])
-    requests, axi, harness_seed = _stimulus(params, seed, n_requests)
+    gen_requests, gen_axi, harness_seed = _stimulus(params, seed, n_requests)
+    if requests is None:
+        requests, axi = gen_requests, gen_axi if axi is None else axi
+    elif axi is None:
+        axi = _axi(params, requests)
     codec = Codec(params)
     data = fast.encode(codec, requests, axi) + b"".join(
         _run_record(i, list(faults)) for i, faults in enumerate(fault_sets))
@@ -422,9 +342,11 @@ class _Plan:
     function of ``(seed, k, per_traffic)`` alone (:meth:`draw`), whatever ran before it."""
 
     def __init__(self, params: Params, verilog: str, seed: int, bits: int,
-                 per_traffic: int, n_requests: int, per_memory: bool = False):
+                 per_traffic: int, n_requests: int, per_memory: bool = False,
+                 options=None):
         self.params, self.seed, self.bits = params, seed, bits
         self.per_traffic, self.n_requests = per_traffic, n_requests
+        self.codes = codes(params, options)
         self.targets = targets(verilog)
         self.weights = [t.bits for t in self.targets]
         self.per_memory = per_memory
@@ -454,16 +376,21 @@ class _Plan:
         return target, word, flips, cycle
 
 
-def _record(params: Params, index: int, tseed: int, upset, res: dict) -> dict:
+def _record(params: Params, index: int, tseed: int, upset, res: dict,
+            memory_codes: dict) -> dict:
     """Run ``index``'s record (in the campaign's ``examples`` and from :func:`replay`): its
     upset (``(target, word, bits, cycle)``, as :meth:`_Plan.draw` gives it), the place
-    that is, the checks of its report (``misreported``, ``recovery_too_short``) and its
-    result ``res`` (class, detail, errors)."""
+    that is, the checks of its report against the upset (``misreported``, and what is
+    wrong, ``report_problem``, ``fault_checks.report_problem``, with the memory's code
+    from ``memory_codes``; ``recovery_too_short``) and its result ``res`` (class, detail,
+    errors)."""
     target, word, flips, cycle = upset
     memory, address = location(params, target, word, flips[0])
+    problem = report_problem(params, target, word, flips, res["errors"],
+                             memory_codes[target.memory], cycle)
     return {"index": index, "traffic_seed": tseed, "array": target.array.name, "word": word,
             "bits": flips, "cycle": cycle, "memory": memory, "address": address,
-            "misreported": misreported(params, target, word, flips, res["errors"]),
+            "misreported": bool(problem), "report_problem": problem,
             "recovery_too_short": recovery_too_short(params, res["errors"]), **res}
 
 
@@ -476,8 +403,10 @@ def _run_group(job) -> list[dict]:
     fault_sets = [[fast.Fault(cycle, "TOP." + t.array.name, word, bit) for bit in flips]
                   for t, word, flips, cycle in drawn]
     fault_free, results = run_shared(exe, plan.params, tseed, fault_sets,
-                                     n_requests=plan.n_requests, **lags)
-    records = [_record(plan.params, k, tseed, upset, {**res, "detail": res["detail"][:400]})
+                                     n_requests=plan.n_requests,
+                                     ready_permille=ctx["ready_permille"], **lags)
+    records = [_record(plan.params, k, tseed, upset, {**res, "detail": res["detail"][:400]},
+                       plan.codes)
                for k, upset, res in zip(indices, drawn, results)]
     return [{"fault_free": fault_free["class"], "detail": fault_free["detail"][:400],
              "traffic_seed": tseed}] + records
@@ -497,11 +426,13 @@ def _run_group_in_worker(job):
 def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
              n_requests: int = 300, out=sys.stdout, progress_every: int | None = None,
              protected: bool = True, double: bool = False,
-             per_traffic: int = PER_TRAFFIC, jobs: int = 1, per_memory: bool = False) -> dict:
+             per_traffic: int = PER_TRAFFIC, jobs: int = 1, per_memory: bool = False,
+             ready_permille: int = READY_PERMILLE) -> dict:
     """``n_faults`` runs, one upset each (one bit, or with ``double`` two bits of one word
     in one cycle); on the protected core (the default options) or, with ``protected``
     false, on ``CoreOptions(protection="none")``. ``per_memory``: each upset's D11 memory
-    drawn uniformly first (see the module's text). Runs ``k`` of one group of
+    drawn uniformly first (see the module's text). ``ready_permille``: the response
+    consumer's ``ready``, per mille of cycles (0 to 1000). Runs ``k`` of one group of
     ``per_traffic`` (``k // per_traffic``) share a traffic stream and one harness process
     (:func:`run_shared`); ``jobs`` worker processes run groups at once. Returns the
     summary (see main); it does not depend on ``jobs``."""
@@ -510,12 +441,13 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         raise ValueError(f"per_traffic must be a positive integer, not {per_traffic!r}")
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
+    check_int("ready_permille", ready_permille, 0, 1000)
     start = time.monotonic()
     options = CoreOptions() if protected else CoreOptions(protection="none")
     bits = 2 if double else 1
     print(f"faults: {n_faults} {'double' if double else 'single'}-bit upsets, seed {seed}, "
           f"{n_requests} requests per run, {per_traffic} runs per traffic stream, "
-          f"{jobs} job{'s' if jobs > 1 else ''}, "
+          f"{jobs} job{'s' if jobs > 1 else ''}, response ready {ready_permille / 10:g} %, "
           f"{'protected' if protected else 'unprotected'} core, "
           f"{'memories drawn uniformly' if per_memory else 'bits drawn uniformly'}, "
           f"params {params.as_dict()}",
@@ -523,15 +455,16 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     exe = fast.build(params, build_dir, faults=True, options=options)
     runs_start = time.monotonic()
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
-    plan = _Plan(params, verilog, seed, bits, per_traffic, n_requests, per_memory)
+    plan = _Plan(params, verilog, seed, bits, per_traffic, n_requests, per_memory, options)
     tgts = plan.targets
     latency, lag, stat_lag = _core_figures(params, options)
     bound = recovery_bound(params, options)
-    ctx = {"plan": plan, "exe": exe,
+    ctx = {"plan": plan, "exe": exe, "ready_permille": ready_permille,
            "lags": {"decision_lag": lag, "stat_lag": stat_lag, "latency": latency}}
     by_memory = collections.defaultdict(collections.Counter)
     silent_first = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
+    problems = collections.Counter()
     reported_uncorrectable = recoveries = over_bound = misreported_runs = too_short = 0
     longest = 0
     detection = []          # cycles from the flip to ERR_FIRST_CYCLE, per flagged run
@@ -563,6 +496,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                     detection.append(errs["ERR_FIRST_CYCLE"] - rec["cycle"])
                 if rec["misreported"]:
                     misreported_runs += 1
+                    problems[rec["report_problem"]] += 1
                 if errs.get("ERR_LAST_RECOVERY", 0):
                     recoveries += 1
                     longest = max(longest, errs["ERR_LAST_RECOVERY"])
@@ -589,12 +523,13 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     summary = {
         "seed": seed, "faults": n_faults, "bits_per_fault": bits,
         "requests_per_run": n_requests, "runs_per_traffic": per_traffic,
-        "traffic_streams": len(groups), "jobs": jobs, "params": params.as_dict(),
+        "traffic_streams": len(groups), "jobs": jobs, "ready_permille": ready_permille,
+        "params": params.as_dict(),
         "protected": protected, "per_memory": per_memory, "options": options.as_dict(),
         "classes": {c: totals[c] for c in CLASSES},
         "rates": {c: round(totals[c] / n_faults, 4) for c in CLASSES},
         "reported_uncorrectable": reported_uncorrectable,
-        "misreported": misreported_runs,
+        "misreported": misreported_runs, "report_problems": dict(sorted(problems.items())),
         "recoveries": recoveries, "recovery_bound": bound,
         "longest_recovery": longest, "recoveries_over_bound": over_bound,
         "recoveries_too_short": too_short,
@@ -629,21 +564,22 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
 
 def replay(params: Params, seed: int, index: int, build_dir: Path, *, n_requests: int = 300,
            protected: bool = True, double: bool = False,
-           per_traffic: int = PER_TRAFFIC, per_memory: bool = False) -> dict:
+           per_traffic: int = PER_TRAFFIC, per_memory: bool = False,
+           ready_permille: int = READY_PERMILLE) -> dict:
     """Run ``index`` of campaign ``seed`` again, alone, in a harness process of its own
     (:func:`run_one`); returns its record (as in the campaign's ``examples``)."""
     options = CoreOptions() if protected else CoreOptions(protection="none")
     exe = fast.build(params, build_dir, faults=True, options=options)
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
     plan = _Plan(params, verilog, seed, 2 if double else 1, per_traffic, n_requests,
-                 per_memory)
+                 per_memory, options)
     tseed, requests, _ = plan.group(index // per_traffic, index + 1)
     target, word, flips, cycle = plan.draw(index, requests)
     latency, lag, stat_lag = _core_figures(params, options)
     faults = [fast.Fault(cycle, "TOP." + target.array.name, word, bit) for bit in flips]
     res = run_one(exe, params, tseed, faults, n_requests=n_requests, decision_lag=lag,
-                  stat_lag=stat_lag, latency=latency)
-    return _record(params, index, tseed, (target, word, flips, cycle), res)
+                  stat_lag=stat_lag, latency=latency, ready_permille=ready_permille)
+    return _record(params, index, tseed, (target, word, flips, cycle), res, plan.codes)
 
 
 def plot(summary: dict, path: Path) -> None:
@@ -675,6 +611,19 @@ def plot(summary: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def _probability(text: str) -> float:
+    """An argparse ``type``: a probability, 0 to 1, in steps of 0.001 (the harness's per
+    mille)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1 or abs(value * 1000 - round(value * 1000)) > 1e-9:
+        raise argparse.ArgumentTypeError(
+            f"must be 0 to 1 in steps of 0.001, not {text}")
+    return value
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--faults", type=int_range(1), default=2000, help="runs, one upset each")
@@ -690,6 +639,9 @@ def main(argv=None) -> int:
                     help="the core built with CoreOptions(protection='none')")
     ap.add_argument("--per-memory", action="store_true",
                     help="draw each upset's memory uniformly, then a bit of it")
+    ap.add_argument("--ready", type=_probability, default=READY_PERMILLE / 1000,
+                    metavar="P", help="the response consumer's ready probability per cycle "
+                    f"(0 to 1, default {READY_PERMILLE / 1000:g})")
     ap.add_argument("--replay", type=int_range(0), default=None, metavar="INDEX",
                     help="run INDEX of the campaign --seed again, alone, and print it")
     ap.add_argument("--out", type=Path, default=Path("build/faults"))
@@ -706,22 +658,18 @@ def main(argv=None) -> int:
         record = replay(CONFIGS[args.config], seed, args.replay, build,
                         n_requests=args.requests, protected=not args.unprotected,
                         double=args.double, per_traffic=args.per_traffic,
-                        per_memory=args.per_memory)
+                        per_memory=args.per_memory, ready_permille=round(args.ready * 1000))
         print(json.dumps(record, indent=1))
         return 0
     summary = campaign(CONFIGS[args.config], args.faults, seed, build,
                        n_requests=args.requests, protected=not args.unprotected,
                        double=args.double, per_traffic=args.per_traffic, jobs=args.jobs,
-                       per_memory=args.per_memory)
+                       per_memory=args.per_memory, ready_permille=round(args.ready * 1000))
     summary = {"config": args.config, **summary}     # what --replay needs with --seed
     (args.out / f"{stem}.json").write_text(json.dumps(summary, indent=1) + "\n")
     plot(summary, args.out / f"{stem}.png")
     print(f"faults: wrote {args.out / stem}.json and .png")
-    wrong = {"fault-free runs failed": len(summary["fault_free_failures"]),
-             "misreported": summary["misreported"],
-             "recoveries over the bound": summary["recoveries_over_bound"],
-             "recoveries not reported": summary["recoveries_too_short"]}
-    wrong = {what: count for what, count in wrong.items() if count}
+    wrong = failures(summary)
     if wrong:
         print("faults: FAIL (seed {}): {}".format(
             seed, ", ".join(f"{what} {count}" for what, count in wrong.items())),

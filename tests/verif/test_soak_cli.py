@@ -156,10 +156,15 @@ def test_faults_campaign_refuses_no_runs(no_build, tmp_path):
 
 
 def _fake_campaign(monkeypatch, **found):
-    """``faults.campaign`` replaced by one that finds ``found`` (the summary's counts)."""
+    """``faults.campaign`` replaced by one that finds ``found`` (the summary's counts): by
+    default a protected double-bit campaign whose one silent run is in a parity-coded
+    memory (a measurement, not a failure)."""
     def campaign(params, n, seed, build, **kwargs):
-        return {"seed": seed, "faults": n, "params": params.as_dict(),
-                "classes": {"masked": n - 1, "silent": 1}, "fault_free_failures": [],
+        classes = {"masked": n - 1, "detected_recovered": 0, "detected_unrecovered": 0,
+                   "silent": 1, "hang": 0}
+        return {"seed": seed, "faults": n, "params": params.as_dict(), "protected": True,
+                "bits_per_fault": 2, "classes": classes, "by_memory": {"scrub": classes},
+                "codes": {"scrub": "parity"}, "fault_free_failures": [],
                 "misreported": 0, "recoveries_over_bound": 0, "recoveries_too_short": 0,
                 **found}
     monkeypatch.setattr(faults, "campaign", campaign)
@@ -168,7 +173,8 @@ def _fake_campaign(monkeypatch, **found):
 
 def test_faults_summary_names_the_config(monkeypatch, tmp_path, capsys):
     """``--replay K --seed S`` needs the campaign's ``--config``: the summary names it. A
-    silent run is a measurement, not a failure: exit status 0."""
+    silent run in a parity-coded memory of a double-bit campaign is a measurement, not a
+    failure: exit status 0."""
     _fake_campaign(monkeypatch)
     assert faults.main(["--config", "probe1", "--faults", "3", "--seed", "9",
                         "--out", str(tmp_path)]) == 0
@@ -181,10 +187,16 @@ def test_faults_summary_names_the_config(monkeypatch, tmp_path, capsys):
     ({"misreported": 2}, "misreported 2"),
     ({"recoveries_over_bound": 1}, "recoveries over the bound 1"),
     ({"recoveries_too_short": 3}, "recoveries not reported 3"),
+    ({"bits_per_fault": 1}, "silent 1"),
+    ({"codes": {"scrub": "secded"}}, "silent in a SECDED memory 1"),
+    ({"classes": {"masked": 2, "detected_recovered": 0, "detected_unrecovered": 0,
+                  "silent": 0, "hang": 1}}, "hangs 1"),
 ])
 def test_faults_failed_check_exits_1(found, message, monkeypatch, tmp_path, capsys):
-    """A fault-free run that failed, or a report that is not the upset's, is a failed
-    check of the block: exit status 1, the summary written all the same."""
+    """A fault-free run that failed, a report that is not the upset's, or a miss of D11's
+    targets on the protected core (a silent run of a single-bit campaign or in a SECDED
+    memory, a hang) is a failed check of the block: exit status 1, the summary written all
+    the same."""
     _fake_campaign(monkeypatch, **found)
     assert faults.main(["--faults", "3", "--seed", "9", "--out", str(tmp_path)]) == 1
     assert f"faults: FAIL (seed 9): {message}" in capsys.readouterr().err
