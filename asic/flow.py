@@ -407,8 +407,11 @@ def run(out: Path, params=None, options=None, *, target_ps: int = 1000,
     (out / "report.json").unlink(missing_ok=True)
     seconds = {}
     run_start = start = time.monotonic()
-    lib = pdk.fetch_stdcells(pdk_dir)
-    shutil.copyfile(lib, out / "stdcells.lib")
+    try:
+        lib = pdk.fetch_stdcells(pdk_dir)
+    except OSError as exc:
+        raise FlowError(f"--pdk-dir {pdk_dir}: {exc}") from exc
+    shutil.copyfile(lib, out / "stdcells.lib")     # whole: the fetch replaces it atomically
     (out / "kv_asu.v").write_text(generate(params, options))
     with warnings.catch_warnings():
         # An instance built only for its latency attribute, never elaborated.
@@ -578,6 +581,11 @@ def main(argv=None) -> int:
             not 0 < args.higher_activity <= 1):
         ap.error("--target-ps and --macro-min-words must be positive, --activity and "
                  "--higher-activity in (0, 1]")
+    if args.higher_activity <= args.activity:
+        ap.error(f"--higher-activity ({args.higher_activity:g}) must be above --activity "
+                 f"({args.activity:g})")
+    if args.pdk_dir.exists() and not args.pdk_dir.is_dir():
+        ap.error(f"--pdk-dir {args.pdk_dir} is not a folder")
     try:
         params, options = build_from_args(args)
     except (TypeError, ValueError) as exc:

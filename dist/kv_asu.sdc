@@ -9,6 +9,7 @@ create_clock -name clk -period 10.000 [get_ports clk]
 # The ports are not registered: inputs go through logic before their first flip-flop
 # or block RAM, and outputs come through logic from flip-flops, so give
 # set_input_delay / set_output_delay budgets that fit the logic around the block.
-# rst is synchronous (active high) like every other input. The one combinational
-# path from an input to an output is the wrapper's rst -> req_ready, s_axil_awready,
-# s_axil_wready and s_axil_arready (no transfer is taken while rst is high).
+# rst is synchronous (active high) like every other input. The combinational paths
+# from an input to an output: req_op -> req_ready (an EVICT waits for its gap after
+# an OBSERVE or an EVICT; docs/rtl.md), and the wrapper's rst -> req_ready,
+# s_axil_awready, s_axil_wready and s_axil_arready (no transfer while rst is high).

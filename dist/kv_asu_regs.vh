@@ -217,6 +217,7 @@
 `define KVASU_P_POLICIES_RESET                   32'h00000001
 `define KVASU_CTRL_RESET                         32'h00000001
 `define KVASU_STATUS_RESET                       32'h00000000
+`define KVASU_OCCUPANCY_RESET                    32'h00000000
 `define KVASU_C3_RESET                           32'h00000005
 `define KVASU_C2_RESET                           32'h00000003
 `define KVASU_W3_RESET                           32'h00000019

@@ -373,8 +373,9 @@ def main(argv=None):
         done = results
         if args.only:
             done = list({**merged, **{r["name"]: r for r in results}}.values())
-        summary = {"ok": all(r["status"] == "PASS" for r in done),
-                   "complete": len(results) == len(names), "jobs": names, "run": info,
+        complete = len(results) == len(names)
+        summary = {"ok": complete and all(r["status"] == "PASS" for r in done),
+                   "complete": complete, "jobs": names, "run": info,
                    "results": done}
         path.write_text(json.dumps(summary, indent=2) + "\n")
 

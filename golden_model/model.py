@@ -68,8 +68,13 @@ def reset_config(params: Params) -> Config:
     ``[config_defaults]``, data): counts clamped to ``COUNT_MAX``, windows given in cycles
     made ticks by a right shift (so rounded down) and clamped to ``WMAX``."""
     preset = regmap.SPEC["config_defaults"]
-    count = lambda value: min(value, params.COUNT_MAX)
-    window = lambda cycles: min(cycles >> params.TICK_SHIFT, params.WMAX)
+
+    def count(value):
+        return min(value, params.COUNT_MAX)
+
+    def window(cycles):
+        return min(cycles >> params.TICK_SHIFT, params.WMAX)
+
     return Config(c3=count(preset["C3"]), c2=count(preset["C2"]),
                   w3=window(preset["W3_CYCLES"]), w2=window(preset["W2_CYCLES"]),
                   w1=window(preset["W1_CYCLES"]), hash_seed=preset["HASH_SEED"])

@@ -50,7 +50,7 @@ class Define(NamedTuple):
 
 def reset_value(reg, params: Params) -> int | None:
     """``reg``'s value after reset in a build of ``params``; ``None`` for a live value
-    (OCCUPANCY, CYCLE: ``live`` in the register map), which has none to state."""
+    (CYCLE: ``live`` in the register map), which has none to state."""
     if reg.live:
         return None
     if reg.reset is not None:

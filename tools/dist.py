@@ -135,9 +135,10 @@ def sdc() -> str:
         "# The ports are not registered: inputs go through logic before their first flip-flop",
         "# or block RAM, and outputs come through logic from flip-flops, so give",
         "# set_input_delay / set_output_delay budgets that fit the logic around the block.",
-        "# rst is synchronous (active high) like every other input. The one combinational",
-        "# path from an input to an output is the wrapper's rst -> req_ready, s_axil_awready,",
-        "# s_axil_wready and s_axil_arready (no transfer is taken while rst is high).",
+        "# rst is synchronous (active high) like every other input. The combinational paths",
+        "# from an input to an output: req_op -> req_ready (an EVICT waits for its gap after",
+        "# an OBSERVE or an EVICT; docs/rtl.md), and the wrapper's rst -> req_ready,",
+        "# s_axil_awready, s_axil_wready and s_axil_arready (no transfer while rst is high).",
     ]) + "\n"
 
 
@@ -150,7 +151,6 @@ def generated(builds=None) -> dict[str, str]:
     """Every file ``tools.dist`` writes, relative to the repository, with its text: the
     Verilog of ``builds`` (default: all) and everything else. The MANIFEST takes the
     Verilog of the builds not rendered from the checked-in files."""
-    from regmap.headers import verilog_header
     from tools.dist_docs import replace_blocks
     builds = sorted(BUILDS) if builds is None else builds
     out: dict[str, str] = {}
@@ -171,8 +171,10 @@ def generated(builds=None) -> dict[str, str]:
                                    out[f"dist/{name}/files.f"])
     for rel, desc in HAND_WRITTEN.items():
         what[rel] = (desc, (DIST / rel).read_text())
+    # The checked-in header (make docs writes it): the MANIFEST lists the files as they are,
+    # and a stale header is --check's to report.
     what[REGS_VH] = ("register map as Verilog `defines, generated from regmap/kv_asu.toml "
-                     "(make docs), every build", verilog_header())
+                     "(make docs), every build", (DIST / REGS_VH).read_text())
     what["kv_asu.sdc"] = ("timing constraints, every build", out["dist/kv_asu.sdc"])
     what["LICENSE"] = ("the Apache License 2.0, which every file here is under",
                        out["dist/LICENSE"])
@@ -228,6 +230,8 @@ def main(argv=None) -> int:
                              "make docs has rewritten sw/kv_asu_regs.h)")
     args = parser.parse_args(argv)
     if args.no_verilog:
+        if args.build:
+            parser.error("--no-verilog makes no build's Verilog: give it without --build")
         args.build = []
     try:
         if args.check:

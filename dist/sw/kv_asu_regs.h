@@ -216,6 +216,7 @@
 #define KVASU_P_POLICIES_RESET                   0x00000001u
 #define KVASU_CTRL_RESET                         0x00000001u
 #define KVASU_STATUS_RESET                       0x00000000u
+#define KVASU_OCCUPANCY_RESET                    0x00000000u
 #define KVASU_C3_RESET                           0x00000005u
 #define KVASU_C2_RESET                           0x00000003u
 #define KVASU_W3_RESET                           0x00000019u

@@ -339,6 +339,8 @@ def test_flop_registers_names_each_flip_flop_by_its_q_net():
     (["--predictor"], "protection='none'"),
     (["--param", "NOT_A_PARAM=1"], "--param wants NAME=VALUE"),
     (["--protection", "none", "--param", "ENTRIES=100"], "ENTRIES"),
+    (["--higher-activity", "0.05"], "--higher-activity (0.05) must be above --activity"),
+    (["--pdk-dir", __file__], "is not a folder"),
 ])
 def test_cli_refuses_a_build_it_cannot_make_before_running_a_tool(argv, message, capsys,
                                                                   tmp_path, monkeypatch):

@@ -129,6 +129,21 @@ def test_the_summary_is_written_after_each_job(monkeypatch, tmp_path, capsys):
     assert last.startswith("1/2 passed; not passed: tags_bmc;"), last
 
 
+def test_a_run_stopped_part_way_is_not_ok(monkeypatch, tmp_path):
+    """Every job so far passed, but not every job ran: the summary is not ``ok``."""
+    def fake(name, job, outdir, *, verbose=False):
+        if name == "tags_bmc":
+            raise KeyboardInterrupt
+        return {"name": name, "status": "PASS", "mode": job["mode"], "depth": job["depth"],
+                "time_s": 0.0}
+    monkeypatch.setattr(run, "run_job", fake)
+    with pytest.raises(KeyboardInterrupt):
+        run.main(["--only", "lru_bmc,tags_bmc", "--out", str(tmp_path)])
+    summary = json.loads((tmp_path / "summary_only.json").read_text())
+    assert [r["status"] for r in summary["results"]] == ["PASS"]
+    assert not summary["complete"] and not summary["ok"]
+
+
 def test_an_unknown_job_name_gets_a_suggestion(jobs_run, tmp_path, capsys):
     _refused(["--only", "axil_prov", "--out", str(tmp_path)], capsys,
              "did you mean axil_prove")
