@@ -48,15 +48,19 @@ class Define(NamedTuple):
     doc: str | None = None
 
 
-def reset_value(reg, params: Params) -> int | None:
-    """``reg``'s value after reset in a build of ``params``; ``None`` for a live value
-    (CYCLE: ``live`` in the register map), which has none to state."""
+def reset_value(reg, params: Params, *, predictor: bool = False,
+                mode_reset: int | None = None) -> int | None:
+    """``reg``'s value after reset in a build of ``params`` (with the predictor mode if
+    ``predictor``; ``MODE``'s reset value ``mode_reset`` if given, D13); ``None`` for a live
+    value (CYCLE: ``live`` in the register map), which has none to state."""
     if reg.live:
         return None
     if reg.reset is not None:
         return params.value_of(reg.reset)
     if reg.build is not None:
-        return build_word(reg.build)
+        return build_word(reg.build, predictor=predictor)
+    if mode_reset is not None and "MODE" in (reg.name, reg.active_of):
+        return mode_reset
     if reg.fields:
         return sum(f.reset << f.bit for f in reg.fields)
     if reg.active_of in MODE_DEFAULTS:      # ACT_MODE, ACT_POLICY: their shadow's reset

@@ -112,13 +112,10 @@ def _builds_table(builds) -> list[str]:
 
 
 def _reset_value(reg, build) -> int | None:
-    from regmap import Params, build_word
+    from regmap import Params
     from regmap.headers import reset_value
-    if reg.build is not None:
-        return build_word(reg.build, predictor=build.options.predictor)
-    if reg.name in ("MODE", "ACT_MODE"):
-        return build.options.mode_reset
-    return reset_value(reg, Params(**build.params))
+    return reset_value(reg, Params(**build.params), predictor=build.options.predictor,
+                       mode_reset=build.options.mode_reset)
 
 
 def _reset_table(builds) -> list[str]:
