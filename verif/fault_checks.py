@@ -103,9 +103,10 @@ def first_error(errors) -> tuple[int, bool]:
 def _words(params: Params) -> dict[str, tuple[int, int, int | None]]:
     """Each D11 memory's data word: ``(width, depth, write granularity or None)``."""
     from hdl.table import GEN_WIDTH
+    from hdl.table.layouts import ent_word_layout, meta_word_layout
     p, rows = params, params.ENTRIES // params.PROBE
-    return {"ent": (p.TAG_WIDTH + p.COUNT_WIDTH, rows, None),
-            "meta": (p.TS_WIDTH + GEN_WIDTH + 2, rows, None), "mark": (1, rows, None),
+    return {"ent": (ent_word_layout(p).size, rows, None),
+            "meta": (meta_word_layout(p, GEN_WIDTH).size, rows, None), "mark": (1, rows, None),
             "scrub": (p.PROBE * (p.TS_WIDTH + 2), rows, p.TS_WIDTH + 2),
             **{name: (p.SLOT_WIDTH, p.ENTRIES, None)
                for name in ("prev0", "prev1", "next0", "next1")},
