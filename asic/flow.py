@@ -22,8 +22,8 @@ Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
    no initial contents other than zero (a ``ValueError`` otherwise). Zero contents are
    dropped: an SRAM powers up random, and an ASIC build of the core would have to sweep
    every word after power-up (docs/spec-decisions.md, D11). The smaller memories (the
-   response FIFO, 20 x 93, and the statistics engine's counter words, 14 x 64, 14 x 72
-   with protection) stay and become flip-flops and logic.
+   response FIFO, 20 x 93, and the statistics engine's counter words, one of 64 bits per
+   statistic, 72 with protection) stay and become flip-flops and logic.
 4. Yosys, mapping: ``synth -flatten -booth`` and ``dfflibmap`` -> ``cells.json``; every
    flip-flop or macro input pin fed by a net that feeds several of them then gets a net of
    its own through a buffer (:func:`asic.netlist.split_boundary_fanout` ->

@@ -94,7 +94,8 @@ async def unmapped_decerr(tb: KvAsuTB):
     words = [a for a in range(0, 1 << regmap.AXIL_ADDR_WIDTH, 4) if a not in mapped]
     if tb.scale < 0.5:
         words = sorted(a for a in set(tb.rng.sample(words, 96)) |
-                       {0x02C, 0x04C, 0x058, 0x078, 0x098, 0x0FC, 0x170, 0xFFC}
+                       {0x02C, 0x04C, 0x058, 0x078, 0x098, 0x0FC, 0xFFC,
+                        STAT_REGISTERS[-1].offsets[-1] + 4}
                        if a not in mapped)
     stim = Stimulus(tb)
     stim.weights = [60, 30, 0, 0]                 # no EVICT: the table keeps its lines

@@ -2,7 +2,7 @@
 """The KV-ASU statistics counters: wide counters kept in block RAM.
 
 ``StatisticsCounters(count, width)`` replaces ``count`` flip-flop counters of ``width`` bits
-(14 x 64 in the KV-ASU) by one ``count`` x ``width`` memory (``amaranth.lib.memory``: EBR on
+(``len(regmap.STAT_NAMES)`` x 64 in the KV-ASU) by one ``count`` x ``width`` memory (``amaranth.lib.memory``: EBR on
 iCE40, DP16KD on ECP5), a small flip-flop pre-counter per counter and a read-modify-write
 engine that folds the pre-counters into the memory. Seen from its ports it behaves exactly
 like the flip-flop counters it replaces; see the class docstring for the contract.

@@ -83,7 +83,7 @@ class StatisticsCounters(CountersTestbenchAccess, wiring.Component):
         consecutive ones are busy, which bounds the cycles between two visits of a counter
         by :attr:`max_gap` = ``2 * count + 2``; a pre-counter counts at most one increment
         per cycle of that gap, so :attr:`pre_width` = ``max_gap.bit_length()`` bits never
-        overflow (5 bits for 14 counters: gap <= 30).
+        overflow (the KV-ASU's statistics: a gap of at most 30 cycles, 5 bits).
 
     Read contract
         ``rd_en`` may be high only in the cycle right after a ``rd_reserve`` cycle, and of

@@ -342,6 +342,34 @@ def test_ports_and_parameters():
         StatisticsCounters(stages=4)
 
 
+def test_docs_state_the_statistics_as_built():
+    """docs/registers.md and docs/rtl.md give the statistics' number and the pre-counters'
+    width as the built engine has them (a new statistic changes both)."""
+    import re
+    from pathlib import Path
+    import regmap
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    dut = StatisticsCounters()
+    count, pre = len(regmap.STAT_NAMES), dut.pre_width
+    assert dut.count == count
+    registers = (docs / "registers.md").read_text()
+    rtl = (docs / "rtl.md").read_text()
+    stated = {
+        "registers.md, block RAM": re.findall(r"one (\d+) x 64-bit block RAM", registers),
+        "registers.md, pre-counter": re.findall(r"(\d+)-bit pre-counter", registers),
+        "rtl.md, stat_inc": re.findall(r"`stat_inc` Out\((\d+)\)", rtl),
+        "rtl.md, inc": re.findall(r"`inc` In\((\d+)\)", rtl),
+        "rtl.md, addresses": re.findall(r"`(?:rd_addr|err_index)` (?:In|Out)\(range\((\d+)\)\)",
+                                        rtl),
+        "rtl.md, statistics": re.findall(r"the (\d+) x 64-bit statistics", rtl),
+        "rtl.md, pre-counters": re.findall(r"(\d+)-bit pre-counters", rtl),
+    }
+    want = {name: (pre if "pre-counter" in name else count) for name in stated}
+    for name, found in stated.items():
+        values = [int(v) for v in found]
+        assert values and set(values) == {want[name]}, (name, values, want[name])
+
+
 def test_random_carries_at_20_and_64_bits():
     """Random traffic with values preloaded just below a carry or the wrap-around: at width
     20, carries across bit 15/16 and the wrap at 2**20 (with clears and resets); at width
