@@ -143,6 +143,10 @@ def _reset_table(builds) -> list[str]:
 
 
 def _memories(build):
+    """Each memory of ``build``'s elaborated design: its path, depth, width, read ports and
+    write ports' lanes. Amaranth has no public view of an elaborated ``MemoryInstance``'s
+    ports, so this reads its private fields (as of the pinned amaranth 0.5.10); a version
+    that renames them fails ``tests/integration/test_dist_kit.py``, not silently."""
     from amaranth.hdl import Shape
     from amaranth.hdl._mem import MemoryInstance
     _, fragment = _elaborated(build)
