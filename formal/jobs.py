@@ -418,7 +418,7 @@ def _core_seu_double_bmc():
 
 
 @job("covers_seu", mode="cover", depth=22, timeout=1800,
-     doc="D11 non-vacuity: each table memory's upset detected, LRU/scrub upsets corrected, a recovery ends (also after the whole bound), a request after it")
+     doc="D11 non-vacuity: each table memory's upset detected, LRU/scrub upsets corrected, a recovery ends (also after the whole bound), a request after it, a recovery starting in a clear sweep, an EVICT_ANY's POP corrected, a recovery with the FIFO full")
 def _covers_seu():
     from .seu_props import SeuCovers
     return SeuCovers(small_params())

@@ -225,15 +225,36 @@ class SeuCovers(SeuInvariants):
     """Non-vacuity of the soft-error proofs (cover goals, no assertions): each kind of
     table memory's upset detected (a recovery starts and reports ``err_mem`` that memory), an
     LRU bank's and ``scrub``'s upset corrected, a recovery that ends, one that takes the
-    whole bound ``R``, and a request accepted after a recovery."""
+    whole bound ``R``, a request accepted after a recovery, and three corner cases: a
+    recovery that starts while a flush's clear sweep runs (``recovery_starts_in_sweep``; the
+    window read port is checked every cycle, used or not, so no request is needed), an LRU
+    word that an ``EVICT_ANY``'s POP reads corrected (``lru_corrected_in_pop``: the report
+    of that read, for the popped slot), and a recovery running while the response FIFO is
+    full and ``rsp.ready`` low (``recovery_fifo_full``)."""
+
+    #: Cycles from a POP given in E2 (the list's C1 read of the tail it unlinks) to the
+    #: report of that read's check (``lru.err_*``, registered).
+    POP_REPORT = 2
 
     def properties(self, m):
+        from hdl.lru.layouts import LruCmd
         core = self.core
+        lru, commit = core.lru, core.commit
         self._recovery(m)
         ids = regmap.MEM_IDS
         after = Signal(name="after_recovery", reset_less=True)
         with m.If(self.rec_end):
             m.d.sync += after.eq(1)
+        # An EVICT_ANY's POP, and its slot, registered along to its read's report.
+        pop_q = Signal(name="evict_any_pop")
+        m.d.comb += pop_q.eq((commit.lru_cmd == LruCmd.POP) &
+                             (commit.e2.op == regmap.OPS["EVICT_ANY"]))
+        slot_q = commit.lru_slot
+        for k in range(1, self.POP_REPORT + 1):
+            pq = Signal(name=f"evict_any_pop_q{k}")
+            sq = Signal.like(commit.lru_slot, name=f"evict_any_slot_q{k}")
+            m.d.sync += [pq.eq(pop_q), sq.eq(slot_q)]
+            pop_q, slot_q = pq, sq
         # The report (which memory) is registered a cycle after the recovery starts
         # (D11), beside ``err_started``.
         reported = core.err_started
@@ -241,11 +262,15 @@ class SeuCovers(SeuInvariants):
             "detect_ent": reported & (core.err_mem == ids["ent"]),
             "detect_meta": reported & (core.err_mem == ids["meta"]),
             "detect_mark": reported & (core.err_mem == ids["mark"]),
-            "corrected_lru": core.lru.err_corrected,
+            "corrected_lru": lru.err_corrected,
             "corrected_scrub": core.table.err_corrected & (core.table.err_mem == ids["scrub"]),
             "recovery_end": self.rec_end,
             "recovery_full_bound": self.rec_end & (self.recovery_cycles == self.recovery_bound),
             "accept_after_recovery": after & self.accept,
+            "recovery_starts_in_sweep": core.recovery.start & core.flushing,
+            "lru_corrected_in_pop": lru.err_corrected & pop_q & (lru.err_slot == slot_q),
+            "recovery_fifo_full": core.recovering & ~core.rsp.ready &
+                                  (self.fifo_level == core.fifo_depth),
         }
         for name, cond in goals.items():
             c = Signal(name=f"cover_{name}")
