@@ -7,6 +7,12 @@ def grouped(n: int) -> str:
     return f"{n:,}".replace(",", " ")
 
 
+def flat(text: str) -> str:
+    """Text as one line: its line breaks and runs of spaces as single spaces (a sentence
+    the docs wrap anywhere)."""
+    return " ".join(text.split())
+
+
 def table_rows(text: str, header_start: str) -> dict[str, list[str]]:
     """The Markdown table of ``text`` whose header row starts with ``header_start`` (as
     ``"| workload | split"``): each row's first cell -> its other cells, stripped."""

@@ -76,6 +76,7 @@ _FPGA = {"default": "[fpga.md](fpga.md) (ECP5 flow of these parameters), [asic.m
 
 
 def _builds_table(builds) -> list[str]:
+    from hdl.table import GEN_WIDTH
     facts = {name: build_facts(b) for name, b in builds.items()}
     names = list(builds)
 
@@ -93,8 +94,8 @@ def _builds_table(builds) -> list[str]:
          lambda f: str(f["credits"])),
         ("AXI read of a statistic's LO word (`STAT_*_LO`): R after AR, cycles (every "
          "other word 2)", lambda f: str(f["stat_lo_read"])),
-        ("clear sweep (one flush or reset in 16), cycles with `req_ready` low "
-         "(`ENTRIES / PROBE`)", lambda f: str(f["clear_sweep"])),
+        (f"clear sweep (one flush or reset in {2 ** GEN_WIDTH}), cycles with `req_ready` "
+         "low (`ENTRIES / PROBE`)", lambda f: str(f["clear_sweep"])),
         ("EVICT spacing, cycles from an OBSERVE / an EVICT to the next EVICT taken",
          evict),
         ("soft-error protection (D11, `ERR_*`)",

@@ -27,7 +27,7 @@ from regmap import REG, Params
 
 from . import fast
 
-__all__ = ["CHECK_ONLY", "BANKED", "Target", "targets", "location", "first_error", "codes",
+__all__ = ["MEM_NAMES", "CHECK_ONLY", "BANKED", "Target", "targets", "location", "first_error", "codes",
            "granule", "expected_reports", "report_problem", "misreported",
            "recovery_too_short", "failures", "coded_bits"]
 
@@ -35,7 +35,8 @@ __all__ = ["CHECK_ONLY", "BANKED", "Target", "targets", "location", "first_error
 _D11_NAMES = {"ent": "ent", "meta": "meta", "mark": "mark", "scrub": "scrub",
               "prev0": "prev0", "prev1": "prev1", "next0": "next0", "next1": "next1",
               "mem": "stats"}
-_MEM_NAMES = {v: k for k, v in MEM_IDS.items()}
+#: ``ERR_FIRST_MEM.MEM_ID`` -> D11 memory name.
+MEM_NAMES = {v: k for k, v in MEM_IDS.items()}
 
 #: The D11 memories read only through the table's window: checked, never corrected (D11,
 #: "The window reads"), so any failed check of theirs is uncorrectable.
@@ -103,11 +104,12 @@ def first_error(errors) -> tuple[int, bool]:
 def _words(params: Params) -> dict[str, tuple[int, int, int | None]]:
     """Each D11 memory's data word: ``(width, depth, write granularity or None)``."""
     from hdl.table import GEN_WIDTH
-    from hdl.table.layouts import ent_word_layout, meta_word_layout
+    from hdl.table.layouts import ent_word_layout, meta_word_layout, scrub_lane_layout
     p, rows = params, params.ENTRIES // params.PROBE
+    lane = scrub_lane_layout(p).size
     return {"ent": (ent_word_layout(p).size, rows, None),
             "meta": (meta_word_layout(p, GEN_WIDTH).size, rows, None), "mark": (1, rows, None),
-            "scrub": (p.PROBE * (p.TS_WIDTH + 2), rows, p.TS_WIDTH + 2),
+            "scrub": (p.PROBE * lane, rows, lane),
             **{name: (p.SLOT_WIDTH, p.ENTRIES, None)
                for name in ("prev0", "prev1", "next0", "next1")},
             "stats": (64, len(regmap.STAT_NAMES), None)}
@@ -186,7 +188,7 @@ def report_problem(params: Params, target: Target, word: int, flips, errors, cod
         return "counted, unnamed" if errors["ERR_CORRECTED"] or errors["ERR_UNCORRECTED"] \
             else ""
     expected = expected_reports(params, target, word, flips, code)
-    place = (_MEM_NAMES.get(mem_id), errors["ERR_FIRST_ADDR"])
+    place = (MEM_NAMES.get(mem_id), errors["ERR_FIRST_ADDR"])
     if place not in expected:
         return "place"
     if expected[place] is None:

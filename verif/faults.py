@@ -97,7 +97,7 @@ from regmap.arguments import check_int, check_writable, int_range
 
 from . import fast
 from .codec import Codec
-from .fault_checks import (_MEM_NAMES, Target, codes, expected_reports, failures,
+from .fault_checks import (MEM_NAMES, Target, codes, expected_reports, failures,
                            first_error, location, misreported, recovery_too_short,
                            report_problem, targets)
 from .soak import CONFIGS, Traffic, _stat_reads
@@ -196,7 +196,7 @@ def judge(params: Params, requests, axi, outcome, *, decision_lag: int | None = 
     flagged = bool(first_id or errs["ERR_UNCORRECTED"] or errs["ERR_CORRECTED"])
     told = []
     if first_id:
-        told.append(fast.SoftError(errs["ERR_FIRST_CYCLE"], _MEM_NAMES[first_id],
+        told.append(fast.SoftError(errs["ERR_FIRST_CYCLE"], MEM_NAMES[first_id],
                                    errs["ERR_FIRST_ADDR"], corrected=not uncorrectable))
     try:
         fast.check(params, KvAsuModel(params), requests, axi, result, max_report=1,

@@ -9,7 +9,7 @@ from amaranth.lib import data
 from ..layouts import check_int
 
 __all__ = ["GEN_WIDTH", "MAX_GEN_WIDTH", "check_gen_width", "ent_word_layout",
-           "meta_word_layout", "sides_layout", "probe_order", "split_slot", "in_bank"]
+           "meta_word_layout", "scrub_lane_layout", "sides_layout", "probe_order", "split_slot", "in_bank"]
 
 #: Bits of the table generation (docs/spec-decisions.md D12): ``2**GEN_WIDTH`` generations,
 #: so every ``2**GEN_WIDTH``-th flush or reset sweeps the valid bits.
@@ -35,6 +35,11 @@ def meta_word_layout(p, gen_width):
     """A slot's word in a ``meta`` bank: its last-access stamp, the generation it was
     written in, its fresh bit (the scrubber's stale marks) and its valid bit."""
     return data.StructLayout({"last": p.TS_WIDTH, "gen": gen_width, "fresh": 1, "valid": 1})
+
+
+def scrub_lane_layout(p):
+    """A slot's lane in a ``scrub`` row: the ``meta`` word without its generation."""
+    return data.StructLayout({"last": p.TS_WIDTH, "fresh": 1, "valid": 1})
 
 
 def sides_layout(p):

@@ -7,10 +7,9 @@ bypass, the tag ``bk_sides.match`` compares with, and the checks collected."""
 from types import SimpleNamespace
 
 from amaranth import Signal
-from amaranth.lib import data
 
 from .bypass import WindowRows
-from .layouts import ent_word_layout, meta_word_layout, split_slot
+from .layouts import ent_word_layout, meta_word_layout, scrub_lane_layout, split_slot
 from .scrub import scrub_port
 
 __all__ = ["shared"]
@@ -28,7 +27,7 @@ def shared(table, m):
 
     ent_layout = ent_word_layout(p)
     meta_layout = meta_word_layout(p, table.gen_width)
-    copy_layout = data.StructLayout({"last": p.TS_WIDTH, "fresh": 1, "valid": 1})
+    copy_layout = scrub_lane_layout(p)
 
     # Window addressing: bank b holds slot h + ((b - h) mod P), at row hi + (b < lo).
     h_lo, h_hi = split_slot(table.rd_slot, pb)

@@ -16,7 +16,7 @@ import pytest
 
 from asic import flow, macros, pdk
 from regmap import Params
-from tests.docs_text import grouped, table_rows
+from tests.docs_text import flat, grouped, table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "docs" / "asic"
@@ -34,7 +34,7 @@ def _doc(name: str = "asic.md") -> str:
 
 def _plain(text: str) -> str:
     """Markdown text without code and bold marks, its whitespace runs as one space."""
-    return " ".join(text.replace("`", "").replace("**", "").split())
+    return flat(text.replace("`", "").replace("**", ""))
 
 
 def _table_rows() -> dict[str, list[str]]:

@@ -69,8 +69,6 @@ def test_manifest_hashes_every_file_of_dist():
 
 
 def test_sha256sum_checks_the_manifest():
-    if shutil.which("sha256sum") is None:
-        pytest.skip("no sha256sum")
     proc = subprocess.run(["sha256sum", "--strict", "-c", "MANIFEST"], cwd=DIST,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -84,8 +82,6 @@ def test_licence_and_driver_copies_equal_their_sources():
 
 @pytest.mark.parametrize("build", sorted(dist.BUILDS))
 def test_file_list_compiles_the_build_with_icarus(build, tmp_path):
-    if shutil.which("iverilog") is None:
-        pytest.skip("no iverilog")
     proc = subprocess.run(["iverilog", "-g2005", "-o", str(tmp_path / "a.vvp"),
                            "-s", "kv_asu_wrapper",
                            *(f"-Pkv_asu_wrapper.{k}={v}"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from regmap import Params
-from tests.docs_text import grouped, table_rows
+from tests.docs_text import flat, grouped, table_rows
 from verif import fast
 from verif.fault_checks import (BANKED, Target, codes, coded_bits, failures, granule,
                                 report_problem)
@@ -52,11 +52,6 @@ def _section() -> str:
     start = text.index("## Soft errors: fault injection")
     end = text.find("\n## ", start + 1)
     return text[start:end if end > 0 else len(text)]
-
-
-def _flat(text: str) -> str:
-    """Text with its line breaks and runs of spaces as single spaces."""
-    return " ".join(text.split())
 
 
 def _bare(cells) -> list[str]:
@@ -137,7 +132,7 @@ def test_class_table_quotes_the_record(name):
 def _command_paragraph(start: str) -> str:
     text = _section()
     i = text.index(start)
-    return _flat(text[i:text.index("\n\n", i)])
+    return flat(text[i:text.index("\n\n", i)])
 
 
 def test_single_bit_figures_quote_the_record():
@@ -221,7 +216,7 @@ def test_checked_campaigns_quote_the_records():
             grouped(n), *(f"{grouped(classes[c])} ({classes[c] / n:.1%})" for c in CLASSES),
             str(r["misreported"]), grouped(r["recoveries"]),
             f"{r['longest_recovery']} (bound {r['recovery_bound']})"], label
-    text = _flat(_section())
+    text = flat(_section())
     single, double = (_record(n) for n in CHECKED_ROWS.values())
     assert single["reported_uncorrectable"] == sum(
         single["by_memory"][m]["detected_recovered"] for m in ("ent", "meta", "mark", "scrub"))
@@ -259,7 +254,7 @@ def test_unprotected_figures_quote_the_record():
     assert f"--faults {r['faults']} --seed {r['seed']} --unprotected" in head
     assert f"({grouped(sum(r['memory_bits'].values()))} block-RAM bits; " \
            f"{r['run_seconds']} s of runs, {r['wall_seconds']} s in all" in head
-    text = _flat(_section())
+    text = flat(_section())
     assert f"({r['rates']['silent']:.1%} of the runs, a lower bound".replace("%", " %") in text
     first = r["silent_first_difference"]
     ent = first["ent"]
@@ -295,7 +290,7 @@ def test_protection_cost_table_quotes_the_record():
 
 
 def test_what_is_not_protected_quotes_the_report_and_the_code():
-    text = _flat(_section())
+    text = flat(_section())
     report = json.loads((ROOT / "docs" / "fpga" / "reports" / "ecp5.json").read_text())
     cells = report["yosys_cells"]
     assert report["resources"]["ff"]["used"] == cells["TRELLIS_FF"]
