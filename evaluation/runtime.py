@@ -164,19 +164,9 @@ class RuntimeResult:
         return d
 
 
-STAT_NAMES = ("observes", "observe_hits", "inserts", "replacements", "drops", "queries", "query_hits",
-              "evicts", "evicts_empty", "obs_t0", "obs_t1", "obs_t2", "obs_t3")
-
-
 def stats_dict(model) -> dict:
-    """The model's statistics as a plain dict (whether ``stats`` is a dict, a method or an
-    object with attributes)."""
-    s = model.stats
-    if callable(s):
-        s = s()
-    if isinstance(s, dict):
-        return {k: int(v) for k, v in s.items()}
-    return {k: int(getattr(s, k)) for k in STAT_NAMES if hasattr(s, k)}
+    """The model's statistics as a plain ``{name: int}`` dict, named as ``regmap.STAT_NAMES``."""
+    return model.stats.as_dict()
 
 
 # --------------------------------------------------------------------------------------

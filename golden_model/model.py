@@ -755,12 +755,15 @@ class KvAsuModel:
                         out.append((op, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
         self._head, self._tail, self._occupancy = head, tail, occupancy
-        self._add_stats(observes, observe_hits, inserts, replacements, drops, queries,
-                        query_hits, evicts, evicts_empty, obs_t)
+        self._add_stats(observes=observes, observe_hits=observe_hits, inserts=inserts,
+                        replacements=replacements, drops=drops, queries=queries,
+                        query_hits=query_hits, evicts=evicts, evicts_empty=evicts_empty,
+                        obs_t=obs_t)
 
-    def _add_stats(self, observes, observe_hits, inserts, replacements, drops, queries,
+    def _add_stats(self, *, observes, observe_hits, inserts, replacements, drops, queries,
                    query_hits, evicts, evicts_empty, obs_t) -> None:
-        """Add one run's event counts to the statistics (``obs_t``: four counts)."""
+        """Add one run's event counts to the statistics (``obs_t``: four counts). Keyword-only:
+        ten counts of one type are easy to pass out of order."""
         stats = self._stats
         stats[_ST_OBSERVES] += observes
         stats[_ST_OBSERVE_HITS] += observe_hits

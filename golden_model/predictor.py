@@ -467,8 +467,10 @@ class PredictorState:
         model._head, model._tail, model._occupancy = head, tail, occupancy
         self.ghead, self.gtail, self.gcount, self.eps, self.gsel = ghead, gtail, gcount, eps, gsel
         self.epoch, self.epoch_inserts = epoch, epoch_inserts
-        model._add_stats(observes, observe_hits, inserts, replacements, drops, queries,
-                         query_hits, evicts, evicts_empty, obs_t)
+        model._add_stats(observes=observes, observe_hits=observe_hits, inserts=inserts,
+                         replacements=replacements, drops=drops, queries=queries,
+                         query_hits=query_hits, evicts=evicts, evicts_empty=evicts_empty,
+                         obs_t=obs_t)
 
     # ---- structure checks -----------------------------------------------------------------
 
