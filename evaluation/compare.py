@@ -323,7 +323,8 @@ def isolated_libcachesim_hits(name: str, lines: np.ndarray, bank_lines: int) -> 
 
         faulthandler.disable()   # an abort is reported by the parent, without a stack dump here
         try:
-            hits = libcachesim_hits(name, lines, bank_lines)
+            with _c_stderr_silenced():   # the C library's own warnings, coloured, as it runs
+                hits = libcachesim_hits(name, lines, bank_lines)
             send.send(("hits", np.packbits(hits)))
         except BaseException as error:  # noqa: BLE001 - everything goes back to the parent
             send.send(("error", f"{type(error).__name__}: {error}"))
@@ -632,7 +633,9 @@ def summarise(doc: dict) -> None:
 def _format(doc: dict) -> list[str]:
     rows = [f"{doc['accesses']} accesses, {doc['distinct_lines']} distinct lines, bank "
             f"{doc['bank_lines']} lines, KV-ASU table {doc['entries']} entries, reuse base rate "
-            f"{doc['base_rate']:.3f} (within {doc['reuse_window_cycles']} cycles)"]
+            f"{doc['base_rate']:.3f} (within {doc['reuse_window_cycles']} cycles)"
+            + (", lines renumbered 0, 1, ... (the KV-ASU's and W-TinyLFU's figures depend on the numbering)"
+               if doc.get("lines_renumbered") else "")]
     for name, e in doc["policies"].items():
         if e.get("hit_rate") is None:
             rows.append(f"{name:20s} did not run: {e.get('error')}")
@@ -691,7 +694,7 @@ def main(argv=None) -> int:
     if not 0 <= args.window <= _INT64_MAX:
         ap.error(f"--window must be 0..2^63 - 1, not {args.window}")
     if not args.trace.is_file():
-        ap.error(f"{args.trace}: no such file")
+        ap.error(f"{args.trace}: a folder, not a trace file" if args.trace.is_dir() else f"{args.trace}: no such file")
     if args.json:                 # refused now, not after the run
         if not args.json.is_dir() and not args.json.parent.is_dir():
             ap.error(f"--json {args.json}: no such folder to write it in")

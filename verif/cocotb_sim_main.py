@@ -55,6 +55,15 @@ async def read_stats(tb: KvAsuTB):
     return out
 
 
+def wait_figures(waits: list[int], latency: int | None) -> dict:
+    """How long requests waited for acceptance after their trace cycles (cycles): mean, 99th
+    percentile, longest, how many waited at all; and the build's fixed ``latency``, so that a
+    response's time from its request's trace cycle is the wait plus ``latency``."""
+    w = np.asarray(waits, dtype=np.int64)
+    return {"mean": round(float(w.mean()), 2), "p99": int(np.percentile(w, 99, method="higher")),
+            "max": int(w.max()), "waited": int((w > 0).sum()), "latency": latency}
+
+
 def fmt_frame(label, d, slip):
     f = frame_figures({**d, "stall": slip})     # (the plot's figures, verif.sim_plot)
     mix_s = "/".join(f"{m:3.0f}" if d["observes"] else "  -" for m in f["mix"])
@@ -90,6 +99,7 @@ async def streaming_video_trace(dut):
     totals = {n: 0 for n in STAT_NAMES}
     totals["cycle"] = 0
     total_stall = 0
+    waits = []              # per request: acceptance cycle - trace cycle
     per_frame = []
     base = None
     for f in frames:
@@ -110,6 +120,7 @@ async def streaming_video_trace(dut):
         for (c, _, _), it in zip(hist, items):
             earliest = it.at if prev_c is None else max(it.at, prev_c + 1)
             stall += c - earliest
+            waits.append(c - it.at)
             prev_c = c
         end_rtl = await read_stats(tb)
         d = {k: end_rtl[k] - start_rtl[k] for k in end_rtl}
@@ -132,7 +143,15 @@ async def streaming_video_trace(dut):
     say("-" * len(HEADER))
     say(fmt_frame("total", totals, total_stall))
     wall = time.monotonic() - t_wall
+    waited = wait_figures(waits, tb.scoreboard.build_latency)
     say("")
+    say(f"waits: a request is accepted {waited['mean']:.1f} cycles after its trace cycle on average "
+        f"(99th percentile {waited['p99']}, longest {waited['max']}; {waited['waited']} of {len(waits)} "
+        f"requests waited): in a burst every request behind an EVICT's gap waits as long as it did")
+    if waited["latency"] is not None:
+        say(f"       so a response comes {waited['mean'] + waited['latency']:.1f} cycles after its request's "
+            f"trace cycle on average (longest {waited['max'] + waited['latency']}), the {waited['latency']}-cycle "
+            f"latency included")
     say(f"checked against the golden model: {tb.scoreboard.received} responses (every field), "
         f"{len(frames)} frames of statistics, OCCUPANCY {occ}: all match")
     say(f"simulated {tb.cycle_now()} cycles in {wall:.1f} s wall "
@@ -140,7 +159,7 @@ async def streaming_video_trace(dut):
     out = Path(tb.cfg.get("cov_dir") or ".").parent
     (out / "sim_main.json").write_text(json.dumps(
         {"preset": preset, "seed": tb.seed, "frames": per_frame,
-         "totals": {**totals, "stall": total_stall}, "occupancy": occ,
+         "totals": {**totals, "stall": total_stall}, "waits": waited, "occupancy": occ,
          "responses_checked": tb.scoreboard.received,
          "simulated_cycles": tb.cycle_now()}, indent=1))
     tb.finish()

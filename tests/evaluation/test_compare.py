@@ -125,6 +125,25 @@ def test_libcachesim_logs_nothing_on_stderr(capfd):
     assert "GLCache" not in capfd.readouterr().err
 
 
+def test_the_library_child_logs_nothing_on_stderr(capfd, monkeypatch):
+    """What the C library writes to the standard error while a policy runs (GLCache warns,
+    in colour, that it cannot merge) stays out of the comparison's output."""
+    def noisy(name, lines, bank_lines):
+        os.write(2, b"library noise\n")
+        return np.zeros(len(lines), dtype=bool)
+
+    monkeypatch.setattr(cmp, "libcachesim_hits", noisy)
+    assert not cmp.isolated_libcachesim_hits("sieve", np.arange(5), 2).any()
+    assert "library noise" not in capfd.readouterr().err
+
+
+def test_the_printed_header_says_when_lines_were_renumbered():
+    doc = {"accesses": 2, "distinct_lines": 2, "bank_lines": 1, "entries": 2048, "base_rate": 0.0,
+           "reuse_window_cycles": 100, "policies": {}}
+    assert "renumbered" not in cmp._format({**doc, "lines_renumbered": False})[0]
+    assert "lines renumbered" in cmp._format({**doc, "lines_renumbered": True})[0]
+
+
 def test_belady_bounds_every_policy(doc):
     bound = doc["policies"]["belady"]["hit_rate"]
     for name, entry in doc["policies"].items():
@@ -264,6 +283,7 @@ def test_cycles_from_2_63_on_are_moved_down_by_a_multiple_of_2_32(tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["missing.npz", "--bank-lines", "4"], "no such file"),
+    (["{tmp}", "--bank-lines", "4"], "a folder, not a trace file"),
     (["{t}", "--bank-lines", "0"], "at least 1"),
     (["{t}", "--bank-lines", "1/0"], "at least 1"),
     (["{t}", "--bank-lines", "2/8"], "a number of lines or 1/K"),
