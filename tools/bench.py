@@ -8,7 +8,9 @@
   every response checked against the golden model while at it. Requests per cycle is the
   rate between a pattern's first acceptance and its last (:func:`acceptance_rate`).
 * Fmax and resources from the FPGA flow's reports (``build/fpga/*/report.json``; with
-  ``--fpga`` the flow is run first), and the derived lookups per second at Fmax.
+  ``--fpga`` the flow is run first; ``--fpga-dir docs/fpga/reports --asic-dir docs/asic``
+  reads the kept ones), and the derived lookups per second (at the kept
+  placement's Fmax, the best seed's, and at the worst seed's).
 * The ASIC estimates ``make asic`` and ``make asic-predictor`` left
   (``build/asic/report.json``, ``build/asic-unprotected/report.json``,
   ``build/asic-predictor/report.json``): area, the period each closes at, power, latency.
@@ -20,6 +22,37 @@ a wall-clock time. ``--record docs/bench/bench.json`` also writes the run's part
 other kept record has (:data:`RECORD_KEYS`: the FPGA and ASIC figures are kept as their
 flows' reports in ``docs/fpga/`` and ``docs/asic/``): the file the README's throughput table
 and simulation speeds quote, and a test holds them to it.
+
+The JSON's keys:
+
+* ``params``: the build's parameters (``regmap.Params``, the default configuration).
+* ``patterns``: per pattern of :func:`patterns`, ``requests`` (the requests measured:
+  ``--requests``, fewer where the pattern runs out of lines, and always ``ENTRIES / 4`` for
+  ``evict_any_back_to_back``), ``cycles`` (the last acceptance's cycle minus the first's:
+  19 999 for 20 000 requests taken one per cycle), ``requests_per_cycle`` (``(requests -
+  1) / cycles``, :func:`acceptance_rate`; null for a single request), ``latency_cycles_min``
+  / ``latency_cycles_max`` (cycles from a request's acceptance to its response's
+  handshake; every request is offered at cycle 0, so the wait before acceptance is not
+  in it).
+* ``fpga``: per target of the FPGA reports in ``--fpga-dir``, their key figures
+  (``fmax_mhz``, ``latency_cycles``, ``resources``... as the flow wrote them: ``fmax_mhz``
+  is the kept placement's, the best of the seeds tried, ``timing_pass`` the flow's verdict
+  (on every seed for a target that must pass on every seed), and ``placements`` lists every
+  seed's); for the targets of the core also
+  ``lookups_per_second``: ``kept_placement`` (at the kept placement's Fmax, seed
+  ``kept_seed``, whether or not it meets the target: ``timing_pass``, the report's, and
+  ``timing_pass_by_seed`` say), ``worst_placement`` (at the lowest Fmax of the seeds that
+  placed), ``by_seed`` (seed -> lookups per second, null for a seed that failed) and
+  ``requests_per_cycle`` (the slowest OBSERVE / QUERY pattern's rate, which every figure
+  there multiplies). ``fpga`` is null when there is no report, and then
+  ``fpga_missing`` says where none was found and how to make them.
+* ``asic``: per folder of :data:`ASIC_FOLDERS` in ``--asic-dir`` (:func:`asic_reports`):
+  ``area_mm2`` / ``area_um2``, ``cells``, ``closing_period_ns``, ``fmax_mhz``,
+  ``worst_path``, ``power_mw`` at ``power_activity``, ``latency_cycles`` / ``latency_ns``;
+  null when there is none, and then ``asic_missing`` says why.
+* ``simulation_speed``: ``golden_model_req_per_s``, ``fast_harness_req_per_s``,
+  ``fast_harness_cycles_per_s`` and, with ``--cocotb``, ``cocotb_verilator_req_per_s``:
+  one wall-clock sample each (they move with the machine's load).
 """
 
 from __future__ import annotations
@@ -43,11 +76,17 @@ from verif import fast
 OBSERVE, QUERY, EVICT, EVICT_ANY = (OPS[k] for k in ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))
 
 __all__ = ["RECORD_KEYS", "patterns", "acceptance_rate", "rate_between", "rounded", "shown",
-           "measure_patterns", "asic_reports", "ASIC_FOLDERS", "main"]
+           "measure_patterns", "lookups_per_second", "hardware_reports", "asic_reports",
+           "ASIC_FOLDERS", "ASIC_RECORDS", "main"]
 
 #: The folders of ``--asic-dir`` that hold ASIC estimates: ``make asic``'s and ``make
 #: asic-predictor``'s ``--out`` (any other folder there is not read).
 ASIC_FOLDERS = ("asic", "asic-unprotected", "asic-predictor")
+
+#: The kept ASIC records (``docs/asic/<name>.json``, the flat layout) of each folder of
+#: :data:`ASIC_FOLDERS`: ``--asic-dir docs/asic`` reads them.
+ASIC_RECORDS = {"asic": "protected", "asic-unprotected": "unprotected",
+                "asic-predictor": "predictor"}
 
 #: The parts of a run's report that ``--record`` keeps.
 RECORD_KEYS = ("params", "patterns", "simulation_speed")
@@ -101,6 +140,10 @@ def patterns(params: Params, n: int, seed: int = 1) -> dict[str, tuple[list, lis
         "evict_any_observe_alternating": (warm, [
             (0, EVICT_ANY, 0, 0) if i % 2 == 0 else (0, OBSERVE, addr(rng.choice(fresh)), 0)
             for i in range(n)]),
+        # EVICT (pops the tail only if it is cold, T0) back to back: the first ones pop the
+        # warm-up's lines, then (by design) most of the n find the list empty; an EVICT's
+        # gap, so its rate, does not depend on whether it pops, and evict_any_back_to_back
+        # measures EVICTs that all pop
         "evict_t0_back_to_back": (warm, [(0, EVICT, 0, 0)] * n),
         "video_kv_trace": ([], video),
     }
@@ -178,10 +221,56 @@ def measure_patterns(params: Params, exe: Path, n: int, seed: int = 1) -> dict:
     return results
 
 
+def lookups_per_second(report: dict, patterns: dict) -> dict:
+    """Lookups per second of the FPGA ``report`` (one target's, as :func:`_fpga_reports`
+    keeps it) at the rate of the slowest OBSERVE / QUERY pattern of ``patterns`` (as
+    :func:`measure_patterns` returns them): at the kept placement's Fmax (the best of the
+    seeds tried, met or not: ``timing_pass`` is the report's, ``timing_pass_by_seed`` each
+    seed's), at the lowest Fmax of the seeds that placed, and per seed (None for a seed
+    that failed). Every figure is None without such a rate."""
+    rates = [p["requests_per_cycle"] for name, p in patterns.items()
+             if name.startswith(("observe", "query")) and p["requests_per_cycle"] is not None]
+    rate = min(rates) if rates else None
+    kept = min(report["fmax_mhz"].values())
+    seeds = report.get("placements") or []
+    by_seed = {str(x["seed"]): (None if x.get("status") == "failed" else x["fmax_mhz"])
+               for x in seeds}
+    placed = [f for f in by_seed.values() if f is not None]
+    at = (lambda mhz: None if rate is None or mhz is None else mhz * 1e6 * rate)  # noqa: E731
+    return {"kept_placement": at(kept), "worst_placement": at(min(placed) if placed else kept),
+            "by_seed": {seed: at(f) for seed, f in by_seed.items()},
+            "timing_pass": report.get("timing_pass"),
+            "timing_pass_by_seed": {str(x["seed"]): bool(x.get("timing_pass")) for x in seeds},
+            "kept_seed": report.get("seed"), "requests_per_cycle": rate}
+
+
+def hardware_reports(fpga_dir: Path, asic_dir: Path) -> dict:
+    """The ``fpga`` and ``asic`` parts of the JSON: the reports found under ``fpga_dir``
+    (:func:`_fpga_reports`) and ``asic_dir`` (:func:`asic_reports`); a part with no
+    report is None, with ``fpga_missing`` / ``asic_missing`` saying where none was found
+    and how to make them."""
+    out: dict = {"fpga": _fpga_reports(fpga_dir) or None,
+                 "asic": asic_reports(asic_dir) or None}
+    if out["fpga"] is None:
+        out["fpga_missing"] = (f"no reports in {fpga_dir} (<target>/report.json or "
+                               f"<target>.json): run make fpga, or pass --fpga, or --fpga-dir "
+                               f"where the flow wrote them (docs/fpga/reports: the kept ones)")
+    if out["asic"] is None:
+        out["asic_missing"] = (f"no reports in {asic_dir} ({', '.join(ASIC_FOLDERS)}: "
+                               f"<folder>/report.json; or {', '.join(ASIC_RECORDS.values())}"
+                               f".json): run make asic or make asic-predictor, or pass "
+                               f"--asic-dir where they wrote them (docs/asic: the kept ones)")
+    return out
+
+
 def _fpga_reports(root: Path) -> dict:
+    """The FPGA reports under ``root``: ``<target>/report.json`` as the flow writes them, or
+    ``<target>.json`` as ``docs/fpga/reports`` keeps them."""
     out = {}
-    for report in sorted(root.glob("*/report.json")):
+    for report in sorted([*root.glob("*/report.json"), *root.glob("*.json")]):
         data = json.loads(report.read_text())
+        if not isinstance(data, dict) or "target" not in data or "fmax_mhz" not in data:
+            continue
         out[data["target"]] = {k: data.get(k) for k in (
             "design", "description", "params", "options", "latency_cycles", "latency_ns",
             "fmax_mhz", "target_mhz", "timing_pass", "resources", "critical_path", "seed",
@@ -191,15 +280,18 @@ def _fpga_reports(root: Path) -> dict:
 
 def asic_reports(root: Path) -> dict:
     """The key figures of the ASIC estimates under ``root`` (``<folder>/report.json`` of each
-    of :data:`ASIC_FOLDERS` that has one, as ``python -m asic.flow`` writes them), by folder
-    name."""
+    of :data:`ASIC_FOLDERS` that has one, as ``python -m asic.flow`` writes them, or its
+    kept record ``<name>.json`` of :data:`ASIC_RECORDS`, as ``docs/asic`` has them), by
+    folder name."""
     out = {}
-    for report in (root / name / "report.json" for name in ASIC_FOLDERS):
-        if not report.is_file():
+    for folder in ASIC_FOLDERS:
+        report = next((r for r in (root / folder / "report.json",
+                                   root / f"{ASIC_RECORDS[folder]}.json") if r.is_file()), None)
+        if report is None:
             continue
         data = json.loads(report.read_text())
         timing, power = data["timing"], data["power"]
-        out[report.parent.name] = {
+        out[folder] = {
             "params": data["params"], "options": data.get("options"),
             "area_mm2": round(data["area_um2"]["total"] / 1e6, 4),
             "area_um2": data["area_um2"], "cells": {k: data["cells"][k] for k in
@@ -246,16 +338,35 @@ def cocotb_speed() -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path("build/bench.json"))
-    ap.add_argument("--requests", type=int_range(1), default=20_000,
-                    help="per pattern (at most; the JSON has each pattern's count)")
-    ap.add_argument("--fpga", action="store_true", help="run the FPGA flow first")
-    ap.add_argument("--fpga-dir", type=Path, default=Path("build/fpga"))
-    ap.add_argument("--build", type=Path, default=Path("build/bench"))
+    ap = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path("build/bench.json"),
+                    help="the JSON file to write every figure of the run to (default "
+                         "build/bench.json; its keys: above)")
+    quarter = Params().ENTRIES // 4
+    ap.add_argument("--requests", type=int_range(1), default=20_000, metavar="N",
+                    help="measured requests per pattern (default 20000), at most: "
+                         "observe_miss_insert takes at most ENTRIES / 2 and "
+                         "evict_any_between_queries at most 7 x ENTRIES / 4, and "
+                         f"evict_any_back_to_back always ENTRIES / 4 ({quarter}), whatever N; "
+                         "the JSON has each pattern's count")
+    ap.add_argument("--fpga", action="store_true",
+                    help="run the FPGA flow first (hours), into --fpga-dir")
+    ap.add_argument("--fpga-dir", type=Path, default=Path("build/fpga"),
+                    help="where the FPGA flow's reports are, <target>/report.json each "
+                         "(default build/fpga, make fpga's) or <target>.json (the kept "
+                         "docs/fpga/reports); none: the JSON's fpga is null and fpga_missing "
+                         "says so")
+    ap.add_argument("--build", type=Path, default=Path("build/bench"),
+                    help="the folder of the Verilated fast harness (default build/bench; "
+                         "an existing build is reused). --cocotb builds in "
+                         "build/verif/verilator-default whatever this is, the folder make "
+                         "test and make bench-nonblocking use too")
     ap.add_argument("--asic-dir", type=Path, default=Path("build"),
                     help="where make asic / make asic-predictor wrote their folders ("
-                         + ", ".join(ASIC_FOLDERS) + ")")
+                         + ", ".join(ASIC_FOLDERS) + "; default build), or docs/asic, the "
+                         "kept records (" + ", ".join(f"{n}.json" for n in ASIC_RECORDS.values())
+                         + ")")
     ap.add_argument("--cocotb", action="store_true",
                     help="also measure cocotb on Verilator (random_mix test)")
     ap.add_argument("--record", type=Path, default=None,
@@ -282,14 +393,12 @@ def main(argv=None) -> int:
     if args.fpga:
         from fpga.flow import main as fpga_main
         fpga_main(["--out", str(args.fpga_dir)])
-    report["fpga"] = _fpga_reports(args.fpga_dir)
-    for target, data in report["fpga"].items():
+    report.update(hardware_reports(args.fpga_dir, args.asic_dir))
+    for target, data in (report["fpga"] or {}).items():
         if data.get("design", "kv_asu") != "kv_asu":
             continue        # the hash alone and the block-RAM reference answer no lookups
         fmax = min(data["fmax_mhz"].values())
-        rates = [p["requests_per_cycle"] for name, p in report["patterns"].items()
-                 if name.startswith(("observe", "query")) and p["requests_per_cycle"] is not None]
-        data["lookups_per_second_at_fmax"] = fmax * 1e6 * min(rates) if rates else None
+        data["lookups_per_second"] = lookups = lookups_per_second(data, report["patterns"])
         res = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in data["resources"].items())
         ns = f" ({data['latency_ns']} ns)" if data.get("latency_ns") else ""
         # (a placement nextpnr failed to place or route has no Fmax)
@@ -298,20 +407,26 @@ def main(argv=None) -> int:
                           for x in data.get("placements") or [])
         print(f"{target}: Fmax {fmax:.1f} MHz (target {data['target_mhz']}; {tried}), "
               f"latency {data['latency_cycles']} cycles as built{ns}, {res}")
-    if not report["fpga"]:
-        print(f"(no FPGA reports in {args.fpga_dir}: run `make fpga` or pass --fpga)")
+        if lookups["kept_placement"] is not None:
+            passes = lookups["timing_pass_by_seed"]
+            met = [seed for seed, ok in passes.items() if ok]
+            where = ("at no seed" if not met else "at every seed" if len(met) == len(passes)
+                     else f"at seed{'s' * (len(met) > 1)} {', '.join(met)} only")
+            print(f"  {lookups['kept_placement'] / 1e6:.1f} M lookups/s at the kept placement's "
+                  f"Fmax (seed {lookups['kept_seed']}), {lookups['worst_placement'] / 1e6:.1f} "
+                  f"M at the worst seed's; target met {where}")
+    if report["fpga"] is None:
+        print(f"(FPGA: {report['fpga_missing']})")
 
-    report["asic"] = asic_reports(args.asic_dir)
-    for name, a in report["asic"].items():
+    for name, a in (report["asic"] or {}).items():
         o = a["options"] or {}
         print(f"{name} (protection {o.get('protection', '?')}"
               f"{', predictor' if o.get('predictor') else ''}): {a['area_mm2']} mm^2, "
               f"closes at {a['closing_period_ns']} ns ({a['fmax_mhz']} MHz), "
               f"{a['power_mw']:.1f} mW at activity {a['power_activity']}, "
               f"latency {a['latency_cycles']} cycles = {a['latency_ns']} ns")
-    if not report["asic"]:
-        print(f"(no ASIC reports in {args.asic_dir}/{{{','.join(ASIC_FOLDERS)}}}: run "
-              f"`make asic` or `make asic-predictor`)")
+    if report["asic"] is None:
+        print(f"(ASIC: {report['asic_missing']})")
 
     speed = {"golden_model_req_per_s": round(_model_speed(params))}
     n = 200_000

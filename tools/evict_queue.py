@@ -20,7 +20,14 @@ bench-nonblocking`` (``tests/golden_model/test_evict_queue.py``). Patterns: the
 streaming-video KV trace with its GC EVICTs presented at its own cycles (as ``make sim``
 presents it) and back to back, and EVICT_ANYs back to back. For each depth: requests
 taken, EVICTs dropped, EVICTs posted, and how many edges a posted EVICT waited. Prints a
-table and writes JSON. The RTL does not have the queue (docs/rtl.md, "Posted EVICTs").
+table and writes JSON: ``params``, ``timing`` (D13's constants), ``ops`` (each pattern's
+requests by op) and ``patterns`` (per pattern, one entry per depth: the keys of
+:func:`post_evicts`). The RTL does not have the queue (docs/rtl.md, "Posted EVICTs").
+
+The run docs/rtl.md's "Posted EVICTs" table quotes is kept in ``docs/bench/evict_queue.json``
+(``python -m tools.evict_queue --out docs/bench/evict_queue.json``;
+``tests/verif/test_bench_studies.py`` holds the page to it); ``make bench-nonblocking``
+writes ``build/evict_queue.json``.
 """
 
 from __future__ import annotations
@@ -52,8 +59,9 @@ def post_evicts(cycles, ops, depth: int, *, back_to_back: bool, timing: BuildTim
 
     ``timing``: the build's constants of D13's rule (:func:`default_timing`).
     Returns the requests presented, taken and dropped (with the consumer always ready, only
-    EVICTs are dropped), the EVICTs posted and the edges a posted EVICT waited (mean and
-    greatest). ``TypeError`` / ``ValueError`` for a ``depth`` not an integer of at least 0."""
+    EVICTs are dropped), the EVICTs posted and the edges a posted EVICT waited (mean, to
+    one decimal, greatest, and the total over the posted EVICTs: ``wait_total / posted``
+    is the unrounded mean). ``TypeError`` / ``ValueError`` for a ``depth`` not an integer of at least 0."""
     depth = check_int("depth", depth, 0)
     rule = Admission(timing)
     queue: collections.deque = collections.deque()     # (op, edge posted), oldest first
@@ -88,6 +96,7 @@ def post_evicts(cycles, ops, depth: int, *, back_to_back: bool, timing: BuildTim
         "posted": posted,
         "wait_mean": round(statistics.fmean(waits), 1) if waits else None,
         "wait_max": max(waits) if waits else None,
+        "wait_total": sum(waits),
     }
 
 
@@ -107,26 +116,30 @@ def _cell(value, width):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.evict_queue",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--depths", type=int_range(0), nargs="+", default=[0, 1, 4, 16, 64],
                     help="queue depths (0: the mode as built)")
-    ap.add_argument("--out", type=Path, default=Path("build/evict_queue.json"))
+    ap.add_argument("--out", type=Path, default=Path("build/evict_queue.json"),
+                    help="the JSON file to write (default build/evict_queue.json; the kept "
+                         "record is docs/bench/evict_queue.json)")
     args = ap.parse_args(argv)
     check_writable(args.out, "--out")
     timing = default_timing()
     columns = (("depth", 5), ("taken", 6), ("dropped", 7), ("posted", 6), ("wait_mean", 9),
                ("wait_max", 8))
     print(f"{'pattern':44} " + " ".join(f"{name.replace('_', ' '):>{w}}" for name, w in columns))
-    figures = {}
+    figures, by_op = {}, {}
     for name, (cycles, ops, b2b) in patterns().items():
         figures[name] = []
+        by_op[name] = {op: sum(int(o) == OPS[op] for o in ops) for op in OPS}
         for depth in args.depths:
             r = post_evicts(cycles, ops, depth, back_to_back=b2b, timing=timing)
             figures[name].append(r)
             print(f"{name:44} " + " ".join(_cell(r[key], w) for key, w in columns), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"timing": vars(timing), "patterns": figures}, indent=1)
-                        + "\n")
+    args.out.write_text(json.dumps({"params": Params().as_dict(), "timing": vars(timing),
+                                    "ops": by_op, "patterns": figures}, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0
 

@@ -24,8 +24,15 @@ consumer always ready) it counts the edges both rules take: the built one (which
 ``make bench``'s request rates, from the build's own ``evict_gap`` and
 ``evict_evict_gap``) and the speculative one, which keeps ``evict_evict_gap`` (the LRU
 list's tail chain, docs/rtl.md) and drops the OBSERVE gap; and how many EVICTs it refuses.
-Prints a table and writes JSON. The RTL does not have this rule (docs/rtl.md, "A
+Prints a table and writes JSON (``params``, ``timing``, ``patterns``: per pattern the
+:func:`count_edges` figures of both rules and their rates, ``random_streams``: the seed and
+the totals of :func:`random_streams`). The RTL does not have this rule (docs/rtl.md, "A
 speculative EVICT").
+
+The run docs/rtl.md's table quotes is kept in ``docs/bench/evict_speculation.json``
+(``python -m tools.evict_speculation --seed 1 --out docs/bench/evict_speculation.json``;
+``tests/verif/test_bench_studies.py`` holds the page to it); ``make bench`` writes
+``build/evict_speculation.json`` (random streams of a random seed).
 """
 
 from __future__ import annotations

@@ -222,3 +222,83 @@ def test_model_mode_reset_option():
                      (True, TypeError), ("1", TypeError)):
         with pytest.raises(exc):
             KvAsuModel(entries=16, probe=4, mode_reset=bad)
+
+
+# ---- D13's spacing advice ("What the integrator and the runtime do"), run through the rule --
+
+
+def _default_timing():
+    """The default build's constants of D13's rule, as the testbench takes them."""
+    from regmap import Params
+    from verif.runner import build_timing
+    return BuildTiming(**build_timing(Params()))
+
+
+def _advice_allows(edge, last_observe, last_evict, timing):
+    """D13's advice for an EVICT / EVICT_ANY at ``edge``: no OBSERVE at the EVICT_GAP edges
+    before it and no EVICT / EVICT_ANY at the EVICT_EVICT_GAP edges before it."""
+    return (edge - last_observe > timing.evict_gap
+            and edge - last_evict > timing.evict_evict_gap)
+
+
+def test_d13_spacing_advice_is_stated_with_the_builds_constants():
+    from pathlib import Path
+
+    from tests.docs_text import flat
+    t = _default_timing()
+    text = flat((Path(__file__).parents[2] / "docs" / "spec-decisions.md").read_text())
+    start = text.index("### What the integrator and the runtime do")
+    advice = text[start:text.index("### What the model is told", start)]
+    assert ("present an EVICT or EVICT_ANY only where no OBSERVE was presented at the "
+            "`EVICT_GAP` edges before it and no EVICT or EVICT_ANY at the `EVICT_EVICT_GAP` "
+            f"edges before it ({t.evict_gap} and {t.evict_evict_gap} in the default build: "
+            f"at least {t.evict_gap + 1} edges after an OBSERVE, {t.evict_evict_gap + 1} "
+            "after an EVICT; a QUERY counts for neither)") in advice
+    assert ("among OBSERVEs at every other edge, even one EVICT per `EVICT_GAP + 1` edges is "
+            "dropped nearly every time") in advice
+
+
+def test_d13_spacing_advice_loses_no_evict_and_is_the_rule():
+    """A random stream (rsp.ready high, no CTRL write) whose EVICTs follow the advice loses
+    none; in a stream that ignores it, exactly the EVICTs the advice forbids are dropped
+    (the advice is the rule, not a stricter one)."""
+    import random
+    timing = _default_timing()
+    rng = random.Random(13)
+    ops = [None, OBSERVE, OBSERVE, QUERY, EVICT, EVICT_ANY]
+    for follow in (True, False):
+        rule = Admission(timing)
+        last_observe = last_evict = -100
+        evicts = forbidden = 0
+        for edge in range(20_000):
+            op = rng.choice(ops)
+            evict = op in (EVICT, EVICT_ANY)
+            allowed = evict and _advice_allows(edge, last_observe, last_evict, timing)
+            if evict and not allowed and follow:
+                op, evict = QUERY, False
+            taken = rule.step(edge, op, True, nonblocking=True)
+            if evict:
+                evicts += 1
+                forbidden += not allowed
+                assert taken == allowed, (follow, edge, last_observe, last_evict)
+                if taken:
+                    last_evict = edge
+            elif op == OBSERVE:
+                assert taken
+                last_observe = edge
+        assert evicts > 300 and rule.dropped == forbidden
+        assert (forbidden == 0) == follow
+
+
+def test_d13_old_spacing_advice_drops_nearly_every_evict():
+    """The advice D13 gave before (one EVICT per EVICT_GAP + 1 edges among OBSERVEs) spaces
+    the EVICTs from each other only: with an OBSERVE at every other edge the rule drops 99
+    of its 100 EVICTs."""
+    timing = _default_timing()
+    period = timing.evict_gap + 1
+    stream = {edge: EVICT if edge % period == 0 else OBSERVE if edge % 2 else None
+              for edge in range(100 * period)}
+    rule = Admission(timing)
+    run(rule, stream)
+    evicts = sum(op == EVICT for op in stream.values())
+    assert (evicts, rule.dropped) == (100, 99)

@@ -155,7 +155,7 @@ def test_the_sweep_length_given_is_the_one_run(tmp_path, monkeypatch):
     def sweep(params, mode_reset, requests, seed):
         runs.append(requests)
         return {"presented": requests, "taken": requests, "dropped": 0, "cycles": requests,
-                "not_ready_cycles": 0, "taken_per_cycle": 1.0, "mismatches": 0}
+                "not_ready_cycles": 0, "taken_fraction_of_cycles": 1.0, "mismatches": 0}
     monkeypatch.setattr(bench_nonblocking, "reset_sweep", sweep)
     out = tmp_path / "s.json"
     assert bench_nonblocking.main(["--reset-sweep-only", "--sweep-requests", "1",
@@ -212,7 +212,7 @@ def test_bench_nonblocking_refuses_more_requests_than_the_trace_holds(no_work, c
 def test_bench_nonblocking_prints_its_seed(tmp_path, monkeypatch, capsys):
     def sweep(params, mode_reset, requests, seed):
         return {"presented": requests, "taken": requests, "dropped": 0, "cycles": requests,
-                "not_ready_cycles": 0, "taken_per_cycle": 1.0, "mismatches": 0}
+                "not_ready_cycles": 0, "taken_fraction_of_cycles": 1.0, "mismatches": 0}
     monkeypatch.setattr(bench_nonblocking, "reset_sweep", sweep)
     out = tmp_path / "s.json"
     assert bench_nonblocking.main(["--reset-sweep-only", "--sweep-requests", "2",
