@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The loop detector's shadow bound drawn from the sample: a measured design study (not
+specified, not built).
+
+    python -m evaluation.loop_bound_study [--sets N] [--passes P [P ...]] [--seed S] [--out F]
+
+spec-predictor.md P11 bounds each shadow directory by ``max(1, occupancy >> 4)``, the number
+of sampled lines the bank holds *on average*. The number a given loop holds is a draw: each
+line is sampled when its window start is a multiple of 16, so a loop of ``L`` lines has
+about ``L / 16`` sampled lines, give or take ``sqrt(L) / 4``. When a loop a little longer
+than the bank has no more sampled lines than the bound, the LRU shadow holds the whole
+sampled loop and hits on every sample, while the bank under LRU misses every access: the
+duels are all ties, ``PSEL`` never moves, loop mode never comes, and the bank keeps what the
+ghost rule gives (about 45 %, where Belady hits about ``(B - 1) / L`` of a pass over a loop of
+``L`` lines through a bank of ``B``). Whether a loop gets loop mode is then a matter of its
+addresses.
+
+The alternative studied here bounds the shadows by what the bank holds of the sample: the
+number of live lines whose window is sampled, ``max(1, min(that, ENTRIES >> 4))``. The
+sampled LRU shadow then misses as the bank's LRU does whenever the loop has a sampled line
+the bank does not hold, which leaves a loop ``d`` lines longer than the bank undetected
+with probability about ``(15/16)^d`` instead of about a half. What it would cost in the
+block: one bit per table entry (whether the line's window is sampled; an EVICT pops a slot,
+whose line's window the slot alone does not give) and a counter of ``log2(ENTRIES) + 1``
+bits beside the occupancy.
+
+The alternative is not better on every line set: the bank's sampled lines are the loop's
+when none of the lines it lacks is sampled (about ``(15/16)^d``), and then the duels tie as
+before; it escapes later, as the lines the bank lacks change from pass to pass, so how many
+passes a loop runs matters too.
+
+For each case (a loop's length and a bank) and each number of passes, it draws ``--sets``
+line sets (seeded; the same sets for every number of passes), runs each loop through the
+bank of :func:`evaluation.compare.run_predictor_bank` under both bounds, and prints, per
+case and bound, the hit rates' range and how many sets fall below 60 % (the loops' Belady
+rate is about ``(B - 1) / L`` after the first pass), and how many sets each bound leaves
+below 60 % where the other does not.
+Writes JSON (``--out``, default ``build/loop_bound_study.json``); spec-predictor.md P11
+quotes ``docs/eval/loop_bound_study.json``. Nothing here changes the golden model: the
+alternative replaces the duel of each predictor-mode model that ``evaluation.compare``
+builds while :func:`sampled_bound` is active.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from golden_model import predictor
+
+from . import compare
+
+#: (loop lines, bank lines): loops 2 % to 12 % longer than the bank, and two other scales.
+CASES = ((1045, 1024), (1075, 1024), (1100, 1024), (1150, 1024), (550, 512), (2200, 2048))
+#: A set's hit rate below this counts as "loop mode missed" (the ghost rule alone gives about
+#: 45 % on these loops, loop mode 75-92 %).
+LOW = 0.6
+
+
+def sampled_live_lines(model, homes: dict) -> int:
+    """The number of live lines of a predictor-mode ``model`` (neither free nor ghost) whose
+    window is sampled (P11); ``homes`` caches each tag's window start."""
+    ghost = model._predictor.ghost
+    count = 0
+    for slot, tag in enumerate(model._tag):
+        if tag < 0 or ghost[slot]:
+            continue
+        home = homes.get(tag)
+        if home is None:
+            home = homes[tag] = model.home_of_tag(tag)
+        count += predictor.is_sampled(home)
+    return count
+
+
+@contextmanager
+def sampled_bound():
+    """While active, each predictor-mode model that ``evaluation.compare`` builds bounds its
+    shadows by ``max(1, min(sampled live lines, ENTRIES >> 4))`` instead of P11's
+    ``max(1, occupancy >> 4)``; the rest of the duel is P11's."""
+    built = compare._model
+
+    def model_with_sampled_bound(entries: int, policy: str):
+        model = built(entries, policy)
+        if policy != "predictor":
+            return model
+        state, homes, most = model._predictor, {}, max(1, entries >> predictor.SAMPLE_SHIFT)
+
+        def duel(signature: int, occupancy: int) -> None:
+            capacity = max(1, min(sampled_live_lines(model, homes), most))
+            lru_hit = state.shadow_lru.access(signature, capacity)
+            bip_hit = state.shadow_bip.access(signature, capacity)
+            state.psel = predictor.psel_update(state.psel, lru_hit, bip_hit, occupancy)
+
+        state._duel = duel
+        return model
+
+    compare._model = model_with_sampled_bound
+    try:
+        yield
+    finally:
+        compare._model = built
+
+
+def loop_stream(lines: np.ndarray, passes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(lines, cycles)``: ``lines`` in order, ``passes`` times, one access per cycle."""
+    stream = np.tile(lines.astype(np.int64), passes)
+    return stream, np.arange(len(stream), dtype=np.int64)
+
+
+def run_case(loop_lines: int, bank: int, passes: int, draws: list) -> dict:
+    """Both bounds on the line sets ``draws`` of one case: per bound the hit rates, the share
+    of OBSERVEs in loop mode, and the sets below :data:`LOW`; and per bound the sets below
+    :data:`LOW` under it but not under the other (``only_below``)."""
+    out = {"loop_lines": loop_lines, "bank_lines": bank, "passes": passes}
+    for name in ("occupancy", "sampled"):
+        hits, loop_mode = [], []
+        for lines in draws:
+            stream, cycles = loop_stream(lines, passes)
+            if name == "sampled":
+                with sampled_bound():
+                    result = compare.run_predictor_bank(stream, cycles, bank)
+            else:
+                result = compare.run_predictor_bank(stream, cycles, bank)
+            hits.append(float(result["hits"].mean()))
+            loop_mode.append(float(result["loop_mode_share"]))
+        out[name] = {"hit_rates": hits, "loop_mode_shares": loop_mode,
+                     "below_low": sum(h < LOW for h in hits), "min": min(hits),
+                     "median": float(np.median(hits)), "max": max(hits)}
+    for name, other in (("occupancy", "sampled"), ("sampled", "occupancy")):
+        out[name]["only_below"] = sum(a < LOW <= b for a, b in zip(out[name]["hit_rates"],
+                                                                  out[other]["hit_rates"]))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evaluation.loop_bound_study", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", type=int, default=30, help="line sets per case (default 30)")
+    ap.add_argument("--passes", type=int, nargs="+", default=[16, 40],
+                    help="passes over each loop, one run per number (default 16 40)")
+    ap.add_argument("--seed", type=int, default=11, help="the line sets' seed (default 11)")
+    ap.add_argument("--out", type=Path, default=Path("build/loop_bound_study.json"))
+    args = ap.parse_args(argv)
+    if args.sets < 1 or min(args.passes) < 2:
+        ap.error("--sets must be at least 1 and --passes at least 2")
+    if args.out.parent.exists() and not args.out.parent.is_dir():
+        ap.error(f"--out: {args.out.parent} is not a folder")
+    print(f"seed {args.seed}, {args.sets} line sets per case, passes {args.passes}", flush=True)
+    rng = np.random.default_rng(args.seed)
+    start = time.perf_counter()
+    cases = []
+    for loop_lines, bank in CASES:
+        draws = [rng.choice(1 << 40, loop_lines, replace=False) for _ in range(args.sets)]
+        for passes in args.passes:
+            case = run_case(loop_lines, bank, passes, draws)
+            cases.append(case)
+            for name in ("occupancy", "sampled"):
+                r = case[name]
+                print(f"loop {loop_lines:5d}, bank {bank:5d}, {passes:3d} passes, bound from {name:9s}: hit rate "
+                      f"{100 * r['min']:5.1f} to {100 * r['max']:5.1f} %, median {100 * r['median']:5.1f} %; "
+                      f"below {LOW:.0%} in {r['below_low']} of {args.sets} ({r['only_below']} only under this "
+                      f"bound)", flush=True)
+    doc = {"seed": args.seed, "sets": args.sets, "passes": args.passes, "low": LOW, "cases": cases,
+           "seconds": round(time.perf_counter() - start, 1)}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
