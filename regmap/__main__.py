@@ -2,7 +2,9 @@
 """Print the register map as Markdown: ``python -m regmap > docs/registers-table.md``.
 
 The generated table is checked into ``docs/`` and a test keeps it equal to this output, so
-the docs can never drift from the map the RTL and the model use.
+the docs can never drift from the map the RTL and the model use. The options are
+``regmap.cli``'s (``--format markdown|c|verilog``, ``--out FILE``): an unknown one is an
+error, not ignored.
 """
 
 from . import ID, REGISTERS, VERSION, Params
@@ -33,4 +35,7 @@ def markdown(params: Params | None = None) -> str:
 
 
 if __name__ == "__main__":
-    print(markdown(), end="")
+    import sys
+
+    from .cli import main
+    sys.exit(main())

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * KV-ASU driver: C99, no allocation, no libc beyond <stdint.h>/<stddef.h>.
+ * KV-ASU driver: C99, no allocation, no libc beyond <stdint.h>/<stddef.h>. Portable to
+ * CPUs whose int is 16 bits (AVR, MSP430): all its arithmetic is on uint32_t. On a core
+ * without 64-bit shifts, kvasu_read64's (uint64_t)hi << 32 may be a call into the
+ * compiler's runtime (libgcc's __ashldi3 on AVR), which any C program links; not libc.
  *
  * Every register access goes through two hooks the integrator supplies, read32 and
  * write32, called with the byte address base + offset (a 32-bit AXI4-Lite access each).
@@ -12,16 +15,27 @@
  * posted write. kvasu_init_mmio's hooks are plain volatile loads and stores; map the block
  * so that a store completes before a later load is issued (on Arm, Device-nGnRnE and a DSB
  * after each store: supply your own write32 with the barrier), or give hooks that wait for
- * the write response. The driver writes nothing the block would refuse with SLVERR, which
- * many CPUs take as an imprecise bus fault: kvasu_configure checks a configuration with
- * kvasu_config_legal before writing it (the block's STATUS.ERROR stays its backstop).
+ * the write response.
+ *
+ * Byte order: every register is a 32-bit word, little-endian on the AXI4-Lite bus (byte
+ * lane 0 is bits 7:0), and the driver only makes whole-word accesses (64-bit values are
+ * assembled from two words arithmetically). kvasu_init_mmio's hooks assume the CPU sees
+ * each bus word in its native order: true on a little-endian CPU, and on a big-endian one
+ * behind a word-invariant bridge. Behind a byte-invariant bridge (as on Arm BE8) a native
+ * 32-bit load returns the bus word byte-swapped: supply hooks that swap the four bytes of
+ * each word read and written.
+ *
+ * The driver writes nothing the block would refuse with SLVERR, which many CPUs take as an
+ * imprecise bus fault: kvasu_configure checks a configuration with kvasu_config_legal
+ * before writing it (the block's STATUS.ERROR stays its backstop).
  *
  * A device handle is not locked: one caller at a time, interrupt handlers included. In
  * particular a 64-bit read is a LO then a HI read through the block's single HI latch
  * (docs/registers.md), so no other master or handler may read a LO word in between (a torn
  * pair cannot be detected), and every CTRL action write carries ENABLE as read just before.
  * The functions that take a handle and return no kvasu_status take a valid one (and valid
- * arrays) as a precondition.
+ * arrays) as a precondition; kvasu_init and kvasu_init_mmio, a valid pointer to the handle
+ * they fill in.
  *
  * Every function that can fail returns a kvasu_status (0 = KVASU_OK, negative = error).
  */
@@ -124,7 +138,10 @@ kvasu_status kvasu_configure(const kvasu_dev *dev, const kvasu_config *cfg);
 kvasu_status kvasu_get_config(const kvasu_dev *dev, kvasu_config *cfg);
 
 /* Untrack every line, then poll STATUS.BUSY until the flush is over (at most max_polls
-   reads; 0 = do not wait). ENABLE is kept. */
+   reads; 0 = do not wait). ENABLE is kept. KVASU_OK: the flush is over (or max_polls = 0:
+   issued, not waited for); KVASU_ERR_TIMEOUT: the flush was issued and runs on (a clear
+   sweep, one flush in 16), only the wait ran out: do not issue it again, kvasu_wait_idle
+   for it; KVASU_ERR_ARG: dev is NULL, nothing written. */
 kvasu_status kvasu_flush(const kvasu_dev *dev, uint32_t max_polls);
 /* Poll STATUS.BUSY until it reads 0 (at most max_polls reads): KVASU_OK once it does,
    KVASU_ERR_TIMEOUT if it never did (also with max_polls = 0, which reads nothing). */

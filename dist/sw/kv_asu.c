@@ -4,12 +4,12 @@
 
 static uint32_t rd(const kvasu_dev *dev, uint32_t offset)
 {
-    return dev->read32(dev->ctx, dev->base + offset);
+    return dev->read32(dev->ctx, dev->base + (uintptr_t)offset);
 }
 
 static void wr(const kvasu_dev *dev, uint32_t offset, uint32_t value)
 {
-    dev->write32(dev->ctx, dev->base + offset, value);
+    dev->write32(dev->ctx, dev->base + (uintptr_t)offset, value);
 }
 
 static uint32_t mmio_read32(void *ctx, uintptr_t addr)
@@ -110,7 +110,9 @@ int kvasu_config_legal(const kvasu_info *info, const kvasu_config *cfg)
     int predictor;
     if (!info || !cfg)
         return 0;
-    count_max = info->count_width >= 32u ? 0xFFFFFFFFu : (1u << info->count_width) - 1u;
+    /* a uint32_t shift: 1u is 16 bits wide where int is (AVR, MSP430) */
+    count_max = info->count_width >= 32u ? 0xFFFFFFFFu
+                                         : ((uint32_t)1 << info->count_width) - 1u;
     predictor = (info->policies & KVASU_P_POLICIES_PREDICTOR_MASK) != 0u;
     return KVASU_CONFIG_LEGAL(cfg->c3, cfg->c2, cfg->w3, cfg->w2, cfg->w1, cfg->hash_seed,
                               count_max, info->wmax)

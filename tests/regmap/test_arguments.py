@@ -226,3 +226,21 @@ def test_evict_queue_depth_is_an_integer():
     with pytest.raises(TypeError, match="depth"):
         evict_queue.post_evicts([0], [evict_queue.OPS["EVICT"]], True, back_to_back=True,
                                 timing=timing)
+
+
+def test_python_m_regmap_takes_the_cli_options():
+    """``python -m regmap`` is ``regmap.cli``: its default output is the Markdown table, its
+    ``--format c`` the C header, and an option it does not know is refused."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "regmap", *args], cwd=root, capture_output=True,
+                              text=True)
+
+    assert run().stdout == (root / "docs" / "registers-table.md").read_text()
+    assert run("--format", "c").stdout == (root / "sw" / "kv_asu_regs.h").read_text()
+    refused = run("--bogus")
+    assert refused.returncode == 2 and "--bogus" in refused.stderr
