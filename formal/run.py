@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """SymbiYosys driver for the KV-ASU formal jobs.
 
-    python -m formal.run [--quick | --only NAME[,NAME...]] [--list] [--out build/formal]
+    python -m formal.run [--quick | --only NAME[,NAME...] [--depth N]] [--list]
+                         [--out build/formal]
 
 For every job: converts the harness to RTLIL (``AMARANTH_USE_YOSYS=builtin``), writes
 ``build/formal/<name>/<name>.sby`` and ``top.il``, runs ``yowasp-sby -f <name>.sby`` with the
@@ -11,7 +12,10 @@ prints PASS / FAIL / UNKNOWN / TIMEOUT / ERROR with mode, depth and wall time (f
 ``build/formal/summary.json`` records every result of a full run (``summary_quick.json``
 for ``--quick``, ``summary_only.json`` for ``--only``, which merges into what that file
 already holds), rewritten after each job, with the commit, the tool versions and the
-machine (``run_info``). The last line names the jobs that did not pass; exit status 1 if
+machine (``run_info``). ``--depth N`` runs the ``--only`` jobs at depth ``N`` instead of
+their own (a quick, shallower BMC while a change is made; a shallower run proves less):
+their results go to ``summary_depth.json`` alone, each with its ``depth``, never into the
+other summaries. The last line names the jobs that did not pass; exit status 1 if
 any did not.
 
 An expect-FAIL job (a planted bug or a false statement) passes only if SBY reports FAIL
@@ -321,8 +325,15 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true", help="list the jobs and exit")
     ap.add_argument("--out", default=str(ROOT / "build" / "formal"),
                     help="output folder (default build/formal)")
+    ap.add_argument("--depth", type=int, metavar="N",
+                    help="run the --only jobs at depth N instead of their own (results in "
+                         "summary_depth.json only)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the SBY logs")
     args = ap.parse_args(argv)
+    if args.depth is not None and (args.only is None or args.list):
+        ap.error("--depth is for the jobs of --only (and not with --list)")
+    if args.depth is not None and args.depth < 1:
+        ap.error(f"--depth must be at least 1, not {args.depth}")
 
     names = list(JOBS)
     if args.only is not None:
@@ -350,7 +361,11 @@ def main(argv=None):
         return 0
 
     outdir = check_writable(Path(args.out), "--out", folder=True)
-    if args.only:
+    jobs = {n: JOBS[n] if args.depth is None else {**JOBS[n], "depth": args.depth} for n in names}
+    if args.depth is not None:
+        merged = {}
+        path = outdir / "summary_depth.json"
+    elif args.only:
         # Merged into the results of earlier --only runs of jobs that still exist (the full
         # run's summary.json is left alone; a removed job's old result would hold "ok"
         # false for good); read before the jobs run, so that a file that is not a summary
@@ -371,7 +386,7 @@ def main(argv=None):
     def write_summary():
         # After every job, so that a run stopped part way leaves its results.
         done = results
-        if args.only:
+        if args.only and args.depth is None:
             done = list({**merged, **{r["name"]: r for r in results}}.values())
         complete = len(results) == len(names)
         summary = {"ok": complete and all(r["status"] == "PASS" for r in done),
@@ -380,7 +395,7 @@ def main(argv=None):
         path.write_text(json.dumps(summary, indent=2) + "\n")
 
     for n in names:
-        j = JOBS[n]
+        j = jobs[n]
         print(f"{n:{width}s} {j['mode']:6s} depth {j['depth']:3d} ... ", end="", flush=True)
         r = run_job(n, j, outdir, verbose=args.verbose)
         r["load_average"] = round(os.getloadavg()[0], 2)

@@ -169,3 +169,30 @@ def test_the_bmc_twins_of_prove_jobs_are_bmc_jobs():
     for name, bmc in twins.items():
         assert run.JOBS[name]["mode"] == "prove", name
         assert all(run.JOBS[b]["mode"] == "bmc" for b in bmc), name
+
+
+def test_depth_runs_the_only_jobs_shallower_into_a_summary_of_its_own(jobs_run, tmp_path, monkeypatch):
+    """``--depth N``: the ``--only`` jobs at depth N, their results in summary_depth.json alone
+    (a shallower PASS is never taken for the job's own)."""
+    depths = []
+    fake = run.run_job
+
+    def record(name, job, outdir, *, verbose=False):
+        depths.append(job["depth"])
+        return fake(name, job, outdir, verbose=verbose)
+    monkeypatch.setattr(run, "run_job", record)
+    assert run.main(["--only", "lru_bmc", "--depth", "3", "--out", str(tmp_path)]) == 0
+    assert depths == [3] and run.JOBS["lru_bmc"]["depth"] != 3
+    summary = json.loads((tmp_path / "summary_depth.json").read_text())
+    assert [(r["name"], r["depth"]) for r in summary["results"]] == [("lru_bmc", 3)]
+    assert not (tmp_path / "summary_only.json").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--depth", "3"], "--depth is for the jobs of --only"),
+    (["--quick", "--depth", "3"], "--depth is for the jobs of --only"),
+    (["--only", "lru_bmc", "--depth", "0"], "--depth must be at least 1, not 0"),
+])
+def test_depth_without_only_or_below_1_is_refused(argv, message, jobs_run, tmp_path, capsys):
+    _refused(argv + ["--out", str(tmp_path)], capsys, message)
+    assert jobs_run == []

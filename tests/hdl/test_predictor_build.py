@@ -44,3 +44,28 @@ def test_predictor_build_ports_and_generation():
     assert generate_main(["--predictor", "--protection", "none", "--param", "ENTRIES=16",
                           "--out", "/dev/null"]) == 0
     assert generate_main(["--predictor", "--out", "/dev/null"]) == 2   # protection auto
+
+
+def test_the_docs_state_the_pmeta_word_as_built():
+    """The ``pmeta`` word's width and fields, wherever the docs and the layout's docstring
+    state them by hand, are ``hdl.core.interfaces.pmeta_layout``'s."""
+    from pathlib import Path
+
+    from hdl.core.interfaces import pmeta_layout
+
+    root = Path(__file__).resolve().parents[2]
+    layout = pmeta_layout()
+    width = layout.size
+
+    def flat(name):
+        return " ".join((root / "docs" / name).read_text().split())
+
+    rtl, spec = flat("rtl-predictor.md"), flat("spec-predictor.md")
+    fields = ", ".join(f"`{name}` {field.width}" for name, field in layout)
+    assert f"`BucketTable(pmeta_width={width})`" in rtl
+    assert f"`hdl.core.interfaces.pmeta_layout`, {width} bits" in rtl
+    assert f"per slot {fields} (P3, P4, P12): {width} bits" in rtl
+    assert f"`pmeta` ({width} x `ENTRIES / PROBE` per bank)" in rtl
+    assert f"`pmeta` words, 4 x 512 x {width})" in rtl
+    assert f"(`pmeta`, {width} bits with P12's)" in spec
+    assert f"OBSERVEs): {width} bits." in " ".join(pmeta_layout.__doc__.split())
