@@ -694,7 +694,7 @@ def main(argv=None) -> int:
     if not 0 <= args.window <= _INT64_MAX:
         ap.error(f"--window must be 0..2^63 - 1, not {args.window}")
     if not args.trace.is_file():
-        ap.error(f"{args.trace}: a folder, not a trace file" if args.trace.is_dir() else f"{args.trace}: no such file")
+        ap.error(f"{args.trace}: " + ("a folder, not a trace file" if args.trace.is_dir() else "no such file"))
     if args.json:                 # refused now, not after the run
         if not args.json.is_dir() and not args.json.parent.is_dir():
             ap.error(f"--json {args.json}: no such folder to write it in")

@@ -595,7 +595,8 @@ def markdown(results: dict, claims: list[dict], figs: list[str], seconds: float)
         "it says on plausible traces.")
     add("- Sizes are modest (a few frames, 2 layers x 2 KV heads for video) so that the whole report runs in minutes.")
     add("- Traces that no tuning used (new video seeds and knobs, the decoder on another text and at another page "
-        "budget; a second validation split, section 8 says why not a test) and two streams that are not KV traffic (Zipf popularity, and a hot set "
+        "budget; a second validation split, section 8 says why not a test) and two streams that are not KV "
+        "traffic (Zipf popularity, and a hot set "
         "under a cyclic scan) are in "
         "[evaluation-fresh.md](evaluation-fresh.md) (`make eval-fresh`).")
     add("")

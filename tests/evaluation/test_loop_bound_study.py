@@ -72,6 +72,12 @@ def test_p11_quotes_the_record():
         assert (int(below), int(below_sampled)) == (case["occupancy"]["below_low"],
                                                     case["sampled"]["below_low"])
     assert f"(seed {doc['seed']}," in text and "python -m evaluation.loop_bound_study" in text
+    for loop in doc["spec_loops"]:
+        lines, bank = (f"{n:,}".replace(",", " ") for n in (loop["loop_lines"], loop["bank_lines"]))
+        shares = [f"{100 * loop[b]['loop_mode_share']:.1f} %" for b in ("occupancy", "sampled")]
+        assert (f"{lines} lines through a bank of {bank} is in loop mode for {shares[0]} of its OBSERVEs under "
+                f"P11's bound and {shares[1]} under the sampled one" in text
+                or f"{lines} lines through {bank}: {shares[0]} and {shares[1]}" in text), loop
     near = [c["occupancy"]["below_low"] for c in doc["cases"]
             if c["bank_lines"] == 1024 and c["loop_lines"] <= 1100 and c["passes"] == 40]
     longer = [round(100 * (c["loop_lines"] / c["bank_lines"] - 1)) for c in doc["cases"]
