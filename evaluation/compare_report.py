@@ -336,6 +336,31 @@ def not_run_sentence(comparison: dict) -> str:
             + ". 'best libCacheSim' is the best of the policies that ran.\n")
 
 
+#: The trace on which section 8 shows how the MCC depends on request spacing: the
+#: ``evaluation.workload.preset`` and its overrides, and the bank (a share of its lines).
+SPACING_EXAMPLE = ("480p30", {"frames": 5, "seed": 77, "motion_std_px": 5.0, "region_radius": 3}, 8)
+
+
+def spacing_example() -> tuple[float, float]:
+    """The predictor's MCC on :data:`SPACING_EXAMPLE`'s accesses, one per cycle as
+    ``generate_accesses`` gives them, and on the OBSERVEs of its request stream
+    (``video_kv_requests``: a QUERY before each read, GC EVICTs), at the same bank."""
+    from regmap import OPS
+
+    from .workload import LINE_SHIFT, generate_accesses, preset, video_kv_requests
+
+    name, overrides, share = SPACING_EXAMPLE
+    params = preset(name, **overrides)
+    accesses = generate_accesses(params)
+    cycle, op, addr, _min_tlevel, _frame = video_kv_requests(params)
+    observe = op == OPS["OBSERVE"]
+    streams = ((accesses.line.astype(np.int64), accesses.cycle.astype(np.int64)),
+               ((addr[observe] >> np.uint64(LINE_SHIFT)).astype(np.int64), cycle[observe].astype(np.int64)))
+    bank = bank_of_share(len(np.unique(streams[0][0])), share)
+    return tuple(compare(lines, cycles, bank, libcachesim=False, article=False)
+                 ["policies"]["kv_asu_predictor"]["mcc"] for lines, cycles in streams)
+
+
 def markdown(comparison: dict, table, prototype: dict | None = None) -> str:
     """The report section (``table(rows, header)`` is the report's markdown table helper;
     ``prototype``: the prototypes' record, by default read from ``PROTOTYPE_RECORD``)."""
@@ -344,6 +369,8 @@ def markdown(comparison: dict, table, prototype: dict | None = None) -> str:
     chosen = training_choices(prototype)
     doc_lines = []
     add = doc_lines.append
+    spaced = spacing_example()
+    example = SPACING_EXAMPLE[1]
     add("## 8. The predictor mode against LRU, Belady and libCacheSim\n")
     add("`evaluation.compare.compare`, the comparison `python -m evaluation.compare TRACE.npz --bank-lines N` runs "
         "on a trace's OBSERVEs, on every workload above: one access per OBSERVE at its access cycle, with banks of "
@@ -351,9 +378,11 @@ def markdown(comparison: dict, table, prototype: dict | None = None) -> str:
         "with a QUERY before each read and GC EVICTs, moves the OBSERVEs to later cycles: its lines are the same, "
         "so LRU, FIFO and Belady are too, but the KV-ASU's ages and MCC differ, on some traces by much: the MCC's "
         "label counts cycles, not accesses, so a stream with other requests between its OBSERVEs has a lower base "
-        "rate and another question to answer (on a 480p video trace of 5 frames the predictor's MCC is 0.33 on "
-        "its accesses one per cycle and 0.66 on the trace's request stream); score a trace as the block will see "
-        "it.) Every access counts (no "
+        f"rate and another question to answer (on a 480p video trace of {example['frames']} frames, seed "
+        f"{example['seed']}, {example['motion_std_px']:.0f} px motion, region radius {example['region_radius']}, "
+        f"bank 1/{SPACING_EXAMPLE[2]} of its lines, the predictor's MCC is {spaced[0]:.2f} on its accesses one per "
+        f"cycle and {spaced[1]:.2f} on the trace's request stream); score a trace as the block will see it.) Every "
+        "access counts (no "
         "steady-state mask here, unlike sections 1-7: the CLI scores whole traces). `kv_asu_predictor` is the KV-ASU in the mode of "
         "[spec-predictor.md](spec-predictor.md) choosing the bank's victims (a resident line that the KV-ASU's hashed "
         "table stopped tracking is evicted when it reaches the bank's LRU end); `kv_asu_article` / `_gate` is the "

@@ -12,10 +12,11 @@ prints PASS / FAIL / UNKNOWN / TIMEOUT / ERROR with mode, depth and wall time (f
 ``build/formal/summary.json`` records every result of a full run (``summary_quick.json``
 for ``--quick``, ``summary_only.json`` for ``--only``, which merges into what that file
 already holds), rewritten after each job, with the commit, the tool versions and the
-machine (``run_info``). ``--depth N`` runs the ``--only`` jobs at depth ``N`` instead of
-their own (a quick, shallower BMC while a change is made; a shallower run proves less):
-their results go to ``summary_depth.json`` alone, each with its ``depth``, never into the
-other summaries. The last line names the jobs that did not pass; exit status 1 if
+machine (``run_info``). ``--depth N`` runs the ``--only`` jobs, BMC jobs that must pass, at
+depth ``N`` instead of their own (a quick, shallower BMC while a change is made; a
+shallower run proves less): in ``<out>/depth/<name>/``, their results in
+``summary_depth.json`` alone, each with its ``depth``, never in the other summaries or
+the jobs' own folders. The last line names the jobs that did not pass; exit status 1 if
 any did not.
 
 An expect-FAIL job (a planted bug or a false statement) passes only if SBY reports FAIL
@@ -362,9 +363,15 @@ def main(argv=None):
 
     outdir = check_writable(Path(args.out), "--out", folder=True)
     jobs = {n: JOBS[n] if args.depth is None else {**JOBS[n], "depth": args.depth} for n in names}
+    jobs_dir = outdir
     if args.depth is not None:
+        not_bmc = [n for n in names if JOBS[n]["mode"] != "bmc" or JOBS[n]["expect"] != "PASS"]
+        if not_bmc:
+            ap.error(f"--depth is for BMC jobs that must pass (a shallower prove, cover or "
+                     f"expect-FAIL job answers another question): not {', '.join(not_bmc)}")
         merged = {}
         path = outdir / "summary_depth.json"
+        jobs_dir = outdir / "depth"     # the job's own folder keeps its own run's log and traces
     elif args.only:
         # Merged into the results of earlier --only runs of jobs that still exist (the full
         # run's summary.json is left alone; a removed job's old result would hold "ok"
@@ -397,7 +404,7 @@ def main(argv=None):
     for n in names:
         j = jobs[n]
         print(f"{n:{width}s} {j['mode']:6s} depth {j['depth']:3d} ... ", end="", flush=True)
-        r = run_job(n, j, outdir, verbose=args.verbose)
+        r = run_job(n, j, jobs_dir, verbose=args.verbose)
         r["load_average"] = round(os.getloadavg()[0], 2)
         r["commit"] = info["commit"]
         results.append(r)

@@ -9,8 +9,9 @@ constant start offset) and accepted as soon as the block is ready.
 Per frame, the figures printed come from the RTL's own registers, read over AXI4-Lite at
 the frame boundaries (deltas of the 64-bit statistics counters and of CYCLE), and are
 checked against the golden model for the same requests at the same acceptance cycles; every
-response is also checked field by field by the testbench's scoreboard. Any difference fails
-the test (and ``make sim`` exits non-zero).
+response is also checked field by field by the testbench's scoreboard, and how long each
+request waited to be taken after its trace cycle against D13's admission rule
+(``verif.sim_waits``). Any difference fails the test (and ``make sim`` exits non-zero).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ import cocotb
 import numpy as np
 
 from regmap import REG, STAT_NAMES, STAT_REGISTERS
+from golden_model.admission import BuildTiming
 from verif.kvasu_tb import KvAsuTB, Mismatch, ReqItem
+from verif.sim_waits import admission_waits, wait_figures
 from verif.sim_plot import frame_figures
 
 START = 200         # trace cycle 0 is presented this many cycles after the first read
@@ -53,15 +56,6 @@ async def read_stats(tb: KvAsuTB):
             raise Mismatch(f"reading {reg.name} gave {r1!r}/{r2!r}")
         out[reg.stat] = lo | hi << 32
     return out
-
-
-def wait_figures(waits: list[int], latency: int | None) -> dict:
-    """How long requests waited for acceptance after their trace cycles (cycles): mean, 99th
-    percentile, longest, how many waited at all; and the build's fixed ``latency``, so that a
-    response's time from its request's trace cycle is the wait plus ``latency``."""
-    w = np.asarray(waits, dtype=np.int64)
-    return {"mean": round(float(w.mean()), 2), "p99": int(np.percentile(w, 99, method="higher")),
-            "max": int(w.max()), "waited": int((w > 0).sum()), "latency": latency}
 
 
 def fmt_frame(label, d, slip):
@@ -143,6 +137,11 @@ async def streaming_video_trace(dut):
     say("-" * len(HEADER))
     say(fmt_frame("total", totals, total_stall))
     wall = time.monotonic() - t_wall
+    rule = admission_waits(cycle, op, BuildTiming(**tb.cfg["timing"]))
+    if waits != rule:
+        first = next(i for i, (a, b) in enumerate(zip(waits, rule)) if a != b)
+        raise Mismatch(f"request {first} waited {waits[first]} cycles after its trace cycle; "
+                       f"D13's admission rule says {rule[first]}")
     waited = wait_figures(waits, tb.scoreboard.build_latency)
     say("")
     say(f"waits: a request is accepted {waited['mean']:.1f} cycles after its trace cycle on average "
@@ -153,7 +152,8 @@ async def streaming_video_trace(dut):
             f"trace cycle on average (longest {waited['max'] + waited['latency']}), the {waited['latency']}-cycle "
             f"latency included")
     say(f"checked against the golden model: {tb.scoreboard.received} responses (every field), "
-        f"{len(frames)} frames of statistics, OCCUPANCY {occ}: all match")
+        f"{len(frames)} frames of statistics, OCCUPANCY {occ}: all match; every request's wait is "
+        f"D13's admission rule's")
     say(f"simulated {tb.cycle_now()} cycles in {wall:.1f} s wall "
         f"({tb.cycle_now() / wall:,.0f} cycles/s)")
     out = Path(tb.cfg.get("cov_dir") or ".").parent

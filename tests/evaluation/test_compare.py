@@ -688,3 +688,15 @@ def test_the_loops_of_spec_predictor_reach_loop_mode_as_it_says(lines, bank, loo
     assert f"{100 * np.mean(result['hits']):.1f}" == hit
     text = " ".join((Path(__file__).resolve().parents[2] / "docs" / "spec-predictor.md").read_text().split())
     assert f"{loop_mode} %" in text and f"{hit} %" in text
+
+
+def test_section_8_quotes_the_mcc_spacing_example():
+    """evaluation.md section 8's example of the MCC's dependence on request spacing is what
+    ``compare_report.spacing_example`` computes now."""
+    from evaluation.compare_report import SPACING_EXAMPLE, spacing_example
+
+    on_accesses, on_requests = spacing_example()
+    assert abs(on_requests - on_accesses) > 0.2          # the example shows a large difference
+    text = " ".join((Path(__file__).resolve().parents[2] / "docs" / "evaluation.md").read_text().split())
+    assert (f"seed {SPACING_EXAMPLE[1]['seed']}, " in text and f"the predictor's MCC is {on_accesses:.2f} on its "
+            f"accesses one per cycle and {on_requests:.2f} on the trace's request stream" in text)

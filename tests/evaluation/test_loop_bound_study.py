@@ -65,13 +65,23 @@ def test_p11_quotes_the_record():
     cases = {(c["loop_lines"], c["bank_lines"], c["passes"]): c for c in doc["cases"]}
     quoted = re.findall(r"loop of ([\d ]+) lines through a bank of ([\d ]+), (\d+) passes: (\d+) of (\d+) "
                         r"line sets below 60 % under P11's bound, (\d+) under the sampled one", text)
-    assert len(quoted) >= 3, "P11 quotes the study's cases"
+    at_40 = {key for key in cases if key[2] == 40}
+    assert {(int(a.replace(" ", "")), int(b.replace(" ", "")), int(p)) for a, b, p, *_ in quoted} == at_40, \
+        "P11 quotes every case of the record at 40 passes"
     for loop, bank, passes, below, sets, below_sampled in quoted:
         case = cases[(int(loop.replace(" ", "")), int(bank.replace(" ", "")), int(passes))]
         assert int(sets) == doc["sets"]
         assert (int(below), int(below_sampled)) == (case["occupancy"]["below_low"],
                                                     case["sampled"]["below_low"])
     assert f"(seed {doc['seed']}," in text and "python -m evaluation.loop_bound_study" in text
+    missed = [h for c in doc["cases"] if c["passes"] == 40 for h in c["occupancy"]["hit_rates"] if h < doc["low"]]
+    assert (f"the ghost rule gives, {100 * min(missed):.0f}-{100 * max(missed):.0f} % of its accesses at 40 "
+            f"passes in the study") in text
+    assert f"`(B - 1) / L` of a pass ({100 * 1023 / 1100:.0f} % for 1 100 lines and a bank of 1 024)" in text
+    d = 550 - 512
+    few = [c for c in doc["cases"] if (c["loop_lines"], c["bank_lines"], c["passes"]) == (550, 512, 40)][0]
+    assert (f"({few['sampled']['below_low']} of {doc['sets']} where `(15/16)^{d}` gives about "
+            f"{round(doc['sets'] * (15 / 16) ** d)})") in text
     for loop in doc["spec_loops"]:
         lines, bank = (f"{n:,}".replace(",", " ") for n in (loop["loop_lines"], loop["bank_lines"]))
         shares = [f"{100 * loop[b]['loop_mode_share']:.1f} %" for b in ("occupancy", "sampled")]
@@ -85,3 +95,16 @@ def test_p11_quotes_the_record():
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert (f"On a loop {min(longer)} to {max(longer)} % longer than a bank of 1 024 lines it misses loop mode "
             f"on {min(near)} to {max(near)} of {doc['sets']} random line sets, 40 passes") in readme
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "--seed: must be at least 0, not -1"),
+    (["--sets", "0"], "--sets: must be at least 1, not 0"),
+    (["--passes", "1"], "--passes: must be at least 2, not 1"),
+    (["--out", "{tmp}"], "is a folder"),
+])
+def test_bad_arguments_are_refused_before_the_run(argv, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(study, "run_case", lambda *args: pytest.fail("the study ran"))
+    with pytest.raises(SystemExit) as exit_:
+        study.main([a.format(tmp=tmp_path) for a in argv])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err

@@ -181,8 +181,12 @@ def test_depth_runs_the_only_jobs_shallower_into_a_summary_of_its_own(jobs_run, 
         depths.append(job["depth"])
         return fake(name, job, outdir, verbose=verbose)
     monkeypatch.setattr(run, "run_job", record)
+    folders = []
+    monkeypatch.setattr(run, "run_job", lambda name, job, outdir, *, verbose=False: (
+        folders.append(outdir), record(name, job, outdir, verbose=verbose))[1])
     assert run.main(["--only", "lru_bmc", "--depth", "3", "--out", str(tmp_path)]) == 0
     assert depths == [3] and run.JOBS["lru_bmc"]["depth"] != 3
+    assert folders == [tmp_path / "depth"]          # the job's own folder is left alone
     summary = json.loads((tmp_path / "summary_depth.json").read_text())
     assert [(r["name"], r["depth"]) for r in summary["results"]] == [("lru_bmc", 3)]
     assert not (tmp_path / "summary_only.json").exists()
@@ -192,6 +196,7 @@ def test_depth_runs_the_only_jobs_shallower_into_a_summary_of_its_own(jobs_run, 
     (["--depth", "3"], "--depth is for the jobs of --only"),
     (["--quick", "--depth", "3"], "--depth is for the jobs of --only"),
     (["--only", "lru_bmc", "--depth", "0"], "--depth must be at least 1, not 0"),
+    (["--only", "lru_bmc,latency_prove", "--depth", "3"], "--depth is for BMC jobs that must pass"),
 ])
 def test_depth_without_only_or_below_1_is_refused(argv, message, jobs_run, tmp_path, capsys):
     _refused(argv + ["--out", str(tmp_path)], capsys, message)

@@ -68,4 +68,13 @@ def test_the_docs_state_the_pmeta_word_as_built():
     assert f"`pmeta` ({width} x `ENTRIES / PROBE` per bank)" in rtl
     assert f"`pmeta` words, 4 x 512 x {width})" in rtl
     assert f"(`pmeta`, {width} bits with P12's)" in spec
+    entries = Params().ENTRIES
+    for names, cites, tail in ((("ghost", "burst", "pkey", "pred", "seen"), "(P3-P6)",
+                                "block RAM, a word of their own"),
+                               (("probe", "stamp"), "(P12)", "same `pmeta` word")):
+        bits = sum(layout[n].width for n in names)
+        cells = ", ".join(f"`{n}` {layout[n].width}" for n in names)
+        total = f"{bits * entries:,}".replace(",", " ")
+        assert f"| per slot: {cells} {cites} | {bits} x {entries} = {total} bits, {tail}" in spec, names
+    assert sum(layout[n].width for n in ("ghost", "burst", "pkey", "pred", "seen", "probe", "stamp")) == width
     assert f"OBSERVEs): {width} bits." in " ".join(pmeta_layout.__doc__.split())

@@ -212,13 +212,26 @@ def _sixteen_bit_compilers():
 def test_driver_compiles_warning_free_where_int_is_16_bits(tmp_path, compiler):
     """sw/kv_asu.h says the driver is portable to a 16-bit int (AVR, MSP430): the strict
     build passes there too, where uintptr_t is narrower than the uint32_t offsets. (No
-    compiler warns of a shift as wide as int by a variable count, such as the 1u << 16 that
-    kvasu_config_legal once made there: that one rests on review.)"""
+    compiler warns of a shift as wide as int by a variable count: the next test keeps such
+    shifts out of the driver.)"""
     for std in ("-std=c99", "-std=c11"):
         proc = subprocess.run([*compiler, std, "-Os", *STRICT_WARNINGS, "-I", str(ROOT / "sw"),
                                "-c", str(ROOT / "sw" / "kv_asu.c"),
                                "-o", str(tmp_path / "kv_asu.o")], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
+
+
+def test_driver_shifts_only_fixed_width_values():
+    """Every shift in the driver and its headers shifts a value of a fixed-width type (a
+    cast or a variable of one): a bare ``1u << n`` or ``1 << n`` is as wide as ``int``, 16
+    bits on AVR and MSP430, where the driver is portable to."""
+    import re
+
+    for path in sorted((ROOT / "sw").glob("kv_asu*.[ch]")):
+        code = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)   # comments aside
+        for match in re.finditer(r"([\w)]+)\s*<<", code):
+            operand = match.group(1)
+            assert not re.fullmatch(r"\d+[uU]?", operand), (path.name, code[match.start():match.end() + 20])
 
 
 def test_driver_needs_no_libc(tmp_path):

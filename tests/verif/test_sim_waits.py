@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``make sim``'s waits (verif.cocotb_sim_main): how long the video trace's requests wait to
-be taken after their trace cycles, from D13's admission rule (golden_model.admission) on
-the trace alone, held to what the README and docs/running.md say they are, and the
-summary's arithmetic (verif.cocotb_sim_main.wait_figures) on a known list."""
+"""``make sim``'s waits (verif.sim_waits): how long the video trace's requests wait to be
+taken after their trace cycles, from D13's admission rule (golden_model.admission) on the
+trace alone (``make sim`` fails where the RTL's differ), held to what the README and
+docs/running.md say they are; the rule's replay on a hand-worked stream; and the summary's
+arithmetic on a known list."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import re
 from pathlib import Path
 
 from evaluation.workload import PRESETS, video_kv_requests
-from golden_model.admission import Admission, BuildTiming
-from regmap import Params
-from verif.cocotb_sim_main import wait_figures
+from golden_model.admission import BuildTiming
+from regmap import OPS, Params
 from verif.runner import build_timing
+from verif.sim_waits import admission_waits, wait_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,23 +23,23 @@ def _flat(path: Path) -> str:
     return " ".join(path.read_text().split())
 
 
-def admission_waits() -> tuple[list[int], int]:
-    """Each request of ``make sim``'s trace (preset ``small``), presented at its trace cycle
-    or, behind a request not yet taken, at the edge after that one is: the edges it waited
-    (blocking mode, the response consumer always ready); and the build's latency."""
+def sim_waits() -> tuple[list[int], int]:
+    """The waits of ``make sim``'s trace (preset ``small``) by D13's rule, and the default
+    build's latency."""
     cycle, op, _addr, _mt, _frame = video_kv_requests(PRESETS["small"])
     timing = BuildTiming(**build_timing(Params()))
-    rule = Admission(timing)
-    waits, edge = [], 0
-    for at, o in zip(cycle.tolist(), op.tolist()):
-        while edge < at:                    # idle edges: responses still drain
-            rule.step(edge, None, True, nonblocking=False)
-            edge += 1
-        while not rule.step(edge, o, True, nonblocking=False):
-            edge += 1
-        waits.append(edge - at)
-        edge += 1
-    return waits, timing.latency
+    return admission_waits(cycle, op, timing), timing.latency
+
+
+def test_the_rule_replays_a_hand_worked_stream():
+    """OBSERVE at 0, EVICT at 1: the EVICT waits for EVICT_GAP edges after the OBSERVE (taken
+    at 0 + gap + 1) and the OBSERVE behind it for the EVICT; an EVICT at 20 is taken at once,
+    the one at 21 after EVICT_EVICT_GAP edges behind it."""
+    timing = BuildTiming(**build_timing(Params()))
+    gap, evict_gap = timing.evict_gap, timing.evict_evict_gap
+    observe, evict = OPS["OBSERVE"], OPS["EVICT"]
+    waits = admission_waits([0, 1, 2, 20, 21], [observe, evict, observe, evict, evict], timing)
+    assert waits == [0, gap, gap, 0, evict_gap]
 
 
 def test_wait_figures():
@@ -48,7 +49,7 @@ def test_wait_figures():
 
 
 def test_the_docs_quote_the_waits_the_rule_gives():
-    waits, latency = admission_waits()
+    waits, latency = sim_waits()
     w = wait_figures(waits, latency)
     assert w["waited"] < len(waits) and w["max"] > 0          # the trace does wait
     mean, p99, longest = round(w["mean"]), w["p99"], w["max"]
