@@ -38,4 +38,4 @@ if __name__ == "__main__":
     import sys
 
     from .cli import main
-    sys.exit(main())
+    sys.exit(main(prog="python -m regmap"))

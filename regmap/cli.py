@@ -22,8 +22,10 @@ from .headers import c_header, verilog_header
 __all__ = ["main"]
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="kv-asu-regmap", description=__doc__,
+def main(argv=None, prog: str = "kv-asu-regmap") -> int:
+    """The command line (``prog``: the name its usage and errors give, the installed
+    command's or ``python -m regmap``); returns the exit status."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--format", choices=("markdown", "c", "verilog"), default="markdown")
     parser.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")

@@ -244,3 +244,4 @@ def test_python_m_regmap_takes_the_cli_options():
     assert run("--format", "c").stdout == (root / "sw" / "kv_asu_regs.h").read_text()
     refused = run("--bogus")
     assert refused.returncode == 2 and "--bogus" in refused.stderr
+    assert refused.stderr.startswith("usage: python -m regmap")
