@@ -29,12 +29,13 @@ post-reset stream; it is printed and written to ``--out``.
 Per pattern (and per post-reset stream) the JSON has the requests ``presented`` (a request
 the blocking block does not take counts once per cycle it is presented), ``taken`` and
 ``dropped``, ``cycles`` (from the first presentation to the last, both counted),
-``not_ready_cycles`` and ``taken_fraction_of_cycles`` (``taken / cycles``, the table's
-``taken/cycles``). The last is not ``tools.bench``'s ``requests_per_cycle``, the rate
-between the first acceptance and the last (``tools.bench.acceptance_rate``): 256
-EVICT_ANYs taken one per 4 cycles give 0.2507 here (256 / 1 021), 0.2500 there; in the
-non-blocking mode, where a request is presented in every cycle, it is the share of the
-presented requests taken.
+``not_ready_cycles`` and ``taken_fraction_of_cycles`` (``taken / cycles`` rounded to 4
+places, the table's ``taken/cycles``; :func:`taken_fraction_of_cycles` is its one
+definition, which the cocotb side uses too). The last is not ``tools.bench``'s
+``requests_per_cycle``, the rate between the first acceptance and the last
+(``tools.bench.acceptance_rate``): 256 EVICT_ANYs taken one per 4 cycles give 0.2507 here
+(256 / 1 021), 0.2500 there; in the non-blocking mode, where a request is presented in
+every cycle, it is the share of the presented requests taken.
 """
 
 from __future__ import annotations
@@ -152,14 +153,22 @@ def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
-    out["taken_fraction_of_cycles"] = _taken_fraction(out)
+    out["taken_fraction_of_cycles"] = taken_fraction_of_cycles(out["taken"], out["cycles"])
     return out
 
 
-def _taken_fraction(figures: dict) -> float:
-    """``taken / cycles`` of a pattern's figures (0 for no cycle): the module docstring's
-    ``taken_fraction_of_cycles``, not a rate between acceptances."""
-    return figures["taken"] / figures["cycles"] if figures["cycles"] else 0.0
+def taken_fraction_of_cycles(taken: int, cycles: int) -> float | None:
+    """The figures' ``taken_fraction_of_cycles`` (the module docstring), here and in
+    ``verif.cocotb_bench_nonblocking``: the ``taken`` requests over the ``cycles`` from the
+    first presentation to the last, rounded to 4 places; ``None`` (no figure) for no cycle.
+    Not a rate between acceptances (``tools.bench.acceptance_rate``)."""
+    return round(taken / cycles, 4) if cycles else None
+
+
+def _fraction_cell(figures: dict) -> str:
+    """A pattern's ``taken_fraction_of_cycles`` as the tables print it."""
+    fraction = figures["taken_fraction_of_cycles"]
+    return f"{'-':>12s}" if fraction is None else f"{fraction:12.3f}"
 
 
 def main(argv=None) -> int:
@@ -205,7 +214,7 @@ def main(argv=None) -> int:
               f"{'cycles':>7s} {'not ready':>9s} {'taken/cycles':>12s} {'mismatches':>10s}")
     for name, f in sweep.items():
         print(f"{name:14s} {f['presented']:9d} {f['taken']:6d} {f['dropped']:7d} "
-              f"{f['cycles']:7d} {f['not_ready_cycles']:9d} {_taken_fraction(f):12.3f} "
+              f"{f['cycles']:7d} {f['not_ready_cycles']:9d} {_fraction_cell(f)} "
               f"{f['mismatches']:10d}")
     if any(f["mismatches"] for f in sweep.values()):
         print("the RTL differs from the model after the wrapping reset", file=sys.stderr)
@@ -244,7 +253,7 @@ def main(argv=None) -> int:
         for name, f in patterns.items():
             print(f"{name:34s} {mode:12s} {f['presented']:9d} {f['taken']:6d} "
                   f"{f['dropped']:7d} {f['cycles']:7d} {f['not_ready_cycles']:9d} "
-                  f"{_taken_fraction(f):12.3f}")
+                  f"{_fraction_cell(f)}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({**data, "reset_sweep": sweep, "seed": args.seed,
                                     "config": args.config, "predictor": args.predictor},

@@ -6,13 +6,11 @@ pattern the request presentations (a request the blocking block does not take is
 again in the next cycle, so it counts once per cycle it waits), the requests taken and
 dropped, the cycles from the first presentation to the last (both counted), the cycles in
 which a presented request met ``req.ready`` low, and ``taken_fraction_of_cycles``, the
-requests taken over those cycles. That is not ``tools.bench``'s ``requests_per_cycle``
-(the rate between the first acceptance and the last, ``tools.bench.acceptance_rate``):
-256 EVICT_ANYs taken one per 4 cycles in the blocking mode give 256 / 1 021 = 0.2507
-here, 0.2500 there; in the non-blocking mode, where a request is presented in every
-cycle, it is the share of the presented requests taken. The figures go to the JSON file
-named by ``$KVASU_BENCH_OUT``. On a build with the predictor mode the patterns run in both
-policies (``POLICY.MODE`` 0 and 1).
+requests taken over those cycles (``tools.bench_nonblocking.taken_fraction_of_cycles``,
+its one definition; that module's docstring says how it differs from ``tools.bench``'s
+``requests_per_cycle``, with an example). The figures go to the JSON file named by
+``$KVASU_BENCH_OUT``. On a build with the predictor mode the patterns run in both policies
+(``POLICY.MODE`` 0 and 1).
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ from pathlib import Path
 from cocotb.triggers import ClockCycles
 
 from regmap import REG
+from tools.bench_nonblocking import taken_fraction_of_cycles
 from verif.cocotb_nonblocking import video_items
 from verif.kvasu_tb import COMMIT, ENABLE, EVICT_ANY, FLUSH, OBSERVE, KvAsuTB, ReqItem, tb_test
 
@@ -54,8 +53,7 @@ async def measure(tb, front, name, items, *, writes=(), every=0):
            "dropped": front.drops - d0, "stat_req_dropped": dropped - dropped0,
            "ctrl_writes": k, "cycles": cycles,
            "not_ready_cycles": front.not_ready - n0,
-           # (taken over the cycles first to last presented: see the module docstring)
-           "taken_fraction_of_cycles": round(taken / cycles, 4) if cycles else None}
+           "taken_fraction_of_cycles": taken_fraction_of_cycles(taken, cycles)}
     tb.log.warning("%-34s %s", name, out)
     return out
 

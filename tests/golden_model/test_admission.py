@@ -12,13 +12,14 @@ OBSERVE, QUERY, EVICT, EVICT_ANY = (OPS[k] for k in ("OBSERVE", "QUERY", "EVICT"
 TIMING = BuildTiming(latency=19, evict_gap=6, rows=512)
 
 
-def run(rule, requests, *, rsp_ready=lambda edge: True, nonblocking=True, last=None):
+def run(rule, requests, *, rsp_ready=lambda edge: True, nonblocking=True, last=None,
+        predictor=False):
     """``requests``: {edge: op}; returns the edges whose request was taken."""
     taken = []
     end = last if last is not None else max(requests) + 1
     for edge in range(end):
         op = requests.get(edge)
-        if rule.step(edge, op, rsp_ready(edge), nonblocking=nonblocking):
+        if rule.step(edge, op, rsp_ready(edge), nonblocking=nonblocking, predictor=predictor):
             taken.append(edge)
     return taken
 
@@ -226,79 +227,171 @@ def test_model_mode_reset_option():
 
 # ---- D13's spacing advice ("What the integrator and the runtime do"), run through the rule --
 
+EVICTS = (EVICT, EVICT_ANY)
 
-def _default_timing():
-    """The default build's constants of D13's rule, as the testbench takes them."""
+
+def _timing(predictor: bool):
+    """D13's constants of the default build, or of the predictor build
+    (``CoreOptions(predictor=True, protection="none")``, POLICY.MODE = 1 available), as the
+    testbench takes them (``verif.runner.build_timing``: the build's ``PipelineTiming``)."""
+    from hdl.core import CoreOptions
     from regmap import Params
     from verif.runner import build_timing
-    return BuildTiming(**build_timing(Params()))
+    options = CoreOptions(predictor=True, protection="none") if predictor else None
+    return BuildTiming(**build_timing(Params(), options))
 
 
-def _advice_allows(edge, last_observe, last_evict, timing):
-    """D13's advice for an EVICT / EVICT_ANY at ``edge``: no OBSERVE at the EVICT_GAP edges
-    before it and no EVICT / EVICT_ANY at the EVICT_EVICT_GAP edges before it."""
-    return (edge - last_observe > timing.evict_gap
-            and edge - last_evict > timing.evict_evict_gap)
+def _default_timing():
+    return _timing(False)
 
 
-def test_d13_spacing_advice_is_stated_with_the_builds_constants():
+def _advice_allows(edge, op, last_observe, last_evict, timing, predictor):
+    """D13's advice for a request ``op`` at ``edge``, ``last_observe`` / ``last_evict`` the
+    edges of the last OBSERVE and EVICT / EVICT_ANY. POLICY.MODE = 0: an EVICT / EVICT_ANY
+    only with no OBSERVE at the EVICT_GAP edges before it and no EVICT / EVICT_ANY at the
+    EVICT_EVICT_GAP edges before it. POLICY.MODE = 1: no request at the two edges after an
+    EVICT / EVICT_ANY; an EVICT / EVICT_ANY only with no OBSERVE at the PREDICTOR_GAP edges
+    before it and no EVICT / EVICT_ANY at the PREDICTOR_GAP + 2 edges before it."""
+    if predictor:
+        if edge - last_evict <= 2:
+            return False
+        observe_gap, evict_gap = timing.predictor_gap, timing.predictor_gap + 2
+    else:
+        observe_gap, evict_gap = timing.evict_gap, timing.evict_evict_gap
+    return op not in EVICTS or (edge - last_observe > observe_gap
+                                and edge - last_evict > evict_gap)
+
+
+def _advice_text():
+    """D13's section "What the integrator and the runtime do", as one line."""
     from pathlib import Path
 
     from tests.docs_text import flat
-    t = _default_timing()
     text = flat((Path(__file__).parents[2] / "docs" / "spec-decisions.md").read_text())
     start = text.index("### What the integrator and the runtime do")
-    advice = text[start:text.index("### What the model is told", start)]
-    assert ("present an EVICT or EVICT_ANY only where no OBSERVE was presented at the "
-            "`EVICT_GAP` edges before it and no EVICT or EVICT_ANY at the `EVICT_EVICT_GAP` "
-            f"edges before it ({t.evict_gap} and {t.evict_evict_gap} in the default build: "
-            f"at least {t.evict_gap + 1} edges after an OBSERVE, {t.evict_evict_gap + 1} "
-            "after an EVICT; a QUERY counts for neither)") in advice
-    assert ("among OBSERVEs at every other edge, even one EVICT per `EVICT_GAP + 1` edges is "
-            "dropped nearly every time") in advice
+    return text[start:text.index("### What the model is told", start)]
 
 
-def test_d13_spacing_advice_loses_no_evict_and_is_the_rule():
-    """A random stream (rsp.ready high, no CTRL write) whose EVICTs follow the advice loses
-    none; in a stream that ignores it, exactly the EVICTs the advice forbids are dropped
-    (the advice is the rule, not a stricter one)."""
+def test_d13_spacing_advice_is_stated_once_with_the_builds_constants():
+    """The advice's numbers are the default and the predictor builds' constants
+    (``build_timing``); the first item refers to it instead of restating the gaps."""
+    t, tp = _timing(False), _timing(True)
+    assert (t.evict_gap, t.evict_evict_gap) == (tp.evict_gap, tp.evict_evict_gap)
+    assert _default_timing().predictor_gap is None
+    advice = _advice_text()
+    held = [
+        ("or it issues its requests only at edges at which none of rules 1..5 holds (for "
+         "example no CTRL action write in flight, and `rsp.ready` high and the requests "
+         "spaced as the item \"Keep `rsp.ready` high\" below says), where nothing is "
+         "dropped."),
+        ("- Keep `rsp.ready` high (the response port is then never the cause of a drop), and "
+         "space the requests as rule 2 asks. The constants are the build's `PipelineTiming` "
+         "(`hdl/core/timing.py`, which `verif.runner.build_timing` gives the testbench; "
+         "docs/rtl.md lists them):"),
+        ("- While `POLICY.MODE = 0` (always, in a build without the predictor mode), present "
+         "an EVICT or EVICT_ANY only where no OBSERVE was presented at the `EVICT_GAP` edges "
+         "before it and no EVICT or EVICT_ANY at the `EVICT_EVICT_GAP` edges before it "
+         f"({t.evict_gap} and {t.evict_evict_gap} in the default build and in the predictor "
+         f"build: at least {t.evict_gap + 1} edges after an OBSERVE, {t.evict_evict_gap + 1} "
+         "after an EVICT; a QUERY counts for neither)."),
+        ("- While `POLICY.MODE = 1`, present no request at all, of any op, at the two edges "
+         "after an EVICT or EVICT_ANY (its FREEs), and present an EVICT or EVICT_ANY only "
+         "where no OBSERVE was presented at the `PREDICTOR_GAP` edges before it and no EVICT "
+         "or EVICT_ANY at the `PREDICTOR_GAP + 2` edges before it (`PREDICTOR_GAP` is "
+         f"{tp.predictor_gap} in the predictor build, docs/rtl-predictor.md's "
+         '`CoreOptions(predictor=True, protection="none")`: at least '
+         f"{tp.predictor_gap + 1} edges after an OBSERVE, {tp.predictor_gap + 3} after an "
+         "EVICT; a QUERY counts for neither)."),
+        ("Spacing the EVICTs from each other is not enough: among OBSERVEs at every other "
+         "edge, even one EVICT per `EVICT_GAP + 1` edges (per `PREDICTOR_GAP + 3` edges "
+         "while `POLICY.MODE = 1`) is dropped nearly every time"),
+    ]
+    rest = advice
+    for statement in held:
+        assert statement in rest, statement
+        rest = rest.replace(statement, "")
+    # no second statement of the gaps elsewhere in the section
+    assert "_GAP" not in rest and "edges after an" not in rest, rest
+
+
+@pytest.mark.parametrize("predictor", [False, True], ids=["POLICY.MODE 0", "POLICY.MODE 1"])
+def test_d13_spacing_advice_loses_no_evict_and_is_the_rule(predictor):
+    """A random stream (rsp.ready high, no CTRL write) that follows the advice of its mode
+    loses no request; in a stream that ignores it, exactly the requests the advice forbids
+    are dropped (the advice is the rule, not a stricter one). The advice is judged against
+    the requests taken, which in a stream that follows it are all those presented."""
     import random
-    timing = _default_timing()
-    rng = random.Random(13)
-    ops = [None, OBSERVE, OBSERVE, QUERY, EVICT, EVICT_ANY]
+    timing = _timing(predictor)
+    seed = 13
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    ops = [None, None, OBSERVE, QUERY, EVICT, EVICT_ANY]
     for follow in (True, False):
         rule = Admission(timing)
         last_observe = last_evict = -100
-        evicts = forbidden = 0
+        evicts = forbidden = forbidden_evicts = 0
         for edge in range(20_000):
             op = rng.choice(ops)
-            evict = op in (EVICT, EVICT_ANY)
-            allowed = evict and _advice_allows(edge, last_observe, last_evict, timing)
-            if evict and not allowed and follow:
-                op, evict = QUERY, False
-            taken = rule.step(edge, op, True, nonblocking=True)
-            if evict:
-                evicts += 1
-                forbidden += not allowed
-                assert taken == allowed, (follow, edge, last_observe, last_evict)
-                if taken:
-                    last_evict = edge
-            elif op == OBSERVE:
-                assert taken
+            allowed = _advice_allows(edge, op, last_observe, last_evict, timing, predictor)
+            if not allowed and follow:
+                op = QUERY if _advice_allows(edge, QUERY, last_observe, last_evict, timing,
+                                             predictor) else None
+                allowed = True
+            taken = rule.step(edge, op, True, nonblocking=True, predictor=predictor)
+            if op is None:
+                continue
+            evicts += op in EVICTS
+            forbidden += not allowed
+            forbidden_evicts += op in EVICTS and not allowed
+            assert taken == allowed, (predictor, follow, edge, op, last_observe, last_evict)
+            if taken and op in EVICTS:
+                last_evict = edge
+            elif taken and op == OBSERVE:
                 last_observe = edge
-        assert evicts > 300 and rule.dropped == forbidden
+        assert evicts > 300 and rule.dropped == forbidden, (evicts, rule.dropped, forbidden)
         assert (forbidden == 0) == follow
+        if not follow:
+            # with POLICY.MODE = 1 the FREE edges drop OBSERVEs and QUERYs too
+            assert (forbidden > forbidden_evicts > 0) == predictor, (forbidden,
+                                                                      forbidden_evicts)
+            assert forbidden_evicts > 0
 
 
-def test_d13_old_spacing_advice_drops_nearly_every_evict():
-    """The advice D13 gave before (one EVICT per EVICT_GAP + 1 edges among OBSERVEs) spaces
-    the EVICTs from each other only: with an OBSERVE at every other edge the rule drops 99
-    of its 100 EVICTs."""
-    timing = _default_timing()
-    period = timing.evict_gap + 1
+def test_d13_mode_0_advice_loses_requests_with_policy_mode_1():
+    """The review's streams: each follows the POLICY.MODE = 0 advice; with POLICY.MODE = 1
+    the rule drops the requests the mode's own advice forbids (the FREE edges after an
+    EVICT, an EVICT PREDICTOR_GAP edges after an OBSERVE)."""
+    timing = _timing(True)
+    gap = timing.predictor_gap
+    for stream, expected in (({0: EVICT, 1: OBSERVE, 2: OBSERVE, 3: OBSERVE, 3 + gap: EVICT},
+                              [0, 3]),
+                             ({0: OBSERVE, gap: EVICT}, [0])):
+        mode0 = Admission(timing)
+        assert run(mode0, stream) == sorted(stream) and mode0.dropped == 0
+        rule = Admission(timing)
+        taken = run(rule, stream, predictor=True)
+        assert taken == expected, stream
+        last_observe = last_evict = -100
+        for edge, op in sorted(stream.items()):
+            assert (edge in taken) == _advice_allows(edge, op, last_observe, last_evict,
+                                                     timing, True), (stream, edge)
+            if edge in taken and op in EVICTS:
+                last_evict = edge
+            elif edge in taken:
+                last_observe = edge
+
+
+@pytest.mark.parametrize("predictor", [False, True], ids=["POLICY.MODE 0", "POLICY.MODE 1"])
+def test_d13_old_spacing_advice_drops_nearly_every_evict(predictor):
+    """The advice D13 gave before (one EVICT per EVICT_GAP + 1 edges among OBSERVEs; with
+    POLICY.MODE = 1 one per PREDICTOR_GAP + 3, the EVICTs' own spacing) spaces the EVICTs
+    from each other only: with an OBSERVE at every other edge the rule drops 99 of its 100
+    EVICTs."""
+    timing = _timing(predictor)
+    period = timing.predictor_gap + 3 if predictor else timing.evict_gap + 1
     stream = {edge: EVICT if edge % period == 0 else OBSERVE if edge % 2 else None
               for edge in range(100 * period)}
     rule = Admission(timing)
-    run(rule, stream)
-    evicts = sum(op == EVICT for op in stream.values())
-    assert (evicts, rule.dropped) == (100, 99)
+    taken = run(rule, stream, predictor=predictor)
+    evicts = [edge for edge, op in stream.items() if op == EVICT]
+    assert (len(evicts), len(set(evicts) - set(taken))) == (100, 99)
