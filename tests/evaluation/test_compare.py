@@ -700,3 +700,22 @@ def test_section_8_quotes_the_mcc_spacing_example():
     text = " ".join((Path(__file__).resolve().parents[2] / "docs" / "evaluation.md").read_text().split())
     assert (f"seed {SPACING_EXAMPLE[1]['seed']}, " in text and f"the predictor's MCC is {on_accesses:.2f} on its "
             f"accesses one per cycle and {on_requests:.2f} on the trace's request stream" in text)
+
+
+def test_the_readme_quotes_the_predictor_below_lru_on_a_short_decoder_trace():
+    """README: the held-out decoder trace's first 128 tokens (the cached selection), through a
+    bank of one decode step's working set, half the trace's lines: the predictor's points
+    below LRU."""
+    from evaluation import decoder
+
+    acc = decoder.cached_accesses("heldout", sparse=True, n_tokens=128)
+    lines, cycles = acc.line.astype(np.int64), acc.cycle.astype(np.int64)
+    distinct = len(np.unique(lines))
+    bank = cmp.bank_of_share(distinct, 2)
+    policies = cmp.compare(lines, cycles, bank, libcachesim=False, article=False)["policies"]
+    below = 100 * (policies["lru"]["hit_rate"] - policies["kv_asu_predictor"]["hit_rate"])
+    assert below > 0
+    text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    lines_text = f"{bank:,}".replace(",", " ")
+    assert (f"the held-out decoder trace's first 128 tokens, through a bank of one decode step's working set "
+            f"({lines_text} lines, half the trace's lines), give {below:.2f} points below") in text
