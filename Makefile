@@ -234,12 +234,15 @@ decoder-traces: $(DECODER_READY)
 	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gfdl-1.3.txt --tokens 512 --budget 0 --out $(DECODER_TRACES)/heldout_gfdl13_dense.npz
 	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gfdl-1.3.txt --tokens 256 --budget 4 --out $(DECODER_TRACES)/heldout_gfdl13_sparse4_256.npz
 
-# Logits against Hugging Face transformers on the same GGUF, and perplexity (CPU torch).
+# Logits against Hugging Face transformers on the same GGUF, and perplexity, on the CPU. PyPI's
+# torch is its default build, which also carries GPU libraries; PyTorch's CPU-only wheel of the
+# same version comes with PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu.
 decoder-check: $(DECODER_READY)
 	$(PY) tools/requirements.py decoder,decoder-check | $(PY) -m pip install -q -c constraints.txt -r /dev/stdin
 	nice -n 10 $(PY) -m evaluation.decoder_check --positions 256 --ppl-tokens 4096 --out $(BUILD)/decoder_check.json
 
-# Decode speed, trace-writing time, sparse-vs-dense perplexity and top-1 agreement per budget.
+# Teacher-forced throughput (every position of a layer at once, not an autoregressive decode),
+# trace-writing time, sparse-vs-dense perplexity and top-1 agreement per budget.
 decoder-bench: $(DECODER_READY)
 	nice -n 10 $(PY) -m evaluation.decoder_bench --out $(BUILD)/decoder_bench.json
 
