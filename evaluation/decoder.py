@@ -95,12 +95,13 @@ LAYOUT = {
 }
 
 
-def check_budget(budget) -> int:
-    """``budget`` as a legal page budget (0 = dense, 1..MAX_BUDGET pages per KV head)."""
+def check_budget(budget, name: str = "budget") -> int:
+    """``budget`` as a legal page budget (0 = dense, 1..MAX_BUDGET pages per KV head);
+    ``name``: what the messages call it (the CLI's ``--budget``)."""
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
-        raise TypeError(f"budget must be an integer, got {budget!r}")
+        raise TypeError(f"{name} must be an integer, got {budget!r}")
     if not 0 <= budget <= MAX_BUDGET:
-        raise ValueError(f"budget must be 0 (dense) or 1..{MAX_BUDGET} pages per KV head, got {budget}")
+        raise ValueError(f"{name} must be 0 (dense) or 1..{MAX_BUDGET} pages per KV head, got {budget}")
     return int(budget)
 
 
@@ -108,8 +109,40 @@ def check_writable(path, what: str = "output file") -> Path:
     """``path`` if a file can be written there (its folder exists and is writable, it is not
     a folder); ``ValueError`` with a one-line reason otherwise. Checked before a long run."""
     path = Path(path)
+    _no_file_in_the_way(path, what)
     if not path.is_dir() and not path.parent.is_dir():
         raise ValueError(f"{what} {path}: the folder {path.parent} does not exist")
+    reason = unwritable(path)
+    if reason is not None:
+        raise ValueError(f"{what} {path}: {reason}")
+    return path
+
+
+def _no_file_in_the_way(path: Path, what: str) -> None:
+    """``ValueError`` with :func:`regmap.arguments.unwritable`'s reason (``F is a file, not
+    a folder``) if a folder above ``path`` is a file."""
+    if any(parent.exists() and not parent.is_dir() for parent in path.absolute().parents):
+        raise ValueError(f"{what} {path}: {unwritable(path)}")
+
+
+def write_replacing(path, data) -> None:
+    """Write ``data`` (``str``: UTF-8 text, or ``bytes``) to ``path`` through a temporary
+    file in its folder renamed into place (as :func:`golden_model.trace.save_trace` writes
+    a trace): a failed write leaves the file that was at ``path`` intact, and no temporary
+    file. An ``OSError`` names ``path`` (:func:`writing`)."""
+    from golden_model.trace import write_file_replacing
+
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    with writing(path):
+        write_file_replacing(path, lambda file: file.write(raw))
+
+
+def check_output(path, what: str = "--out") -> Path:
+    """:func:`prepare_output`'s checks without making the folder: ``ValueError`` with a
+    one-line reason if ``path`` could not be written once its missing folders were made
+    (:func:`regmap.arguments.unwritable`, which probes the nearest folder that exists)."""
+    path = Path(path)
+    _no_file_in_the_way(path, what)
     reason = unwritable(path)
     if reason is not None:
         raise ValueError(f"{what} {path}: {reason}")
@@ -120,6 +153,7 @@ def prepare_output(path, what: str = "--out") -> Path:
     """Make the folder of the output file ``path`` and :func:`check_writable` it, before a
     long run (``ValueError`` with a one-line reason)."""
     path = Path(path)
+    _no_file_in_the_way(path, what)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -393,7 +427,11 @@ def trace_requests(acc: Accesses, min_tlevel: int = MIN_TLEVEL):
 
 
 def text_meta(path, text: str) -> dict:
-    return {"file": Path(path).name, "sha256": hashlib.sha256(text.encode()).hexdigest(),
+    """The ``meta["text"]`` of a run on ``text``, read from ``path``: its file name, the
+    SHA-256 of the file's bytes (as ``sha256sum`` gives it; ``text``, from which the tokens
+    come, has its newlines normalised: a CRLF copy has another hash and the same tokens) and
+    its first words."""
+    return {"file": Path(path).name, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
             "begins": " ".join(text.split())[:80]}
 
 
@@ -466,7 +504,10 @@ def build_cache(path: Path = CACHE, n_tokens: int = CACHE_TOKENS, budget: int = 
     meta = {"model": sm.MODEL_NAME, "model_package": sm.model_info(), "tokens": n_tokens, "budget": budget,
             "page_tokens": PAGE_TOKENS, "layout": LAYOUT, "runs": info}
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+    from golden_model.trace import write_file_replacing
+    with writing(path):            # (a failed write leaves the earlier cache intact)
+        write_file_replacing(path, lambda file: np.savez_compressed(file, meta=np.array(json.dumps(meta)),
+                                                                **arrays))
     return path
 
 
@@ -523,7 +564,7 @@ def main(argv=None) -> int:
     # one line (one_line_errors)
     if not 2 <= args.tokens <= sm.KV_MAX_TOKENS:
         raise ValueError(f"--tokens must be 2..{sm.KV_MAX_TOKENS}, got {args.tokens}")
-    budget = check_budget(args.budget)
+    budget = check_budget(args.budget, "--budget")
     check_request_count(args.tokens, budget)
     check_distinct({"--text-file": args.text_file, "--out": args.out, "--run-json": args.run_json})
     text = read_text(args.text_file)
@@ -544,10 +585,9 @@ def main(argv=None) -> int:
     print(f"wrote {args.out}: {meta['requests']} requests ({meta['reads']} line reads), perplexity "
           f"{run.perplexity:.3f}; model {t1 - t0:.1f} s, trace {t2 - t1:.1f} s", file=sys.stderr)
     if args.run_json:
-        with writing(args.run_json):
-            args.run_json.write_text(json.dumps({"tokens": len(ids), "budget": budget, "perplexity": run.perplexity,
-                                                 "nll": run.nll.tolist(), "top1": run.top1.tolist(),
-                                                 "model_seconds": t1 - t0, "trace_seconds": t2 - t1}))
+        write_replacing(args.run_json, json.dumps({"tokens": len(ids), "budget": budget, "perplexity": run.perplexity,
+                                                   "nll": run.nll.tolist(), "top1": run.top1.tolist(),
+                                                   "model_seconds": t1 - t0, "trace_seconds": t2 - t1}))
     return 0
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Speed and sparse-retrieval cost of the NumPy SmolLM2 decoder.
+"""Teacher-forced throughput and sparse-retrieval cost of the NumPy SmolLM2 decoder.
 
     python -m evaluation.decoder_bench [--trace-tokens 4096] [--sweep-tokens 2048]
                                        [--budgets 2,4,8,16,32] [--out build/decoder_bench.json]
@@ -7,7 +7,9 @@
 Prints and writes as JSON:
 
 * the time to write a ``--trace-tokens``-token sparse trace (budget 4) of the training text
-  (model time, trace time, requests) and the decode rate in tokens per second it implies;
+  (model time, trace time, requests) and the teacher-forced throughput in tokens per second
+  it implies (a teacher-forced pass computes all positions of a layer at once, as a prefill
+  does: not an autoregressive decode rate, one position per pass);
 * per budget, on the first ``--sweep-tokens`` tokens of the held-out text and of the
   training text: perplexity, and top-1 agreement with the dense run (share of positions
   whose argmax equals dense attention's), and the share of KV lines read relative to dense.
@@ -118,8 +120,7 @@ def main(argv=None) -> int:
         out.update(wall_seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0,
                    peak_rss_bytes=peak_rss(), load_average_at_end=os.getloadavg())
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        with dec.writing(args.out):
-            args.out.write_text(json.dumps(out, indent=1))
+        dec.write_replacing(args.out, json.dumps(out, indent=1))   # (a failed write keeps the last)
 
     # ---- trace-writing time ----
     if not args.skip_trace:

@@ -65,6 +65,19 @@ def failures(texts: dict) -> list[str]:
     return out
 
 
+def missing_dependency(error: ImportError) -> str:
+    """What a failed import of torch or transformers (or of a package either imports, such
+    as ``huggingface_hub``) lacks, naming that package rather than claiming torch and
+    transformers are missing."""
+    name = (error.name or "").split(".")[0]
+    if name in ("torch", "transformers"):
+        return f"the check needs torch and transformers: {name} is not installed ({error})"
+    if name:
+        return (f"the check needs torch and transformers with their dependencies: {name} "
+                f"cannot be imported ({error})")
+    return f"the check needs torch and transformers, whose import failed ({error})"
+
+
 @dec.one_line_errors(HINT)
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation.decoder_check", description=__doc__.splitlines()[0])
@@ -76,14 +89,15 @@ def main(argv=None) -> int:
         raise ValueError(f"--positions must be 2..1024, got {args.positions}")
     if args.ppl_tokens < 2:
         raise ValueError(f"--ppl-tokens must be at least 2 (a text's length caps it), got {args.ppl_tokens}")
-    dec.prepare_output(args.out, "--out")
+    dec.check_output(args.out, "--out")         # (its folder is made after the imports)
     try:
         import torch
         import transformers
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as e:
-        raise ImportError(f"the check needs torch and transformers ({e})") from None
+        raise ImportError(missing_dependency(e)) from None
     path = sm.gguf_path()
+    dec.prepare_output(args.out, "--out")      # (the folder made once the check can run)
 
     torch.set_num_threads(2)
     t0 = time.perf_counter()
@@ -124,8 +138,7 @@ def main(argv=None) -> int:
               f"perplexity over {m} tokens {rec['perplexity']:.3f}", flush=True)
     bad = failures(res["texts"])
     res["passed"], res["failures"] = not bad, bad
-    with dec.writing(args.out):
-        args.out.write_text(json.dumps(res, indent=1))
+    dec.write_replacing(args.out, json.dumps(res, indent=1))
     print(f"wrote {args.out}")
     for line in bad:
         print(f"decoder_check: FAILED: {line}", file=sys.stderr)

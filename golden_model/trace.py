@@ -33,7 +33,7 @@ import numpy as np
 
 from ._arrays import uint_array
 
-__all__ = ["Trace", "save_trace", "load_trace", "TRACE_ARRAYS"]
+__all__ = ["Trace", "save_trace", "load_trace", "TRACE_ARRAYS", "write_file_replacing"]
 
 #: The request arrays of a trace and their dtypes, in the order of the file.
 TRACE_ARRAYS = {"cycle": np.uint64, "op": np.uint8, "addr": np.uint64, "min_tlevel": np.uint8}
@@ -91,16 +91,46 @@ class Trace:
         return f"<Trace of {len(self)} requests, meta keys {sorted(self.meta)}>"
 
 
+def write_file_replacing(path: str | os.PathLike, write) -> None:
+    """Call ``write(file)`` on a new temporary file in the folder of ``path`` (of a link's
+    target), then rename it to ``path`` (``os.replace``): a failed write (a full disk, a
+    size limit, an interrupt) leaves the file that was at ``path`` as it was, and the
+    temporary file is removed. A ``path`` that exists and is no regular file (``/dev/null``,
+    a pipe) is written in place, not replaced."""
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isfile(target):   # (a folder fails in open)
+        with open(target, "wb") as file:
+            write(file)
+        return
+    folder, name = os.path.split(target)
+    partial = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.partial")
+    # O_EXCL: a new file of the umask's mode, as open(path, "wb") would make it
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with open(fd, "wb") as file:
+            write(file)
+        os.replace(partial, target)
+    except BaseException:
+        try:
+            os.unlink(partial)
+        except OSError:
+            pass
+        raise
+
+
 def save_trace(path: str | os.PathLike, cycle, op, addr, min_tlevel, meta=None) -> None:
     """Validate a request stream and write it to ``path`` (exactly that name) as ``.npz``.
 
-    ``meta`` is an optional JSON-serialisable dict (see the module docstring).
+    ``meta`` is an optional JSON-serialisable dict (see the module docstring). The file is
+    written under a temporary name in the same folder and renamed to ``path`` when
+    complete, so a failed write leaves an earlier file at ``path`` intact (and no
+    temporary file).
     """
     trace = Trace(cycle, op, addr, min_tlevel, meta)
     arrays = {name: getattr(trace, name) for name in TRACE_ARRAYS}
     arrays["meta"] = np.array(json.dumps(trace.meta, sort_keys=True, allow_nan=False))
-    with open(path, "wb") as file:  # a file object, so numpy does not append ".npz"
-        np.savez_compressed(file, **arrays)
+    # a file object, so numpy does not append ".npz"
+    write_file_replacing(path, lambda file: np.savez_compressed(file, **arrays))
 
 
 def load_trace(path: str | os.PathLike) -> Trace:

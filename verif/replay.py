@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Replay a request trace through the Verilated RTL and check it against the golden model.
 
-``python -m verif.replay TRACE.npz [--param NAME=VALUE ...] [--ready PERMILLE] [--predictor]
-[--max-cycles N]``
+``python -m verif.replay TRACE.npz [--param NAME=VALUE ...] [--no-trace-config]
+[--config K=V,...] [--ready PERMILLE] [--predictor] [--max-cycles N]``
 
 The trace is a golden-model trace file (``golden_model.trace``; the evaluation's workloads
 write them), read as ``python -m golden_model.replay`` reads it: its ``meta["params"]``
@@ -10,7 +10,12 @@ choose the block's parameters unless ``--param`` overrides them (keys in any cas
 keys that are no parameter of the block, a workload generator's own settings, are named in
 a note on stderr and ignored), its ``meta["config"]`` is committed before the first
 request, and only the low ``ADDR_WIDTH`` bits of an address exist in the block (spec D2: a
-note counts the addresses with higher bits). The harness simulates every cycle up to the
+note counts the addresses with higher bits). ``--config K=V,...`` (``golden_model.replay``'s
+option) is committed with it, its values over the trace's; ``--no-trace-config`` leaves
+``meta["config"]`` out, so the replay starts from the build's reset configuration (plus
+``--config`` if given): the way to replay a trace whose configuration does not fit the
+parameters given with ``--param`` (a real-decoder trace's windows, meant for ``TS_WIDTH``
+8, on the fast harness's small build with ``TS_WIDTH`` 4: docs/decoder.md). The harness simulates every cycle up to the
 last request's, some 10**5 to 10**6 cycles a second: a trace whose last request is after
 ``--max-cycles`` (default 2**32, hours) is refused, not started. Each request is offered at its trace cycle (later if the block holds ``ready`` low);
 the golden model answers each one at the cycle the RTL accepted it. Every response is
@@ -32,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from golden_model import KvAsuModel, Trace, load_trace
-from golden_model.replay import ignored_note, trace_settings
+from golden_model.replay import ignored_note, parse_config, trace_settings
 from regmap import REG, STAT_REGISTERS, Params, param_overrides
 from regmap.arguments import check_writable, int_range
 
@@ -139,6 +144,14 @@ def main(argv=None) -> int:
     ap.add_argument("--build", type=Path, default=Path("build/replay"))
     ap.add_argument("--predictor", action="store_true",
                     help="the predictor build, POLICY.MODE = 1 committed before the first request")
+    ap.add_argument("--no-trace-config", action="store_true",
+                    help="leave the trace's meta['config'] out: start from the build's reset "
+                         "configuration (for a trace whose configuration does not fit --param, "
+                         "e.g. windows meant for a wider TS_WIDTH)")
+    ap.add_argument("--config", default="", metavar="K=V,...",
+                    help="configuration committed before the first request, over the trace's "
+                         "meta['config'] (or the reset one with --no-trace-config), e.g. "
+                         "c3=3,c2=2 (as python -m golden_model.replay's)")
     ap.add_argument("--max-cycles", type=int_range(0), default=MAX_CYCLES, metavar="N",
                     help="refuse a trace whose last request is after cycle N (default "
                          "2**32: the harness simulates every cycle)")
@@ -149,6 +162,9 @@ def main(argv=None) -> int:
         # meta["params"] and meta["config"] read as golden_model.replay reads them: one
         # meaning of a trace for the model's command and the RTL's.
         given, config, ignored = trace_settings(trace, args.trace)
+        if args.no_trace_config:
+            config = {}
+        config.update(parse_config(args.config))
     except (OSError, ValueError) as err:
         _refuse(str(err))
     if ignored:
@@ -164,7 +180,11 @@ def main(argv=None) -> int:
         try:                # refused here, not by the block after a build
             KvAsuModel(params).commit(0, **config)
         except (TypeError, ValueError) as err:
-            _refuse(f"meta['config'] of {args.trace}: {err}")
+            where = ("--config" if args.no_trace_config else
+                     f"meta['config'] of {args.trace}" + (", then --config" if args.config else ""))
+            hint = ("" if args.no_trace_config else
+                    " (--no-trace-config replays from the build's reset configuration)")
+            _refuse(f"{where}: {err}{hint}")
     last_cycle = int(trace.cycle[-1]) if len(trace) else 0
     if last_cycle > args.max_cycles:
         _refuse(f"{args.trace}: its last request is at cycle {last_cycle:,}, after "

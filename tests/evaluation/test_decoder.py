@@ -263,7 +263,7 @@ def test_a_failed_write_names_its_file(tmp_path, capsys):
     blocked = tmp_path / "file"
     blocked.write_text("")
     assert cached([str(blocked / "t.npz")]) == 2                 # its folder would be a file
-    assert one_line_error(capsys).startswith(f"error: out {blocked / 't.npz'}: cannot create the folder {blocked}")
+    assert one_line_error(capsys) == f"error: out {blocked / 't.npz'}: {blocked} is a file, not a folder\n"
     if Path("/dev/full").exists():
         assert cached(["/dev/full"]) == 2
         assert one_line_error(capsys) == f"error: /dev/full: {os.strerror(errno.ENOSPC)}\n"
@@ -312,7 +312,7 @@ def test_bench_arguments_are_checked_before_the_runs(monkeypatch, capsys, tmp_pa
                       (["--trace-budget", "0"], "--trace-budget must be 1..512"),
                       (["--trace-tokens", "1"], "--trace-tokens must be at least 2"),
                       (["--trace-tokens", "4096", "--trace-budget", "40"], "a trace may have"),
-                      (["--out", str(dec.TRAIN_TEXT / "b.json")], "--out .*b.json: cannot create the folder .*gpl-3.0.txt"),
+                      (["--out", str(dec.TRAIN_TEXT / "b.json")], "--out .*b.json: .*gpl-3.0.txt is a file, not a folder"),
                       (["--keep-trace", str(tmp_path / "no" / "t.npz")], "--keep-trace .* does not exist")):
         assert decoder_bench.main(args + (["--out", out] if "--out" not in args else [])) == 2, args
         assert re.search("^error: .*" + msg, one_line_error(capsys)), args
@@ -341,6 +341,76 @@ def test_check_without_torch_is_one_line(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err
     assert err.startswith("error: the check needs torch and transformers") and err.endswith("run make decoder-check\n")
     assert err.count("\n") == 1 and not (tmp_path / "c.json").exists()
+
+
+def test_check_names_the_dependency_that_is_missing_and_makes_no_folder(monkeypatch, capsys, tmp_path):
+    """torch and transformers installed, a package transformers imports missing: the message
+    names that package, not torch and transformers; the --out folder is made only once the
+    check can run."""
+    import builtins
+    import types
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "transformers":
+            raise ModuleNotFoundError("No module named 'huggingface_hub'", name="huggingface_hub")
+        return real_import(name, *args, **kwargs)
+    monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    out = tmp_path / "new" / "c.json"
+    assert decoder_check.main(["--positions", "8", "--out", str(out)]) == 2
+    err = one_line_error(capsys)
+    assert "huggingface_hub cannot be imported" in err and "is not installed" not in err
+    assert not (tmp_path / "new").exists()
+    monkeypatch.setattr(builtins, "__import__", real_import)
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    assert decoder_check.main(["--positions", "8", "--out", str(out)]) == 2
+    assert "transformers is not installed" in one_line_error(capsys)
+    assert not (tmp_path / "new").exists()
+
+
+def test_an_output_under_a_file_is_named_a_file(tmp_path, capsys, monkeypatch):
+    _no_model_run(monkeypatch)
+    afile = tmp_path / "text.txt"
+    afile.write_text("x")
+    args = ["--text-file", str(dec.HELDOUT_TEXT), "--tokens", "64", "--budget", "4"]
+    for extra in (["--out", str(afile / "t.npz")],
+                  ["--out", str(tmp_path / "t.npz"), "--run-json", str(afile / "sub" / "r.json")]):
+        assert dec.main(args + extra) == 2
+        assert f"{afile} is a file, not a folder" in one_line_error(capsys)
+    assert decoder_check.main(["--out", str(afile / "c.json")]) == 2
+    assert f"{afile} is a file, not a folder" in one_line_error(capsys)
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        dec.write_cached_trace(afile / "sub" / "t.npz")
+
+
+def test_a_failed_write_keeps_the_earlier_file(tmp_path, monkeypatch):
+    """The trace, --run-json and the JSON records are written to a temporary file renamed
+    into place: a write that fails part way leaves the earlier file intact and no
+    temporary file behind."""
+    path = tmp_path / "r.json"
+    dec.write_replacing(path, '{"good": 1}')
+    trace = tmp_path / "t.npz"
+    dec.write_cached_trace(trace)
+    good = trace.read_bytes()
+
+    def full_disk(file, **arrays):
+        file.write(b"PK\x03\x04" + bytes(1000))
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(np, "savez_compressed", full_disk)
+    with pytest.raises(OSError) as e:
+        dec.write_cached_trace(trace)
+    assert e.value.filename == str(trace) and trace.read_bytes() == good
+
+    def no_rename(src, dst):
+        assert Path(src).read_bytes() == b'{"new": 2}'          # written in full, then lost
+        raise OSError(errno.EFBIG, os.strerror(errno.EFBIG))
+    monkeypatch.setattr(os, "replace", no_rename)
+    with pytest.raises(OSError) as e:
+        dec.write_replacing(path, '{"new": 2}')
+    assert e.value.filename == str(path)
+    assert json.loads(path.read_text()) == {"good": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "t.npz"]
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -503,3 +573,19 @@ def test_trace_of_the_cached_run(tmp_path):
     assert np.array_equal(tr.addr, addr) and np.array_equal(tr.op, op)
     assert tr.meta["text"]["file"] == "gfdl-1.3.txt" and tr.meta["budget"] == 4
 
+
+
+def test_text_meta_hashes_the_file_bytes(tmp_path):
+    """meta's SHA-256 is the file's (sha256sum's), also for a CRLF file, whose text (and so
+    its tokens) is the LF file's; the shipped texts' hashes are the cached selection's."""
+    import hashlib
+    lf, crlf = tmp_path / "lf.txt", tmp_path / "crlf.txt"
+    lf.write_bytes(b"Four score\nand seven\n")
+    crlf.write_bytes(b"Four score\r\nand seven\r\n")
+    a, b = (dec.text_meta(p, dec.read_text(p)) for p in (lf, crlf))
+    assert dec.read_text(lf) == dec.read_text(crlf) and a["begins"] == b["begins"]
+    assert a["sha256"] == hashlib.sha256(lf.read_bytes()).hexdigest()
+    assert b["sha256"] == hashlib.sha256(crlf.read_bytes()).hexdigest() != a["sha256"]
+    meta, _ = dec.load_cache()
+    for split, tp in (("train", dec.TRAIN_TEXT), ("heldout", dec.HELDOUT_TEXT)):
+        assert meta["runs"][split]["text"] == dec.text_meta(tp, dec.read_text(tp))

@@ -338,3 +338,45 @@ def test_replay_in_parts_shows_progress_and_answers_as_one_run(tmp_path, capsys,
     assert [line.split(" (")[0] for line in out.err.splitlines()] == [
         "replayed 1000 of 2500 requests", "replayed 2000 of 2500 requests",
         "replayed 2500 of 2500 requests"]
+
+
+def test_a_failed_write_leaves_the_earlier_file_intact(tmp_path, monkeypatch):
+    """save_trace writes a temporary file in the folder and renames it into place: a write
+    that fails part way (a full disk, a size limit) leaves the trace that was there as it
+    was, and no temporary file behind."""
+    import errno
+    import os
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream(), meta={"description": "the good one"})
+    before = path.read_bytes()
+    real = np.savez_compressed
+
+    def failing(file, **arrays):
+        file.write(b"PK\x03\x04 half an archive")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(np, "savez_compressed", failing)
+    with pytest.raises(OSError, match="No space left"):
+        save_trace(path, [0], [0], [0], [0], meta={"description": "the new one"})
+    assert path.read_bytes() == before and load_trace(path).meta == {"description": "the good one"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npz"]
+    # an interrupt too; then a good write replaces the file, with the umask's mode
+    monkeypatch.setattr(np, "savez_compressed",
+                        lambda file, **arrays: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):
+        save_trace(path, [0], [0], [0], [0])
+    assert path.read_bytes() == before and len(list(tmp_path.iterdir())) == 1
+    monkeypatch.setattr(np, "savez_compressed", real)
+    save_trace(tmp_path / "new.npz", [0], [0], [0], [0])
+    save_trace(path, [0], [0], [0], [0])
+    assert len(load_trace(path)) == 1
+    assert path.stat().st_mode & 0o777 == (tmp_path / "new.npz").stat().st_mode & 0o777
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.npz", "t.npz"]
+
+
+def test_a_link_is_kept_and_its_target_replaced(tmp_path):
+    target = tmp_path / "target.npz"
+    save_trace(target, *small_stream())
+    link = tmp_path / "link.npz"
+    link.symlink_to(target)
+    save_trace(link, [0], [0], [0], [0])
+    assert link.is_symlink() and len(load_trace(target)) == 1

@@ -123,6 +123,34 @@ def test_meta_config_is_committed(tmp_path, calls):
     assert calls[0]["config"] == {"c3": 2, "c2": 1}
 
 
+def test_config_options_as_golden_model_replays(tmp_path, calls, capsys):
+    """``--config`` is committed over ``meta["config"]`` (golden_model.replay's option);
+    ``--no-trace-config`` leaves ``meta["config"]`` out (the build's reset configuration),
+    so a trace whose configuration does not fit ``--param`` still replays; a bad
+    ``--config`` is refused before the build."""
+    trace = _trace(tmp_path / "t.npz", [0], [0x100],
+                   meta={"config": {"c3": 2, "c2": 1, "w3": 25, "w2": 50, "w1": 125}})
+    build = tmp_path / "b"
+    assert replay.main([str(trace), "--build", str(build), "--config", "c2=2,w1=126"]) == 0
+    assert calls[-1]["config"] == {"c3": 2, "c2": 2, "w3": 25, "w2": 50, "w1": 126}
+    assert replay.main([str(trace), "--build", str(build), "--no-trace-config"]) == 0
+    assert calls[-1]["config"] == {}
+    assert replay.main([str(trace), "--build", str(build), "--no-trace-config",
+                        "--config", "C3=3"]) == 0
+    assert calls[-1]["config"] == {"c3": 3}
+    small = [arg for name, value in CONFIGS["small"].as_dict().items()
+             for arg in ("--param", f"{name}={value}")]
+    for extra, message in ((["--config", "zz=1"], "bad configuration item 'zz=1'"),
+                           ([], "--no-trace-config replays from the build's reset"),
+                           (["--no-trace-config", "--config", "w3=9"], "error: --config: ")):
+        with pytest.raises(SystemExit) as exit_:
+            replay.main([str(trace), "--build", str(build), *small, *extra])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    assert len(calls) == 3
+
+
 def test_address_bits_above_addr_width_are_dropped_with_a_note(wide_trace, tmp_path, calls,
                                                                capsys):
     """Spec D2: only the low ADDR_WIDTH bits of an address exist; golden_model.replay reads
