@@ -121,6 +121,15 @@ def loop_stream(lines: np.ndarray, passes: int) -> tuple[np.ndarray, np.ndarray]
     return stream, np.arange(len(stream), dtype=np.int64)
 
 
+def run_bank(stream: np.ndarray, cycles: np.ndarray, bank: int, bound: str) -> dict:
+    """:func:`evaluation.compare.run_predictor_bank` with the shadows bounded by P11's
+    ``occupancy >> 4`` (``bound`` "occupancy") or by the sampled live lines ("sampled")."""
+    if bound == "sampled":
+        with sampled_bound():
+            return compare.run_predictor_bank(stream, cycles, bank)
+    return compare.run_predictor_bank(stream, cycles, bank)
+
+
 def run_case(loop_lines: int, bank: int, passes: int, draws: list) -> dict:
     """Both bounds on the line sets ``draws`` of one case: per bound the hit rates, the share
     of OBSERVEs in loop mode, and the sets below :data:`LOW`; and per bound the sets below
@@ -129,12 +138,7 @@ def run_case(loop_lines: int, bank: int, passes: int, draws: list) -> dict:
     for name in ("occupancy", "sampled"):
         hits, loop_mode = [], []
         for lines in draws:
-            stream, cycles = loop_stream(lines, passes)
-            if name == "sampled":
-                with sampled_bound():
-                    result = compare.run_predictor_bank(stream, cycles, bank)
-            else:
-                result = compare.run_predictor_bank(stream, cycles, bank)
+            result = run_bank(*loop_stream(lines, passes), bank, name)
             hits.append(float(result["hits"].mean()))
             loop_mode.append(float(result["loop_mode_share"]))
         out[name] = {"hit_rates": hits, "loop_mode_shares": loop_mode,
@@ -152,11 +156,7 @@ def run_spec_loop(loop_lines: int, bank: int) -> dict:
     stream, cycles = loop_stream(np.arange(loop_lines, dtype=np.int64), SPEC_PASSES)
     out = {"loop_lines": loop_lines, "bank_lines": bank, "passes": SPEC_PASSES}
     for name in ("occupancy", "sampled"):
-        if name == "sampled":
-            with sampled_bound():
-                result = compare.run_predictor_bank(stream, cycles, bank)
-        else:
-            result = compare.run_predictor_bank(stream, cycles, bank)
+        result = run_bank(stream, cycles, bank, name)
         out[name] = {"loop_mode_share": float(result["loop_mode_share"]),
                      "hit_rate": float(result["hits"].mean())}
     return out

@@ -28,7 +28,7 @@ import numpy as np
 from regmap import REG, STAT_NAMES, STAT_REGISTERS
 from golden_model.admission import BuildTiming
 from verif.kvasu_tb import KvAsuTB, Mismatch, ReqItem
-from verif.sim_waits import admission_waits, wait_figures
+from verif.sim_waits import admission_waits, stall_cycles, wait_figures
 from verif.sim_plot import frame_figures
 
 START = 200         # trace cycle 0 is presented this many cycles after the first read
@@ -110,12 +110,9 @@ async def streaming_video_trace(dut):
         await tb.drain()
         c_end = await read_cycle(tb)
         hist = list(tb.scoreboard.history)[len(tb.scoreboard.history) - len(items):]
-        stall, prev_c = 0, None
-        for (c, _, _), it in zip(hist, items):
-            earliest = it.at if prev_c is None else max(it.at, prev_c + 1)
-            stall += c - earliest
-            waits.append(c - it.at)
-            prev_c = c
+        taken = [c for c, _, _ in hist]
+        stall = stall_cycles([it.at for it in items], taken)
+        waits.extend(c - it.at for c, it in zip(taken, items))
         end_rtl = await read_stats(tb)
         d = {k: end_rtl[k] - start_rtl[k] for k in end_rtl}
         d["cycle"] = c_end - c_start

@@ -11,7 +11,7 @@ import numpy as np
 
 from golden_model.admission import Admission, BuildTiming
 
-__all__ = ["admission_waits", "wait_figures"]
+__all__ = ["admission_waits", "stall_cycles", "wait_figures"]
 
 
 def wait_figures(waits, latency: int | None) -> dict:
@@ -21,6 +21,18 @@ def wait_figures(waits, latency: int | None) -> dict:
     w = np.asarray(waits, dtype=np.int64)
     return {"mean": round(float(w.mean()), 2), "p99": int(np.percentile(w, 99, method="higher")),
             "max": int(w.max()), "waited": int((w > 0).sum()), "latency": latency}
+
+
+def stall_cycles(presented, taken) -> int:
+    """``make sim``'s ``stall``: the edges the block was not ready for a request at its
+    earliest, the later of its trace cycle (``presented``) and the edge after the request
+    ahead of it was taken (``taken``: the acceptance cycles, in order); each such edge is
+    counted once, not once per request waiting behind it."""
+    stall, previous = 0, None
+    for at, edge in zip((int(c) for c in presented), (int(c) for c in taken)):
+        stall += edge - (at if previous is None else max(at, previous + 1))
+        previous = edge
+    return stall
 
 
 def admission_waits(cycles, ops, timing: BuildTiming) -> list[int]:

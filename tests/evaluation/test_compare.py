@@ -14,6 +14,7 @@ import pytest
 from evaluation import compare as cmp
 from evaluation.baselines import simulate_belady, simulate_lru
 from golden_model.trace import save_trace
+from tests.docs_text import flat, grouped
 
 REQUIRED = ("lru", "belady", "kv_asu_article", "kv_asu_article_gate", "kv_asu_predictor",
             "arc", "lirs", "s3fifo", "sieve", "wtinylfu")
@@ -697,7 +698,7 @@ def test_section_8_quotes_the_mcc_spacing_example():
 
     on_accesses, on_requests = spacing_example()
     assert abs(on_requests - on_accesses) > 0.2          # the example shows a large difference
-    text = " ".join((Path(__file__).resolve().parents[2] / "docs" / "evaluation.md").read_text().split())
+    text = flat((Path(__file__).resolve().parents[2] / "docs" / "evaluation.md").read_text())
     assert (f"seed {SPACING_EXAMPLE[1]['seed']}, " in text and f"the predictor's MCC is {on_accesses:.2f} on its "
             f"accesses one per cycle and {on_requests:.2f} on the trace's request stream" in text)
 
@@ -715,7 +716,6 @@ def test_the_readme_quotes_the_predictor_below_lru_on_a_short_decoder_trace():
     policies = cmp.compare(lines, cycles, bank, libcachesim=False, article=False)["policies"]
     below = 100 * (policies["lru"]["hit_rate"] - policies["kv_asu_predictor"]["hit_rate"])
     assert below > 0
-    text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
-    lines_text = f"{bank:,}".replace(",", " ")
+    text = flat((Path(__file__).resolve().parents[2] / "README.md").read_text())
     assert (f"the held-out decoder trace's first 128 tokens, through a bank of one decode step's working set "
-            f"({lines_text} lines, half the trace's lines), give {below:.2f} points below") in text
+            f"({grouped(bank)} lines, half the trace's lines), give {below:.2f} points below") in text

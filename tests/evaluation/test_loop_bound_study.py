@@ -14,6 +14,7 @@ import pytest
 
 from evaluation import compare, loop_bound_study as study
 from golden_model import KvAsuModel, Op, predictor
+from tests.docs_text import flat, grouped
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "docs" / "eval" / "loop_bound_study.json"
@@ -51,9 +52,7 @@ def test_a_loop_the_occupancy_bound_leaves_undetected():
     rng = np.random.default_rng(11)
     lines = [rng.choice(1 << 40, 1045, replace=False) for _ in range(2)][1]
     stream, cycles = study.loop_stream(lines, 8)
-    spec = compare.run_predictor_bank(stream, cycles, 1024)
-    with study.sampled_bound():
-        sampled = compare.run_predictor_bank(stream, cycles, 1024)
+    spec, sampled = (study.run_bank(stream, cycles, 1024, bound) for bound in ("occupancy", "sampled"))
     assert spec["loop_mode_share"] == 0 and spec["duels"]["both"] > 100 * spec["duels"]["bip_only"]
     assert sampled["duels"]["bip_only"] > 100 * max(1, sampled["duels"]["both"])
     assert sampled["loop_mode_share"] > 0.5 and sampled["hits"].mean() > spec["hits"].mean() + 0.2
@@ -61,7 +60,7 @@ def test_a_loop_the_occupancy_bound_leaves_undetected():
 
 def test_p11_quotes_the_record():
     doc = json.loads(RECORD.read_text())
-    text = " ".join((ROOT / "docs" / "spec-predictor.md").read_text().split())
+    text = flat((ROOT / "docs" / "spec-predictor.md").read_text())
     cases = {(c["loop_lines"], c["bank_lines"], c["passes"]): c for c in doc["cases"]}
     quoted = re.findall(r"loop of ([\d ]+) lines through a bank of ([\d ]+), (\d+) passes: (\d+) of (\d+) "
                         r"line sets below 60 % under P11's bound, (\d+) under the sampled one", text)
@@ -83,7 +82,7 @@ def test_p11_quotes_the_record():
     assert (f"({few['sampled']['below_low']} of {doc['sets']} where `(15/16)^{d}` gives about "
             f"{round(doc['sets'] * (15 / 16) ** d)})") in text
     for loop in doc["spec_loops"]:
-        lines, bank = (f"{n:,}".replace(",", " ") for n in (loop["loop_lines"], loop["bank_lines"]))
+        lines, bank = grouped(loop["loop_lines"]), grouped(loop["bank_lines"])
         shares = [f"{100 * loop[b]['loop_mode_share']:.1f} %" for b in ("occupancy", "sampled")]
         assert (f"{lines} lines through a bank of {bank} is in loop mode for {shares[0]} of its OBSERVEs under "
                 f"P11's bound and {shares[1]} under the sampled one" in text
@@ -92,7 +91,7 @@ def test_p11_quotes_the_record():
             if c["bank_lines"] == 1024 and c["loop_lines"] <= 1100 and c["passes"] == 40]
     longer = [round(100 * (c["loop_lines"] / c["bank_lines"] - 1)) for c in doc["cases"]
               if c["bank_lines"] == 1024 and c["loop_lines"] <= 1100 and c["passes"] == 40]
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    readme = flat((ROOT / "README.md").read_text())
     assert (f"On a loop {min(longer)} to {max(longer)} % longer than a bank of 1 024 lines it misses loop mode "
             f"on {min(near)} to {max(near)} of {doc['sets']} random line sets, 40 passes") in readme
 

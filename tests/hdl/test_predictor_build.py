@@ -52,15 +52,13 @@ def test_the_docs_state_the_pmeta_word_as_built():
     from pathlib import Path
 
     from hdl.core.interfaces import pmeta_layout
+    from tests.docs_text import flat, grouped
 
     root = Path(__file__).resolve().parents[2]
     layout = pmeta_layout()
     width = layout.size
 
-    def flat(name):
-        return " ".join((root / "docs" / name).read_text().split())
-
-    rtl, spec = flat("rtl-predictor.md"), flat("spec-predictor.md")
+    rtl, spec = (flat((root / "docs" / name).read_text()) for name in ("rtl-predictor.md", "spec-predictor.md"))
     fields = ", ".join(f"`{name}` {field.width}" for name, field in layout)
     assert f"`BucketTable(pmeta_width={width})`" in rtl
     assert f"`hdl.core.interfaces.pmeta_layout`, {width} bits" in rtl
@@ -74,7 +72,7 @@ def test_the_docs_state_the_pmeta_word_as_built():
                                (("probe", "stamp"), "(P12)", "same `pmeta` word")):
         bits = sum(layout[n].width for n in names)
         cells = ", ".join(f"`{n}` {layout[n].width}" for n in names)
-        total = f"{bits * entries:,}".replace(",", " ")
-        assert f"| per slot: {cells} {cites} | {bits} x {entries} = {total} bits, {tail}" in spec, names
+        row = f"| per slot: {cells} {cites} | {bits} x {entries} = {grouped(bits * entries)} bits, {tail}"
+        assert row in spec, names
     assert sum(layout[n].width for n in ("ghost", "burst", "pkey", "pred", "seen", "probe", "stamp")) == width
-    assert f"OBSERVEs): {width} bits." in " ".join(pmeta_layout.__doc__.split())
+    assert f"OBSERVEs): {width} bits." in flat(pmeta_layout.__doc__)

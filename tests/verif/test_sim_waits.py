@@ -14,13 +14,10 @@ from evaluation.workload import PRESETS, video_kv_requests
 from golden_model.admission import BuildTiming
 from regmap import OPS, Params
 from verif.runner import build_timing
-from verif.sim_waits import admission_waits, wait_figures
+from tests.docs_text import flat, grouped
+from verif.sim_waits import admission_waits, stall_cycles, wait_figures
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _flat(path: Path) -> str:
-    return " ".join(path.read_text().split())
 
 
 def sim_waits() -> tuple[list[int], int]:
@@ -40,6 +37,9 @@ def test_the_rule_replays_a_hand_worked_stream():
     observe, evict = OPS["OBSERVE"], OPS["EVICT"]
     waits = admission_waits([0, 1, 2, 20, 21], [observe, evict, observe, evict, evict], timing)
     assert waits == [0, gap, gap, 0, evict_gap]
+    presented = [0, 1, 2, 20, 21]
+    # the EVICT's gap edges and the second EVICT's, each once (the OBSERVE behind it adds none)
+    assert stall_cycles(presented, [c + w for c, w in zip(presented, waits)]) == gap + evict_gap
 
 
 def test_wait_figures():
@@ -54,26 +54,18 @@ def test_the_docs_quote_the_waits_the_rule_gives():
     assert w["waited"] < len(waits) and w["max"] > 0          # the trace does wait
     mean, p99, longest = round(w["mean"]), w["p99"], w["max"]
     response_mean, response_max = round(w["mean"] + latency), w["max"] + latency
-    readme = _flat(ROOT / "README.md")
-    waited, requests = (f"{n:,}".replace(",", " ") for n in (w["waited"], len(waits)))
+    readme = flat((ROOT / "README.md").read_text())
+    waited, requests = grouped(w["waited"]), grouped(len(waits))
     expected = (f"a request is taken {mean} cycles after its trace cycle on average (99th percentile {p99}, "
                 f"longest {longest}; {waited} of {requests} wait) and its response comes "
                 f"{response_mean} cycles after it (longest {response_max}), not the {latency} of the table")
     assert expected in readme, expected
-    running = _flat(ROOT / "docs" / "running.md")
+    running = flat((ROOT / "docs" / "running.md").read_text())
     expected = (f"make a request wait {mean} cycles on average (99th percentile {p99}, longest {longest}), and "
                 f"its response come {response_mean} cycles after its trace cycle (longest {response_max}) with "
                 f"the {latency}-cycle latency")
     assert expected in running, expected
     stalls = re.search(r"so the ([\d ]+) `stall` cycles of the `small`", running)
     assert stalls, "running.md names the stall cycles behind the waits"
-    # the stall count: each edge a request was held past the later of its trace cycle and
-    # the edge after the request ahead of it
-    cycle = video_kv_requests(PRESETS["small"])[0].tolist()
-    held, previous = 0, None
-    for at, waited in zip(cycle, waits):
-        taken = at + waited
-        earliest = at if previous is None else max(at, previous + 1)
-        held += taken - earliest
-        previous = taken
-    assert int(stalls.group(1).replace(" ", "")) == held
+    cycle = video_kv_requests(PRESETS["small"])[0]
+    assert int(stalls.group(1).replace(" ", "")) == stall_cycles(cycle, [c + w for c, w in zip(cycle, waits)])
