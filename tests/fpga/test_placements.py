@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs_text import flat, grouped
+
 from fpga.placements import (collect, current_flow, current_netlist, flow_label, main,
                              netlist_id, plot, summary)
 
@@ -179,7 +181,8 @@ def _readme_seeds_1_2_3(target):
     raise AssertionError(f"README has no FPGA row naming `{target}`")
 
 
-@pytest.mark.parametrize("target", ["ecp5", "ecp5-unprotected", "ecp5-predictor", "ecp5-bram"])
+@pytest.mark.parametrize("target", ["ecp5", "ecp5-unprotected", "ecp5-predictor", "ecp5-bram",
+                                    "ecp5-bram-outreg"])
 def test_the_readme_quotes_the_record(target):
     record = json.loads(RECORD.read_text())
     flow = current_flow(target)
@@ -190,6 +193,62 @@ def test_the_readme_quotes_the_record(target):
     tenths = [float(Decimal(str(fmax[s])).quantize(Decimal("0.1"), ROUND_HALF_UP))
               if s in fmax else None for s in (1, 2, 3)]
     assert _readme_seeds_1_2_3(target) == tenths
+
+
+def _tenth(mhz: float) -> str:
+    """A recorded Fmax as the README writes it: to a tenth, rounded half up."""
+    return str(Decimal(str(mhz)).quantize(Decimal("0.1"), ROUND_HALF_UP))
+
+
+def _rows(target: str) -> dict:
+    """The record's summary rows of ``target`` in the current flow, by speed grade."""
+    record = json.loads(RECORD.read_text())
+    flow = current_flow(target)
+    return {row["speed"]: row for row in summary(record)
+            if row["target"] == target and row["flow"] == flow}
+
+
+def _seeds(seeds: list[int]) -> str:
+    """Seeds as the README lists them: "4, 8, 12 and 13"."""
+    names = [str(s) for s in seeds]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def test_the_readme_quotes_the_records_spread_and_single_placements():
+    """The README's figures over placement seeds 1 to 15 (the range of seeds 4-15, the seeds
+    that meet 100 MHz, the mean) and its rows of one placement (the hash alone, the iCE40, the
+    references at speed 8) are the record's, so that a rerun that moves them without the
+    README fails here."""
+    readme = flat((ROOT / "README.md").read_text().replace("**", ""))
+    wanted = []
+    for target in ("ecp5", "ecp5-unprotected"):
+        row = _rows(target)[6]
+        fmax = dict(zip(row["seeds"], row["fmax_mhz"]))
+        later = [fmax[s] for s in range(4, 16)]
+        wanted.append(f"seeds 4-15: {_tenth(min(later))} to {_tenth(max(later))} MHz")
+        wanted.append(f"{_tenth(row['min'])} to {_tenth(row['max'])} MHz (mean "
+                      f"{_tenth(row['mean'])}")
+        meet = [s for s in row["seeds"] if fmax[s] >= row["target_mhz"]]
+        if meet:
+            wanted.append(f"100 MHz on seeds {_seeds(meet)})")
+            wanted.append(f"100 MHz met on seeds {_seeds([s for s in meet if s > 3])}")
+    bram = _rows("ecp5-bram")
+    row = bram[6]
+    assert row["seeds"] == list(range(1, 16))
+    wanted.append(f"(seeds 1-15: {_tenth(row['min'])} to {_tenth(row['max'])} MHz, 100 MHz met on "
+                  f"{row['meet']} of 15) | {_tenth(bram[8]['fmax_mhz'][0])} MHz |")
+    wanted.append(f"spans {_tenth(row['min'])} to {_tenth(row['max'])} MHz over fifteen seeds and "
+                  f"misses 100 MHz on {15 - row['meet']} of them")
+    outreg = _rows("ecp5-bram-outreg")
+    wanted.append(f"{_tenth(outreg[6]['fmax_mhz'][-1])} MHz | {_tenth(outreg[8]['fmax_mhz'][0])} MHz | 3 cycles")
+    hashed = _rows("ecp5-hash")
+    wanted.append(f"(`ecp5-hash`) | {_tenth(hashed[6]['fmax_mhz'][0])} MHz | "
+                  f"{_tenth(hashed[8]['fmax_mhz'][0])} MHz | 8 cycles | {grouped(hashed[6]['lut'])} LUT4")
+    ice40 = _rows("ice40")[None]
+    wanted.append(f"| {_tenth(ice40['fmax_mhz'][0])} MHz (target {ice40['target_mhz']:g}: met) | - | "
+                  f"16 cycles = {1e3 * 16 / ice40['fmax_mhz'][0]:.0f} ns | {grouped(ice40['lut'])} of 5 280 LCs")
+    for text in wanted:
+        assert text in readme, f"README: {text!r} not found (docs/fpga/placements.json)"
 
 
 def test_the_record_holds_the_reference_as_the_sources_build_it():
