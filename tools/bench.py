@@ -44,8 +44,11 @@ The JSON's keys:
   ``timing_pass_by_seed`` say), ``worst_placement`` (at the lowest Fmax of the seeds that
   placed), ``by_seed`` (seed -> lookups per second, null for a seed that failed) and
   ``requests_per_cycle`` (the slowest OBSERVE / QUERY pattern's rate, which every figure
-  there multiplies). ``fpga`` is null when there is no report, and then
-  ``fpga_missing`` says where none was found and how to make them.
+  there multiplies). Each target's ``netlist`` is the netlist its report placed and
+  ``netlist_current`` whether the sources build that netlist now
+  (:func:`netlist_currency`): false for a report older than the RTL it would describe,
+  whose figures are then of another design. ``fpga`` is null when there is no report,
+  and then ``fpga_missing`` says where none was found and how to make them.
 * ``asic``: per folder of :data:`ASIC_FOLDERS` in ``--asic-dir`` (:func:`asic_reports`):
   ``area_mm2`` / ``area_um2``, ``cells``, ``closing_period_ns``, ``fmax_mhz``,
   ``worst_path``, ``power_mw`` at ``power_activity``, ``latency_cycles`` / ``latency_ns``;
@@ -274,8 +277,29 @@ def _fpga_reports(root: Path) -> dict:
         out[data["target"]] = {k: data.get(k) for k in (
             "design", "description", "params", "options", "latency_cycles", "latency_ns",
             "fmax_mhz", "target_mhz", "timing_pass", "resources", "critical_path", "seed",
-            "placements", "speed_grades")}
+            "placements", "speed_grades", "netlist")}
     return out
+
+
+def netlist_currency(fpga: dict, current=None) -> list[str]:
+    """Mark each target of ``fpga`` (as :func:`_fpga_reports` returns them) with
+    ``netlist_current``: whether its report's ``netlist`` is the one the sources build now
+    (``current(target)``, by default :func:`fpga.placements.current_netlist`, which
+    elaborates the target without synthesis); None where the report names no netlist or the
+    flow no longer has the target. Returns the targets whose report is of another netlist."""
+    if current is None:
+        from fpga.placements import current_netlist as current
+    stale = []
+    for target, data in fpga.items():
+        try:
+            now = current(target)
+        except ValueError:          # a target the flow no longer builds
+            now = None
+        data["netlist_current"] = (None if now is None or data.get("netlist") is None
+                                   else data["netlist"] == now)
+        if data["netlist_current"] is False:
+            stale.append(target)
+    return stale
 
 
 def asic_reports(root: Path) -> dict:
@@ -394,6 +418,11 @@ def main(argv=None) -> int:
         from fpga.flow import main as fpga_main
         fpga_main(["--out", str(args.fpga_dir)])
     report.update(hardware_reports(args.fpga_dir, args.asic_dir))
+    stale = []
+    if report["fpga"] is not None:
+        print("checking that the FPGA reports are of the netlists the sources build now",
+              flush=True)
+        stale = netlist_currency(report["fpga"])
     for target, data in (report["fpga"] or {}).items():
         if data.get("design", "kv_asu") != "kv_asu":
             continue        # the hash alone and the block-RAM reference answer no lookups
@@ -407,6 +436,9 @@ def main(argv=None) -> int:
                           for x in data.get("placements") or [])
         print(f"{target}: Fmax {fmax:.1f} MHz (target {data['target_mhz']}; {tried}), "
               f"latency {data['latency_cycles']} cycles as built{ns}, {res}")
+        if target in stale:
+            print(f"  (of netlist {data['netlist']}, which the sources no longer build: "
+                  f"the figures are of an earlier design; make fpga places the current one)")
         if lookups["kept_placement"] is not None:
             passes = lookups["timing_pass_by_seed"]
             met = [seed for seed, ok in passes.items() if ok]

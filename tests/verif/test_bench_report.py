@@ -56,6 +56,31 @@ def test_lookups_per_second_at_the_kept_and_the_worst_placement():
                                           for x in kept["placements"]}
 
 
+def test_a_report_of_an_earlier_netlist_is_marked_so():
+    """Each target is marked with whether the sources build its report's netlist now; a
+    report without a netlist, or of a target the flow no longer has, is neither."""
+    fpga = bench.hardware_reports(ROOT / "docs" / "fpga" / "reports", ROOT / "nowhere")["fpga"]
+    kept = {t: d["netlist"] for t, d in fpga.items()}
+    assert all(kept.values()), kept
+    fpga["ecp5-old"] = {**fpga["ecp5"], "netlist": "0" * 12}
+    fpga["ecp5-unnamed"] = {**fpga["ecp5"], "netlist": None}
+    now = {**kept, "ecp5-unprotected": "f" * 12, "ecp5-old": "1" * 12, "ecp5-unnamed": "2" * 12}
+
+    def current(target):
+        if target not in now:
+            raise ValueError(f"unknown target {target!r}")
+        return now[target]
+
+    del now["ecp5-predictor"]       # as if the flow had dropped it
+    stale = bench.netlist_currency(fpga, current)
+    assert sorted(stale) == ["ecp5-old", "ecp5-unprotected"]
+    assert {t: d["netlist_current"] for t, d in fpga.items()} == {
+        "ecp5": True, "ecp5-unprotected": False, "ecp5-predictor": None, "ecp5-old": False,
+        "ecp5-unnamed": None}
+    for key in ("netlist", "netlist_current"):
+        assert f"``{key}``" in bench.__doc__, key
+
+
 def test_a_failed_seed_has_no_figure():
     report = {"fmax_mhz": {"clk": 90.0}, "timing_pass": False, "placements": [
         {"seed": 1, "status": "placed", "fmax_mhz": 90.0},
