@@ -58,6 +58,20 @@ def test_a_loop_the_occupancy_bound_leaves_undetected():
     assert sampled["loop_mode_share"] > 0.5 and sampled["hits"].mean() > spec["hits"].mean() + 0.2
 
 
+def test_the_scaled_bound_is_p11s_at_256_and_smaller_below():
+    """``scaled_256`` is P11's bound, run for run; at 192 the LRU shadow of the loop above
+    no longer holds the whole sampled loop, and the block reaches loop mode."""
+    rng = np.random.default_rng(11)
+    lines = [rng.choice(1 << 40, 1045, replace=False) for _ in range(2)][1]
+    stream, cycles = study.loop_stream(lines, 8)
+    spec, same, smaller = (study.run_bank(stream, cycles, 1024, bound)
+                           for bound in ("occupancy", "scaled_256", "scaled_192"))
+    assert same["duels"] == spec["duels"] and (same["hits"] == spec["hits"]).all()
+    assert spec["loop_mode_share"] == 0 and smaller["loop_mode_share"] > 0.5
+    with pytest.raises(ValueError, match="unknown bound"):
+        study.run_bank(stream, cycles, 1024, "largest")
+
+
 def test_p11_quotes_the_record():
     doc = json.loads(RECORD.read_text())
     text = flat((ROOT / "docs" / "spec-predictor.md").read_text())
@@ -87,6 +101,32 @@ def test_p11_quotes_the_record():
         assert (f"{lines} lines through a bank of {bank} is in loop mode for {shares[0]} of its OBSERVEs under "
                 f"P11's bound and {shares[1]} under the sampled one" in text
                 or f"{lines} lines through {bank}: {shares[0]} and {shares[1]}" in text), loop
+    # the scaled bounds: the cliff's sets, the long loops, the two splits
+    at40 = [c for c in doc["cases"] if c["passes"] == 40]
+    below = {b: sum(c[b]["below_low"] for c in at40) for b in ("occupancy", "scaled_224", "scaled_192")}
+    assert doc["scales"] == [224, 192]
+    assert (f"Of the {len(at40) * doc['sets']} line sets of the six cases above at 40 passes, P11's bound "
+            f"leaves {below['occupancy']} below 60 %, `K = 224` (7/8) leaves {below['scaled_224']} and "
+            f"`K = 192` (3/4) {below['scaled_192']}.") in text
+    spec = {(x["loop_lines"], x["bank_lines"]): x for x in doc["spec_loops"]}
+    share = {key: {b: f"{100 * x[b]['loop_mode_share']:.1f} %" for b in x if isinstance(x[b], dict)}
+             for key, x in spec.items()}
+    s600, s1500 = share[(600, 150)], share[(1500, 187)]
+    assert (f"the loop of 600 lines through 150 is in loop mode for {s600['scaled_224']} of its OBSERVEs at 224 "
+            f"and {s600['scaled_192']} at 192 ({s600['occupancy']} under P11's bound), 1 500 lines through 187 "
+            f"for {s1500['scaled_224']} and {s1500['scaled_192']} ({s1500['occupancy']})") in text
+    sparse = "SmolLM2 decode, sparse top-4 pages"
+    rates = {split: doc["splits"][split][name]["1/4"] for split, name in
+             (("training", f"{sparse}, training text"), ("validation", sparse))}
+    for split, row in rates.items():
+        fig = [f"{100 * row[b]['hit_rate']:.2f} %" for b in ("occupancy", "scaled_224", "scaled_192")]
+        assert f"the {split} split's {fig[0]} becomes {fig[1]} and {fig[2]}" in text, split
+    others = [row[b]["hit_rate"] - row["occupancy"]["hit_rate"]
+              for split, workloads in doc["splits"].items() for name, banks in workloads.items()
+              for fraction, row in banks.items() for b in ("scaled_224", "scaled_192")
+              if not (fraction == "1/4" and name.startswith(sparse))]
+    assert all(d > -0.0001 for d in others) and len(others) == 2 * (3 * 11 - 2)
+    assert (f"moves by less than 0.01 point or gains, by up to {100 * max(others):.2f} points") in text
     near = [c["occupancy"]["below_low"] for c in doc["cases"]
             if c["bank_lines"] == 1024 and c["loop_lines"] <= 1100 and c["passes"] == 40]
     longer = [round(100 * (c["loop_lines"] / c["bank_lines"] - 1)) for c in doc["cases"]
@@ -101,6 +141,7 @@ def test_p11_quotes_the_record():
     (["--sets", "0"], "--sets: must be at least 1, not 0"),
     (["--passes", "1"], "--passes: must be at least 2, not 1"),
     (["--out", "{tmp}"], "is a folder"),
+    (["--scales", "256"], "--scales: must be"),
 ])
 def test_bad_arguments_are_refused_before_the_run(argv, message, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(study, "run_case", lambda *args: pytest.fail("the study ran"))
