@@ -201,6 +201,15 @@ class Admission:
             why.append("clear sweep")
         return why
 
+    def in_sweep(self, edge: int) -> bool:
+        """Whether ``edge`` is an edge of a clear sweep the rule knows of (rule 5: ``f + 1
+        .. f + rows`` of a flush that sweeps, ``0 .. rows - 1`` after a reset that sweeps),
+        whatever is presented: what a reset at ``edge`` (its first edge with ``rst`` high)
+        finds running, which D12 says it restarts without counting. A query: it changes
+        nothing. ``edge`` at or after the last stepped one (the rule forgets older sweeps)."""
+        edge = check_int("edge", edge, 0)
+        return any(f + 1 <= edge <= f + self.timing.rows for f in self._sweeps)
+
     def rsp_offered(self, edge: int) -> bool:
         """Whether a response is offered (``rsp.valid``) at ``edge`` (rule 3)."""
         if not self._outstanding:

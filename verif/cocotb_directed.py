@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cocotb
 from cocotb.triggers import ClockCycles, RisingEdge
 
 from verif.kvasu_tb import (CLEAR_STATS, ENABLE, EVICT, EVICT_ANY, FLUSH, OBSERVE, QUERY,
@@ -501,6 +502,98 @@ async def no_stall_across_reset_and_flush(tb: KvAsuTB):
         out.write_text(json.dumps({"config": tb.cfg["name"], "seed": tb.seed,
                                    "events": figures}, indent=1))
         tb.log.warning("no-stall figures (not a failure): %s -> %s", figures, out)
+
+
+async def _to_last_generation(tb):
+    """Resets (each counted, D12) until the next flush or reset is the generation wrap."""
+    gens = tb.driver.generations
+    while gens.used != gens.GENERATIONS - 1:
+        await tb.reset(1)
+
+
+async def _reset_at(tb, at, cycles):
+    """A reset from edge ``at`` of the current count (``None``: now) for ``cycles`` edges;
+    returns once it is released. Returns whether the testbench predicts (D12) that it came
+    while a sweep ran, which then restarts: ``req.ready`` low at edges ``0 .. ROWS - 1``
+    after it, which the stream driver checks edge by edge, and high at edge ``ROWS``."""
+    gens = tb.driver.generations
+    restarts = gens.restarts
+    tb.driver.start_reset(cycles, at=at)
+    await tb.driver.wait_released()
+    return gens.restarts == restarts + 1
+
+
+async def _answered_after_sweep(tb, pool, n, what):
+    """``n`` requests queued at once, during the sweep: none taken before edge ROWS, every
+    one answered as the model says, the statistics the model's."""
+    rows = tb.p.ENTRIES // tb.p.PROBE
+    res = await tb.batch(_stream(tb, n, pool))
+    assert res[0][0] >= rows, (res[0][0], rows, tb.seed)
+    assert not res[0][1]["present"]
+    await tb.check_quiescent(what)
+
+
+@tb_test()
+async def reset_during_sweep(tb: KvAsuTB):
+    """D12: "a reset while a sweep runs (a reset's or a flush's) counts nothing and restarts
+    the sweep, which again ends in cycle ENTRIES / PROBE after it". The sweep is the
+    testbench's prediction (``verif.regmirror.TableGenerations``; a flush's at D13 rule 5's
+    edges ``f + 1 .. f + ROWS``, cross-checked with the front door's admission rule), never
+    the DUT's. A reset that wraps the generations comes mid-traffic (responses in flight);
+    two resets come during its sweep, at its middle row and at the last row of the restarted
+    one; then a FLUSH written into a back-to-back stream wraps, and resets come during its
+    sweep, at its first edge and at its last. After each, the driver checks ``req.ready``
+    low at edges ``0 .. ROWS - 1`` and high at ``ROWS``; no interrupting reset is counted
+    (the next wrap is the 16th counted flush or reset after the last); every response is the
+    model's (with the front door, every presented request's ``ready`` is the rule's)."""
+    rows = tb.p.ENTRIES // tb.p.PROBE
+    gens = tb.driver.generations
+    pool = tb.spread_lines(min(32, tb.p.ENTRIES // 2))
+    n = int(60 * tb.scale) + 30
+
+    # A reset's sweep: the wrapping reset mid-traffic, two resets during its sweep.
+    await _to_last_generation(tb)
+    tb.send_items(_stream(tb, 2 * n, pool))
+    await ClockCycles(tb.dut.clk, n)
+    assert tb.scoreboard.expected, f"no response in flight at the reset (seed {tb.seed})"
+    assert not await _reset_at(tb, None, 2)
+    assert tb.driver.reset_sweeps and gens.used == 0, "the reset did not wrap"
+    for at, hold in ((rows // 2, 1), (rows - 1, 2)):
+        assert await _reset_at(tb, at, hold), f"reset at edge {at}: no sweep predicted"
+        assert tb.driver.reset_sweeps and gens.used == 0
+    await _answered_after_sweep(tb, pool, n, "after resets during a reset's sweep")
+    tb.cov.hit("reset.during_reset_sweep", 2)
+
+    # A flush's sweep: a FLUSH that wraps, written into a stream; resets during its sweep
+    # (at f + 1, then, after the next wrap, at f + ROWS). The front door decides every
+    # presented request by D13's rule and compares the RTL's ready with it.
+    tb.use_front_door()
+    for k in (0, rows - 1):
+        await _to_last_generation(tb)
+        used = gens.used
+        tb.send_items(_stream(tb, 3 * n + rows, pool))
+        await ClockCycles(tb.dut.clk, n // 2)
+        writing = cocotb.start_soon(tb.write_ctrl(FLUSH | ENABLE))
+        while gens.used == used:               # the write applied at its edge f
+            await RisingEdge(tb.dut.clk)
+        assert gens.used == 0 and gens.sweep is not None, "the flush did not wrap"
+        first, last = gens.sweep
+        assert last - first + 1 == rows
+        assert await _reset_at(tb, first + k, 1 + k % 2), \
+            f"reset at edge {first + k}: no sweep predicted ({first}..{last})"
+        await writing
+        assert tb.driver.reset_sweeps and gens.used == 0
+        await _answered_after_sweep(tb, pool, n, f"after a reset at row {k} of a flush's sweep")
+        tb.cov.hit("reset.during_flush_sweep")
+
+    # No interrupting reset counted: the 15 flushes and resets after the last wrap step the
+    # generation (the driver checks ready high at edge 0 after each reset), the 16th wraps.
+    for _ in range(gens.GENERATIONS - 1):
+        assert not await _reset_at(tb, None, 1)
+        assert not tb.driver.reset_sweeps
+    await tb.write_ctrl(FLUSH | ENABLE)
+    assert gens.used == 0 and gens.sweep is not None, "the 16th did not wrap"
+    await tb.check_quiescent("the 16th counted after the last wrap")
 
 
 @tb_test()

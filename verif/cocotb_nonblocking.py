@@ -11,6 +11,7 @@ the rule's prediction in every cycle, every response equal to the model's, and
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import cocotb
@@ -151,3 +152,65 @@ async def nonblocking_never_stalls(tb: KvAsuTB):
     tb.log.info("dropped %d requests: %s", front.drops, dict(front.drop_reasons))
     for reason in front.drop_reasons:
         tb.cov.hit(f"nonblocking.drop.{reason.replace(' ', '_')}", front.drop_reasons[reason])
+
+
+def _bready_low(edges: int):
+    """A pause generator for cocotbext-axi's B channel: ``BREADY`` low for ``edges`` clock
+    cycles, high for one, over and over."""
+    return itertools.cycle([True] * edges + [False])
+
+
+@tb_test(skip=_front_door_too_slow)
+async def bready_low_action_writes(tb: KvAsuTB):
+    """CTRL action writes with ``BREADY`` held low (cocotbext-axi's ``AxiLiteMaster`` keeps
+    it high unless paused), so that a write response is offered at edge ``f`` and taken at a
+    later edge ``b``, with a stream presented at every edge through each write. D13: a
+    committed ``MODE`` decides from ``f`` ("The register"), a drop at ``f`` or later counts
+    after a ``CLEAR_STATS`` ("Statistics around CLEAR_STATS"), and the write's window lasts
+    through ``b`` (rule 4). The register mirror applies every action write at ``f``; the
+    front door decides every presented request (in the blocking stretches the RTL's
+    ``ready`` must be the rule's, in the mode it must be 1), and every response,
+    ``STAT_REQ_DROPPED`` and every other statistic is checked against the model. A CTRL
+    write of ``ENABLE`` alone, no action, decides from its ``f`` too (D13 rule 1): in the
+    mode the requests at ``f .. b`` of a write of 0 are dropped as disabled, and those of
+    the write of 1 after it are taken."""
+    front = tb.use_front_door()
+    hold = 6
+    n = 160
+    await tb.batch([(OBSERVE, line) for line in tb.spread_lines(min(24, tb.p.ENTRIES // 2))])
+    b_channel = tb.axil.write_if.b_channel
+    # the mode, committed with BREADY high; then every write with BREADY low
+    await set_mode(tb, NONBLOCKING)
+    b_channel.set_pause_generator(_bready_low(hold))
+    waits0 = sum(w * c for w, c in tb.registers.b_waits.items())
+
+    # CLEAR_STATS in the stream, in the mode: the drops of its window before f are cleared,
+    # those at f .. b count after it (compared at the quiescent point)
+    dropped0 = front.drop_reasons["action write"]
+    await stream_with(tb, video_items(tb, n), CLEAR_STATS | ENABLE, after=30)
+    assert front.drop_reasons["action write"] > dropped0, front.drop_reasons
+    await tb.check_quiescent("CLEAR_STATS with BREADY low")
+    assert await tb.read_reg("STAT_REQ_DROPPED") > 0
+
+    # MODE = 0 committed in the stream: blocking from f (req.ready the rule's, low
+    # through b), then MODE = 1 again: drops from f, with a FLUSH written in the stream too
+    await tb.write_reg("MODE", 0)
+    await stream_with(tb, video_items(tb, n, start=n), COMMIT | ENABLE, after=30)
+    assert await tb.read_reg("ACT_MODE") == 0
+    await tb.write_reg("MODE", NONBLOCKING)
+    await stream_with(tb, video_items(tb, 2 * n, start=2 * n), COMMIT | ENABLE,
+                      FLUSH | ENABLE, CLEAR_STATS | ENABLE, after=30)
+    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
+    await tb.check_quiescent("MODE commits, FLUSH and CLEAR_STATS with BREADY low")
+
+    # ENABLE alone, off and on again in the stream, in the mode: disabled from each f
+    disabled0 = front.drop_reasons["disabled"]
+    await stream_with(tb, video_items(tb, n, start=4 * n), 0, ENABLE, after=30)
+    assert front.drop_reasons["disabled"] > disabled0, front.drop_reasons
+    await tb.check_quiescent("ENABLE alone with BREADY low")
+    b_channel.clear_pause_generator()
+    waits = sum(w * c for w, c in tb.registers.b_waits.items()) - waits0
+    tb.log.info("B handshake edges after f: %s; drops %s", dict(tb.registers.b_waits),
+                dict(front.drop_reasons))
+    assert max(tb.registers.b_waits) >= 3 and waits > 0, dict(tb.registers.b_waits)
+    tb.cov.hit("axil.bready_low_action_writes", waits)

@@ -54,13 +54,19 @@ class TableGenerations:
     one of ``GENERATIONS`` table generations; the one that finds every generation used
     sweeps (``req.ready`` low, ``STATUS.BUSY``, for ``ENTRIES / PROBE`` cycles) and frees
     them all. The count survives reset, so one object lives as long as the simulated
-    block does (from power-up), across its resets.
+    block does (from power-up), across its resets. It also holds the edges of the sweep it
+    predicts (``sweep``), so that a reset during it counts nothing and restarts it
+    (``reset``, D12), decided from this prediction, never from the DUT.
     """
 
     GENERATIONS = 16        # D12
 
     def __init__(self):
         self.used = 0
+        # the edges (first, last) of the clear sweep the testbench predicts, counted from
+        # the first edge with rst low after the last reset (D3), or None: none predicted
+        self.sweep = None
+        self.restarts = 0       # resets during a predicted sweep (each counted nothing)
 
     def untrack(self) -> bool:
         """A flush or reset now; True if it runs the clear sweep."""
@@ -69,6 +75,35 @@ class TableGenerations:
             return True
         self.used += 1
         return False
+
+    def flush_sweeps(self, f: int, rows: int) -> bool:
+        """A flush whose write response is first offered at edge ``f``: counts it
+        (``untrack``); True if it sweeps, which it then does at edges ``f + 1 .. f + rows``
+        (D13 rule 5)."""
+        sweeps = self.untrack()
+        if sweeps:
+            self.sweep = (f + 1, f + rows)
+        return sweeps
+
+    def sweeping(self, edge: int | None) -> bool:
+        """Whether the predicted clear sweep runs at ``edge`` (``None``: an edge of no known
+        count, as the first reset of a simulation: no sweep predicted)."""
+        return (edge is not None and self.sweep is not None
+                and self.sweep[0] <= edge <= self.sweep[1])
+
+    def reset(self, edge: int | None, rows: int) -> bool:
+        """A reset whose first edge with ``rst`` high is ``edge`` (counted as ``sweeping``
+        counts; ``None``: not known, at the start of a simulation or of a test); True if
+        the clear sweep runs after it, at edges ``0 .. rows - 1`` of the new count. D12: a
+        reset while a sweep runs (a reset's or a flush's) counts nothing and restarts the
+        sweep; any other reset counts as a flush (``untrack``)."""
+        if self.sweeping(edge):
+            self.restarts += 1
+            sweeps = True
+        else:
+            sweeps = self.untrack()
+        self.sweep = (0, rows - 1) if sweeps else None
+        return sweeps
 
 
 class RegisterMirror:
@@ -137,7 +172,11 @@ class RegisterMirror:
         return kind == "write" and reg is _CTRL and self.ctrl_effect(data, strb).action
 
     def write(self, cycle: int, addr: int, data: int, strb: int = 0xF) -> Resp:
-        """Apply a write answered at ``cycle``; return the expected response code."""
+        """Apply a write answered at ``cycle``; return the expected response code.
+        ``cycle`` is the edge ``f`` at which its write response is first offered (D8,
+        D13 "The register": the effect of an action write, a committed ``MODE`` and
+        ``CLEAR_STATS`` among them, decides from ``f``; a flush that sweeps does so at
+        ``f + 1 .. f + ROWS``, D13 rule 5)."""
         reg, _hi = self.decode(addr)
         if reg is None:
             return Resp.DECERR
@@ -161,7 +200,9 @@ class RegisterMirror:
             self.model.commit(cycle, mode=self.shadow["MODE"], **policy,
                               **{_CONFIG_KEYS[k]: self.shadow[k] for k in CONFIG_NAMES})
         if flushes:
-            self.sweeps += self.generations.untrack()
+            # (``cycle`` is the edge the write response is first offered, D13 ``f``)
+            self.sweeps += self.generations.flush_sweeps(
+                cycle, self.params.ENTRIES // self.params.PROBE)
         if effect.clear_error:
             self.error = 0
         if effect.clear_soft_error:

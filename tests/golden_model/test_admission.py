@@ -206,6 +206,33 @@ def test_reset_that_wraps_sweeps_edges_0_to_rows_minus_1():
     assert run(rule, {edge: QUERY for edge in range(4)}) == [0, 1, 2, 3]
 
 
+def test_in_sweep_says_which_edges_a_reset_would_find_a_sweep_at():
+    """``Admission.in_sweep``: the edges of a clear sweep the rule knows of (rule 5: ``f + 1
+    .. f + ROWS`` of a flush that sweeps, ``0 .. ROWS - 1`` after a reset that sweeps), which
+    a testbench asks at a reset (D12: a reset while a sweep runs counts nothing and restarts
+    it); a query that changes no decision."""
+    timing = BuildTiming(latency=19, evict_gap=6, rows=8)
+    rule = Admission(timing)
+    assert not any(rule.in_sweep(edge) for edge in range(20))         # none known
+    rule.reset(sweeps=True)
+    assert [e for e in range(20) if rule.in_sweep(e)] == list(range(8))
+    assert run(rule, {edge: QUERY for edge in range(12)}) == [8, 9, 10, 11]   # unchanged
+    rule.reset()
+    rule.action_write(2)
+    for edge in range(30):
+        if edge == 10:
+            rule.write_offered(edge, sweeps=True)                      # f = 10
+            rule.write_done(edge)
+        if edge == 10:
+            assert [e for e in range(30) if rule.in_sweep(e)] == list(range(11, 19))
+        rule.step(edge, None, True, nonblocking=False)
+    assert not rule.in_sweep(30)
+    rule.reset()                                           # not a wrap: no sweep
+    assert not any(rule.in_sweep(edge) for edge in range(20))
+    with pytest.raises(ValueError, match="edge"):
+        rule.in_sweep(-1)
+
+
 def test_model_mode_reset_option():
     """D13 "The reset mode": the model's reset restores the build's reset MODE."""
     assert KvAsuModel(entries=16, probe=4).mode_reset == 0

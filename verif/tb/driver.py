@@ -6,7 +6,10 @@ handshakes (and the AXI4-Lite B handshake) in the ``ReadOnly`` phase before the 
 rising edge, so every accepted request gets its acceptance cycle exactly as
 docs/spec-decisions.md D3 defines it (cycle 0 = the first rising edge with ``rst`` low).
 It also drives the synchronous reset, at start and in the middle of traffic, and checks the
-clear sweep that follows it when it is a generation wrap (D12).
+clear sweep that follows it when it is a generation wrap or when it comes while a sweep
+runs (D12: such a reset counts nothing and restarts the sweep). Which sweep runs is the
+testbench's own prediction (``verif.regmirror.TableGenerations``: a reset's sweep, or a
+flush's at D13 rule 5's edges ``f + 1 .. f + ROWS``), never read from the DUT.
 
 In every cycle with a response outstanding the loop samples the response port, so the
 scoreboard checks ``rsp.valid`` cycle by cycle against D13 rule 3 (``Scoreboard.check_offer``:
@@ -59,7 +62,9 @@ class StreamDriver:
 
     ``scoreboard.accept(item, cycle)`` / ``scoreboard.receive(word, cycle)`` take the
     request and response handshakes; ``registers.pending_writes`` and
-    ``registers.apply_write(entry, cycle)`` take the AXI4-Lite B handshakes;
+    ``registers.response_offered(entry, cycle)`` (at every edge with ``BVALID`` high) and
+    ``registers.apply_write(entry, cycle)`` (the B handshake) take the AXI4-Lite write
+    responses;
     ``on_reset_release()`` is called in the first cycle with ``rst`` low.
 
     Knobs: ``valid_gap_fn() -> int`` extra valid-low cycles before each request,
@@ -82,10 +87,15 @@ class StreamDriver:
         self.idle_ev = Event()
         self.reset_done = Event()
         self._rst_cycles = 0
+        self._rst_at = None               # the edge at which a requested reset starts
         self._in_reset = True
+        self._reset_edge = None           # the first edge with rst high of this reset
         self._sweep_left = None           # cycles of the clear sweep still to come
         self.reset_sweeps = False         # the last reset wrapped the generations (D12)
         self.generations = BLOCK_GENERATIONS
+        # a write issued while the loop idles wakes it: the loop samples the B channel in
+        # every cycle while a write is in flight (the edge f of its response, D13)
+        registers.on_write = self.wake.set
         self.t0 = None
         self.valid_gap_fn = None
         self.rsp_ready_fn = None
@@ -121,14 +131,38 @@ class StreamDriver:
 
     async def reset(self, cycles=4):
         """Synchronous reset for ``cycles`` rising edges, now (also mid-traffic)."""
+        self.start_reset(cycles)
+        await self.reset_done.wait()
+
+    def start_reset(self, cycles=4, at=None):
+        """Request a synchronous reset of ``cycles`` rising edges, from the edge ``at`` (in
+        the count since the last reset; ``None``: the next edge the loop drives), and
+        return at once; ``reset_done`` is set when ``req.ready`` may rise again (after
+        the clear sweep, if one follows the reset)."""
         self.reset_done.clear()
         self._rst_cycles = cycles
+        self._rst_at = at
         self.wake.set()
-        await self.reset_done.wait()
+
+    async def wait_released(self):
+        """Wait until a requested reset has been released (the first edge with ``rst``
+        low is coming)."""
+        while self._rst_cycles or self._in_reset:
+            await FallingEdge(self.dut.clk)
+            await ReadOnly()
+
+    def upcoming_edge(self):
+        """The number of the next rising edge (in the count since the last reset)."""
+        return (self.now_ps() + HALF_PS - self.t0) // PERIOD_PS
+
+    def sweep_running(self):
+        """The testbench predicts a clear sweep at the next edge (a reset's or a flush's)."""
+        return self.t0 is not None and self.generations.sweeping(self.upcoming_edge())
 
     def busy(self):
         return (self.cur is not None or self.reqq or self.scoreboard.expected
-                or self._rst_cycles or self._in_reset or self._sweep_left is not None)
+                or self._rst_cycles or self._in_reset or self._sweep_left is not None
+                or self.registers.pending_writes or self.sweep_running())
 
     def finish(self):
         if self.stall_run:
@@ -139,7 +173,13 @@ class StreamDriver:
         dut = self.dut
         while True:
             await FallingEdge(dut.clk)
-            if self._rst_cycles:
+            if self._rst_cycles and (self._rst_at is None or self.t0 is None
+                                     or self.upcoming_edge() >= self._rst_at):
+                if not self._in_reset:
+                    # the first edge with rst high: its number in the count since the last
+                    # reset says whether it comes while a sweep runs (D12)
+                    self._reset_edge = self.upcoming_edge()
+                self._rst_at = None
                 self._held = None           # the reset drops a held response (D10)
                 dut.rst.value = 1
                 dut.req__valid.value = 0
@@ -154,8 +194,17 @@ class StreamDriver:
                 # a reset untracks every line by a new table generation, ready high at
                 # once, unless it finds every generation used: then the block clears its
                 # table (valid bits in block RAM), one row per cycle with req.ready low
-                # (D12, docs/rtl.md "Flush and reset")
-                sweep = self.generations.untrack()
+                # (D12, docs/rtl.md "Flush and reset"); a reset while a sweep runs (the
+                # testbench's prediction of it) counts nothing and restarts the sweep
+                edge, self._reset_edge = self._reset_edge, None
+                rows = self.p.ENTRIES // self.p.PROBE
+                if self.front is not None and edge is not None and \
+                        self.front.rule.in_sweep(edge) != self.generations.sweeping(edge):
+                    raise Mismatch(f"testbench: the reset at edge {edge} is in a clear sweep "
+                                   f"for the admission rule ({self.front.rule.in_sweep(edge)})"
+                                   f" but not for the generation count, or the reverse; "
+                                   f"seed {self.seed}")
+                sweep = self.generations.reset(edge, rows)
                 self.reset_sweeps = sweep
                 self.on_reset_release()
                 if sweep and self.front is not None and self.front.nonblocking:
@@ -165,7 +214,7 @@ class StreamDriver:
                     self._sweep_left = None
                     self.reset_done.set()
                 else:
-                    self._sweep_left = self.p.ENTRIES // self.p.PROBE if sweep else 0
+                    self._sweep_left = rows if sweep else 0
             if self._sweep_left is not None:
                 await self._check_sweep()
                 continue
@@ -214,6 +263,10 @@ class StreamDriver:
 
     async def _check_sweep(self):
         await ReadOnly()
+        cycle = self.upcoming_edge()
+        if self.front is not None:
+            self.front.sample_axi(cycle, self.dut)
+        self._sample_writes(cycle)
         ready = int(self.dut.req__ready.value)
         if self._sweep_left:
             assert not ready, (f"req.ready high {self._sweep_left} cycles before "
@@ -223,6 +276,21 @@ class StreamDriver:
             assert ready, "req.ready low after the clear sweep after reset"
             self._sweep_left = None
             self.reset_done.set()
+
+    def _sample_writes(self, cycle):
+        """The B channel at edge ``cycle``: the oldest write in flight takes effect at the
+        first edge its response is offered (``f``, D13), and leaves at its B handshake;
+        returns whether ``cycle`` is the B handshake edge of a CTRL action write."""
+        pending = self.registers.pending_writes
+        dut = self.dut
+        if not pending or not int(dut.axil__bvalid.value):
+            return False
+        entry = pending[0]
+        self.registers.response_offered(entry, cycle)
+        if int(dut.axil__bready.value):
+            self.registers.apply_write(entry, cycle)
+            return entry.get("ctrl", False)
+        return False
 
     def _check_held(self, held, cycle, rv, word):
         """The stream rule (``lib.stream``, AXI4-Stream): the response ``held`` =
@@ -301,7 +369,6 @@ class StreamDriver:
         dut.rsp__ready.value = rdy
         await ReadOnly()
         cycle = upcoming
-        b_ctrl = False
         pending = self.registers.pending_writes
         if self.debug_trace is not None:
             self.debug_trace.append((cycle, valid, int(dut.req__ready.value),
@@ -311,9 +378,7 @@ class StreamDriver:
         if front is not None:
             front.sample_axi(cycle, dut)
             offered = front.rsp_offered(cycle)
-        if pending and int(dut.axil__bvalid.value) and int(dut.axil__bready.value):
-            b_ctrl = pending[0].get("ctrl", False)
-            self.registers.apply_write(pending[0], cycle)
+        b_ctrl = self._sample_writes(cycle)
         rv = int(dut.rsp__valid.value)
         held = self._held
         if held is not None or (rv and not rdy):     # the payload only around a stall

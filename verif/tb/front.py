@@ -63,8 +63,9 @@ class FrontDoor:
         return bool(self.model is not None and self.model.nonblocking)
 
     def sample_axi(self, edge, dut):
-        """The AXI4-Lite write channel at ``edge`` (call before ``apply_write`` of a B
-        handshake at the same edge, so that the mirror's shadow is the write's)."""
+        """The AXI4-Lite write channel at ``edge`` (call before the register agent's
+        ``response_offered`` / ``apply_write`` at the same edge, so that the mirror's shadow
+        and generation count are those before the write)."""
         if int(dut.axil__awvalid.value) and int(dut.axil__awready.value):
             self._aw.append((edge, int(dut.axil__awaddr.value)))
         if int(dut.axil__wvalid.value) and int(dut.axil__wready.value):

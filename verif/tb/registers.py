@@ -4,9 +4,15 @@ mirror (``verif.regmirror``, decision D8).
 
 The mirror predicts every write's response code and applies its effect (shadow update,
 commit or its refusal, flush, clear statistics, error bit, enable) to the golden model at
-the moment of the write response, which the stream driver reports (``apply_write``) so that
-a request accepted at the same edge is ordered after it. Reads through ``read_reg`` are
-compared with the mirror's prediction.
+the edge ``f`` at which its write response is first offered (``BVALID`` high; D13 "The
+register": a committed ``MODE`` decides from ``f``; "Statistics around CLEAR_STATS": a drop
+at ``f`` or later counts after the clear), which the stream driver reports
+(``response_offered``) before the step of that edge, so that a request at the same edge is
+ordered after it. ``f`` is the B handshake edge ``b`` while ``BREADY`` is high; with
+``BREADY`` low, ``b`` comes later, and no request is taken at ``f .. b`` of an action write
+(D13 rule 4), so only the mode, ``ENABLE`` (a CTRL write of it alone, D13 rule 1) and the
+drops tell the two apart. Reads through ``read_reg`` are compared with the mirror's
+prediction.
 """
 
 from __future__ import annotations
@@ -32,7 +38,9 @@ class RegisterAgent:
     ``mirror`` (a ``RegisterMirror``) is set by ``reset`` after every DUT reset;
     ``cycle_now()`` gives the cycle of the most recent rising edge; ``run_info`` names the
     run in error messages. ``pending_writes`` holds the writes in flight in issue order,
-    which is the order of their B responses.
+    which is the order of their B responses; ``on_write`` (set by the stream driver) is
+    called when a write is issued, so that the driver samples the B channel in every cycle
+    while one is in flight.
     """
 
     def __init__(self, axil, coverage: Coverage, cycle_now, run_info: dict):
@@ -40,6 +48,10 @@ class RegisterAgent:
         self.run_info = run_info
         self.mirror = None
         self.pending_writes = collections.deque()
+        self.on_write = None
+        # edges from the first offer of each write response to its B handshake (b - f):
+        # nonzero only while the master holds BREADY low
+        self.b_waits = collections.Counter()
 
     def reset(self, mirror):
         self.mirror = mirror
@@ -62,8 +74,9 @@ class RegisterAgent:
         strb = ((1 << len(data)) - 1) << lane
         reg, _ = self.mirror.decode(addr)
         is_ctrl = reg is CTRL
-        entry = {"ctrl": is_ctrl and self.mirror.ctrl_effect(word, strb).action,
-                 "done": False}
+        action = is_ctrl and self.mirror.ctrl_effect(word, strb).action
+        # every write is applied at the edge its response is first offered (f)
+        entry = {"ctrl": action, "done": False, "applied": False, "offered": None}
 
         def apply(cycle):
             if not is_ctrl:
@@ -76,6 +89,8 @@ class RegisterAgent:
 
         entry["action"] = apply
         self.pending_writes.append(entry)
+        if self.on_write is not None:
+            self.on_write()
         r = await self.axil.write(addr, data)
         if not entry["done"]:
             self.apply_write(entry, self.cycle_now())
@@ -86,14 +101,29 @@ class RegisterAgent:
                            f"seed {self.run_info['seed']}, test {self.run_info['test']}")
         return r.resp
 
+    def response_offered(self, entry, cycle):
+        """The write response of ``entry`` is offered (``BVALID``) at ``cycle``: the first
+        time, that is its edge ``f``, at which it is applied to the mirror."""
+        if entry["offered"] is None:
+            entry["offered"] = cycle
+            self._apply(entry, cycle)
+
     def apply_write(self, entry, cycle):
-        """The B handshake of ``entry`` happened at ``cycle``: apply it to the mirror."""
+        """The B handshake of ``entry`` happened at ``cycle`` (its edge ``b``): it leaves
+        the writes in flight, applied now if it was not at its edge ``f``."""
         if self.pending_writes and self.pending_writes[0] is entry:
             self.pending_writes.popleft()
         else:
             self.pending_writes.remove(entry)
         entry["done"] = True
         entry["cycle"] = cycle
+        if entry["offered"] is not None:
+            self.b_waits[cycle - entry["offered"]] += 1
+        if not entry["applied"]:
+            self._apply(entry, cycle)
+
+    def _apply(self, entry, cycle):
+        entry["applied"] = True
         entry["result"] = entry["action"](cycle)
 
     # ---------------- registers by name
