@@ -77,6 +77,30 @@ async def refused_writes_in_stream(tb: KvAsuTB, front, items):
     await tb.check_quiescent("after refused writes in the stream")
 
 
+async def evicts_behind_held_responses(tb: KvAsuTB, addrs, gap: int) -> int:
+    """An OBSERVE of each of ``addrs``, each followed, ``gap`` idle cycles later, by an
+    EVICT or EVICT_ANY (taken: ``gap`` covers the build's EVICT gap, and with fewer than
+    ``CREDITS / 2`` addresses no credit runs out), while the consumer
+    holds ``rsp.ready`` low 30 cycles in 35: the EVICTs' responses go into the response FIFO
+    behind responses still waiting, and each must come out once, in order, the model's (the
+    scoreboard). Returns how many EVICT / EVICT_ANY requests were answered
+    (``STAT_EVICTS`` and ``STAT_EVICTS_EMPTY``, the model's, read and compared)."""
+    async def evicts():
+        return await tb.read_reg("STAT_EVICTS") + await tb.read_reg("STAT_EVICTS_EMPTY")
+
+    before = await evicts()
+    held = itertools.cycle([False] * 30 + [True] * 5)
+    tb.driver.rsp_ready_fn = lambda: next(held)
+    items = []
+    for i, addr in enumerate(addrs):
+        items += [ReqItem(OBSERVE, addr), ReqItem(EVICT_ANY if i % 2 else EVICT, gap=gap)]
+    tb.send_items(items)
+    await tb.drain()
+    tb.driver.rsp_ready_fn = None
+    await tb.check_quiescent("EVICTs taken behind held responses")
+    return await evicts() - before
+
+
 def _front_door_too_slow(cfg):
     full = os.environ.get("KVASU_MATRIX") == "full"
     if cfg.get("sim") != "verilator" or not (full or cfg.get("name") in ("default", "small")):
@@ -130,6 +154,8 @@ async def nonblocking_never_stalls(tb: KvAsuTB):
     tb.driver.rsp_ready_fn = None
     assert front.drop_reasons["credits"] > 0, front.drop_reasons
     await tb.check_quiescent("after the sweep and the back-pressure")
+    # EVICTs taken while responses wait in the FIFO: none of theirs lost (nor duplicated)
+    assert await evicts_behind_held_responses(tb, lines[:8], front.rule.timing.evict_gap + 1) == 8
     # (read_reg compares with the model's count: the drops since the CLEAR_STATS above)
     assert await tb.read_reg("STAT_REQ_DROPPED") > 0
 

@@ -45,7 +45,7 @@ from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import AxiResp
 
 from regmap import REG
-from verif.cocotb_nonblocking import refused_writes_in_stream
+from verif.cocotb_nonblocking import evicts_behind_held_responses, refused_writes_in_stream
 from verif.cocotb_random import Stimulus, random_config, reset_with_requests_in_flight
 from verif.kvasu_tb import (CLEAR_ERROR, ENABLE, EVICT, EVICT_ANY, OBSERVE, QUERY,
                             ST_ERROR, KvAsuTB, ReqItem, tb_test)
@@ -381,6 +381,10 @@ async def predictor_nonblocking(tb: KvAsuTB):
     tb.driver.rsp_ready_fn = None
     await tb.check_quiescent("predictor, non-blocking, back-pressure")
     assert front.drop_reasons["credits"] > credit_drops, dict(front.drop_reasons)
+    # EVICTs taken while responses wait in the FIFO (the FREEs' gap and PREDICTOR_GAP
+    # covered): none of their responses lost
+    lines = [tb.space.addr(tb.space.random_line()) for _ in range(8)]
+    assert await evicts_behind_held_responses(tb, lines, front.rule.timing.predictor_gap + 3) == 8
     assert await tb.read_reg("STAT_REQ_DROPPED") == front.drops > 0
     assert await tb.commit(MODE=0) == AxiResp.OKAY
     tb.send_items(evicts_taken_and_dropped(300))
