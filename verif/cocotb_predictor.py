@@ -326,6 +326,11 @@ async def predictor_reset_mid_traffic(tb: KvAsuTB):
         await tb.check_all_registers()          # the mirror is fresh: reset values
         assert await tb.read_reg("ACT_POLICY") == 0
         await tb.check_quiescent("after the reset")
+        # the lines of before the reset, in the policy the reset restores (the commit of
+        # POLICY.MODE = 1 below flushes, which would hide what a reset left in the table)
+        tb.send_items(stim.loop(200))
+        await tb.drain()
+        await tb.check_quiescent("article traffic after the reset")
         await _switch(tb, POLICY_MODE)
         tb.send_items(stim.loop(rng.randint(300, 500)) + stim.items(200))
         await tb.drain()
