@@ -45,13 +45,19 @@ def test_the_sampled_bound_is_undone_on_leaving():
     assert compare._model is built
 
 
+def _second_loop_of_1045():
+    """``(stream, cycles)``: the study's second line set of a 1 045-line loop (seed 11), 8
+    passes."""
+    rng = np.random.default_rng(11)
+    lines = [rng.choice(1 << 40, 1045, replace=False) for _ in range(2)][1]
+    return study.loop_stream(lines, 8)
+
+
 def test_a_loop_the_occupancy_bound_leaves_undetected():
     """The second of the study's line sets of a 1 045-line loop (seed 11): under P11's bound
     the duels tie and loop mode never comes; bounded by the sampled live lines, the LRU
     shadow misses as the bank does and the block reaches loop mode."""
-    rng = np.random.default_rng(11)
-    lines = [rng.choice(1 << 40, 1045, replace=False) for _ in range(2)][1]
-    stream, cycles = study.loop_stream(lines, 8)
+    stream, cycles = _second_loop_of_1045()
     spec, sampled = (study.run_bank(stream, cycles, 1024, bound) for bound in ("occupancy", "sampled"))
     assert spec["loop_mode_share"] == 0 and spec["duels"]["both"] > 100 * spec["duels"]["bip_only"]
     assert sampled["duels"]["bip_only"] > 100 * max(1, sampled["duels"]["both"])
@@ -61,9 +67,7 @@ def test_a_loop_the_occupancy_bound_leaves_undetected():
 def test_the_scaled_bound_is_p11s_at_256_and_smaller_below():
     """``scaled_256`` is P11's bound, run for run; at 192 the LRU shadow of the loop above
     no longer holds the whole sampled loop, and the block reaches loop mode."""
-    rng = np.random.default_rng(11)
-    lines = [rng.choice(1 << 40, 1045, replace=False) for _ in range(2)][1]
-    stream, cycles = study.loop_stream(lines, 8)
+    stream, cycles = _second_loop_of_1045()
     spec, same, smaller = (study.run_bank(stream, cycles, 1024, bound)
                            for bound in ("occupancy", "scaled_256", "scaled_192"))
     assert same["duels"] == spec["duels"] and (same["hits"] == spec["hits"]).all()

@@ -181,6 +181,11 @@ def _readme_seeds_1_2_3(target):
     raise AssertionError(f"README has no FPGA row naming `{target}`")
 
 
+def _tenth(mhz: float) -> str:
+    """A recorded Fmax as the README writes it: to a tenth, rounded half up."""
+    return str(Decimal(str(mhz)).quantize(Decimal("0.1"), ROUND_HALF_UP))
+
+
 @pytest.mark.parametrize("target", ["ecp5", "ecp5-unprotected", "ecp5-predictor", "ecp5-bram",
                                     "ecp5-bram-outreg"])
 def test_the_readme_quotes_the_record(target):
@@ -190,14 +195,8 @@ def test_the_readme_quotes_the_record(target):
             if e["target"] == target and e["speed"] == 6 and e["flow"] == flow}
     # (the report's two decimals rounded half up, as the README writes 105.05 as 105.1; a
     # seed the record does not hold, one that did not route, is "-")
-    tenths = [float(Decimal(str(fmax[s])).quantize(Decimal("0.1"), ROUND_HALF_UP))
-              if s in fmax else None for s in (1, 2, 3)]
+    tenths = [float(_tenth(fmax[s])) if s in fmax else None for s in (1, 2, 3)]
     assert _readme_seeds_1_2_3(target) == tenths
-
-
-def _tenth(mhz: float) -> str:
-    """A recorded Fmax as the README writes it: to a tenth, rounded half up."""
-    return str(Decimal(str(mhz)).quantize(Decimal("0.1"), ROUND_HALF_UP))
 
 
 def _rows(target: str) -> dict:

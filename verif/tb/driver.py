@@ -369,11 +369,10 @@ class StreamDriver:
         dut.rsp__ready.value = rdy
         await ReadOnly()
         cycle = upcoming
-        pending = self.registers.pending_writes
         if self.debug_trace is not None:
             self.debug_trace.append((cycle, valid, int(dut.req__ready.value),
                                      int(dut.axil__bvalid.value), int(dut.axil__bready.value),
-                                     len(pending)))
+                                     len(self.registers.pending_writes)))
         front = self.front
         if front is not None:
             front.sample_axi(cycle, dut)
