@@ -451,7 +451,7 @@ async def no_stall_across_reset_and_flush(tb: KvAsuTB):
     for round_ in range(3):
         await tb.batch(_stream(tb, n // 2, pool))
         assert tb.model.occupancy > 0
-        sweeps = tb.driver.generations.used == tb.driver.generations.GENERATIONS - 1
+        sweeps = tb.driver.generations.wraps_next
         await tb.reset(1 + round_)
         # the driver has checked req.ready in cycles 0 .. (high in cycle 0, or low for the
         # ENTRIES / PROBE cycles of a sweep, then high)
@@ -467,7 +467,7 @@ async def no_stall_across_reset_and_flush(tb: KvAsuTB):
                         "not_ready_after": lost})
         # a flush through CTRL in the middle of a back-to-back stream
         items = _stream(tb, n, pool)
-        sweeps = tb.driver.generations.used == tb.driver.generations.GENERATIONS - 1
+        sweeps = tb.driver.generations.wraps_next
         tb.send_items(items)
         await ClockCycles(tb.dut.clk, n // 3)
         await tb.write_ctrl(FLUSH | ENABLE)
@@ -507,7 +507,7 @@ async def no_stall_across_reset_and_flush(tb: KvAsuTB):
 async def _to_last_generation(tb):
     """Resets (each counted, D12) until the next flush or reset is the generation wrap."""
     gens = tb.driver.generations
-    while gens.used != gens.GENERATIONS - 1:
+    while not gens.wraps_next:
         await tb.reset(1)
 
 

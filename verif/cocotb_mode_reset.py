@@ -43,7 +43,7 @@ async def mode_reset_nonblocking(tb: KvAsuTB):
     addrs = tb.spread_addrs(min(12, tb.p.ENTRIES // 2))
 
     # Resets that step the table generation (no sweep), each followed by a stream.
-    while front.generations.used != front.generations.GENERATIONS - 1:
+    while not front.generations.wraps_next:
         await tb.reset()
         assert await tb.read_reg("ACT_MODE") == NONBLOCKING
         tb.send_items(_stream(tb, 20, addrs))

@@ -142,7 +142,7 @@ async def nonblocking_never_stalls(tb: KvAsuTB):
 
     # A generation wrap in the stream: the flush that uses the last generation sweeps, and
     # the sweep's requests are dropped (rule 5).
-    while front.generations.used != front.generations.GENERATIONS - 1:
+    while not front.generations.wraps_next:
         await tb.flush()
     rows = tb.p.ENTRIES // tb.p.PROBE
     await stream_with(tb, video_items(tb, rows + 60, start=n), FLUSH | ENABLE, after=20)

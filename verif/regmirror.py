@@ -68,9 +68,15 @@ class TableGenerations:
         self.sweep = None
         self.restarts = 0       # resets during a predicted sweep (each counted nothing)
 
+    @property
+    def wraps_next(self) -> bool:
+        """Whether the next flush or reset that counts runs the clear sweep (it finds every
+        generation used)."""
+        return self.used == self.GENERATIONS - 1
+
     def untrack(self) -> bool:
         """A flush or reset now; True if it runs the clear sweep."""
-        if self.used == self.GENERATIONS - 1:
+        if self.wraps_next:
             self.used = 0
             return True
         self.used += 1

@@ -94,7 +94,7 @@ class FrontDoor:
         if effect.refused:
             return False
         return (self.mirror.flushes(effect)
-                and self.generations.used == TableGenerations.GENERATIONS - 1)
+                and self.generations.wraps_next)
 
     def rsp_offered(self, edge) -> bool:
         """The response port's ``valid`` the rule predicts at ``edge``."""
